@@ -1,0 +1,34 @@
+// swift-tools-version: 6.2
+// alstats: an App Links analytics pipeline (event bus, SQLite store, report, CLI).
+
+import PackageDescription
+
+/// Settings shared by every target of ours: Swift 6 mode (from the tools version) and no warnings.
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error)
+]
+
+let package = Package(
+    name: "alstats",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+        .executable(name: "alstats", targets: ["alstats"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .target(name: "MeasurementEvents", swiftSettings: strict),
+        .executableTarget(
+            name: "alstats",
+            dependencies: [
+                "MeasurementEvents",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "alstats-bench", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,194 @@
+/// A JSON value, as posted by host code, carried in `al_applink_data` or read from NDJSON.
+///
+/// Objects keep their members in order (``JSONObject``), so that JSON written from a value lists keys
+/// in the order they were given. Integers that fit 64 bits stay integers; other numbers are doubles.
+///
+/// ```swift
+/// let value = try JSONValue.parse(#"{"target_url":"https://example.com/a","extras":{"fb_app_id":123}}"#)
+/// value["extras"]?["fb_app_id"]       // .int(123)
+/// value.jsonText()                    // compact JSON, members in their order
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The member `key` of an object, or `nil` for a missing key or a value that is not an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The string, when the value is a string.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    /// The object, when the value is an object.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+}
+
+/// A JSON object whose members keep their order; a key set twice keeps its first place and its last value.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member of an object.
+    public struct Member: Sendable, Hashable {
+        /// The member's key.
+        public var key: String
+        /// The member's value.
+        public var value: JSONValue
+
+        /// Creates a member.
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    /// The members in order, each key once.
+    public private(set) var members: [Member] = []
+
+    /// An empty object.
+    public init() {}
+
+    /// An object with `members` in order; for a repeated key, the last value wins.
+    public init(_ members: some Sequence<(String, JSONValue)>) {
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// An object from a dictionary literal, in the literal's order.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements)
+    }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// The keys in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The value of `key`; setting `nil` removes the member, setting a value replaces it in place or appends it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            members.first(where: { $0.key == key })?.value
+        }
+        set {
+            let index = members.firstIndex(where: { $0.key == key })
+            switch (index, newValue) {
+            case (let index?, let value?): members[index].value = value
+            case (let index?, nil): members.remove(at: index)
+            case (nil, let value?): members.append(Member(key: key, value: value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    /// Iterates the members in order.
+    public func makeIterator() -> IndexingIterator<[Member]> {
+        members.makeIterator()
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+// MARK: - Writing
+
+extension JSONValue {
+    /// Compact JSON text (no spaces). Strings escape `"`, `\` and control characters only, so text
+    /// stays readable; doubles use their shortest round-trip form; a non-finite double becomes `null`,
+    /// which JSON cannot otherwise express.
+    /// - Parameter sortedKeys: write object members sorted by key instead of in their order.
+    public func jsonText(sortedKeys: Bool = false) -> String {
+        var output = ""
+        write(to: &output, sortedKeys: sortedKeys)
+        return output
+    }
+
+    func write(to output: inout String, sortedKeys: Bool) {
+        switch self {
+        case .null:
+            output += "null"
+        case .bool(let value):
+            output += value ? "true" : "false"
+        case .int(let value):
+            output += String(value)
+        case .double(let value):
+            output += value.isFinite ? JSONValue.shortest(value) : "null"
+        case .string(let value):
+            JSONValue.writeString(value, to: &output)
+        case .array(let values):
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                value.write(to: &output, sortedKeys: sortedKeys)
+            }
+            output += "]"
+        case .object(let object):
+            output += "{"
+            let members = sortedKeys ? object.members.sorted { $0.key < $1.key } : object.members
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                JSONValue.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output, sortedKeys: sortedKeys)
+            }
+            output += "}"
+        }
+    }
+
+    /// The shortest text that reads back as the same double ("0.1", "1e-05", "3.0").
+    static func shortest(_ value: Double) -> String {
+        value.description
+    }
+
+    /// Appends `value` as a JSON string literal.
+    public static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        var needsEscape = false
+        for byte in value.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            needsEscape = true
+            break
+        }
+        if !needsEscape {
+            output += value
+        } else {
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": output += "\\\""
+                case "\\": output += "\\\\"
+                case "\n": output += "\\n"
+                case "\r": output += "\\r"
+                case "\t": output += "\\t"
+                case "\u{08}": output += "\\b"
+                case "\u{0C}": output += "\\f"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default:
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        output += "\""
+    }
+}
