@@ -1,0 +1,55 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The exit statuses of shared/spec/cli.md (the BSD sysexits values).
+enum ExitStatus {
+    /// Success.
+    static let ok: Int32 = 0
+    /// A usage error: a bad option or argument.
+    static let usage: Int32 = 64
+    /// Input data was invalid (an NDJSON line, a URL, a JSON argument).
+    static let dataError: Int32 = 65
+    /// An input file does not exist or cannot be opened.
+    static let noInput: Int32 = 66
+    /// An I/O or database error.
+    static let ioError: Int32 = 74
+}
+
+/// An error the CLI reports as one line on stderr, then exits with `status`.
+///
+/// Library errors are mapped to this at the command's edge: the message says what was wrong and what
+/// to do, and no stack is dumped.
+struct CLIFailure: Error, CustomStringConvertible {
+    var status: Int32
+    var message: String
+
+    init(_ status: Int32, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    var description: String { message }
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    var text = line
+    if !text.hasSuffix("\n") { text += "\n" }
+    _ = text.withCString { fputs($0, stderr) }
+}
+
+extension ParsableCommand {
+    /// Runs `body`; a ``CLIFailure`` becomes a message on stderr and its exit status.
+    func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as CLIFailure {
+            printError("alstats: \(failure.message)")
+            throw ExitCode(failure.status)
+        }
+    }
+}
