@@ -79,7 +79,9 @@ public final class MeasurementEventBus: Sendable {
                 return nil
             }
         }
-        return submit(MeasurementEvent(name: name, fields: checkedFields, timestamp: timestamp), truncated: truncated)
+        return submit(
+            MeasurementEvent(id: .unassigned, name: name, fields: checkedFields, timestamp: timestamp),
+            truncated: truncated)
     }
 
     /// Posts an event whose fields are JSON-like values, flattened by ``Flattener`` (`extras/fb_app_id`, ...).
@@ -90,7 +92,8 @@ public final class MeasurementEventBus: Sendable {
         do {
             let flat = try flattener.flatten(values)
             return submit(
-                MeasurementEvent(name: name, fields: flat.fields, timestamp: timestamp), truncated: flat.truncatedValues)
+                MeasurementEvent(id: .unassigned, name: name, fields: flat.fields, timestamp: timestamp),
+                truncated: flat.truncatedValues)
         } catch {
             reject(error.dropReason)
             return nil

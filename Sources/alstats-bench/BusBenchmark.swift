@@ -67,7 +67,9 @@ enum BusBenchmark {
                 suite: suite, name: "posts_lost", value: Double(lost), unit: "events",
                 goal: "0 with a flush every \(round) posts", met: lost == 0 && sink.committedCount == posts),
         ]
-        measures += slowObserverMemory(events: arguments.quick ? 200_000 : 1_000_000)
+        if arguments.values["memory"] != "no" {
+            measures += slowObserverMemory(events: arguments.quick ? 200_000 : 1_000_000)
+        }
         return measures
     }
 
