@@ -130,8 +130,11 @@ public final class MeasurementEventBus: Sendable {
         return true
     }
 
-    private func submit(_ event: MeasurementEvent, truncated: Int, keepIdentity: Bool = false) -> EventID? {
-        var event = event
+    /// Stamps, intercepts and queues `event` for every subscription, all under the bus's lock so that
+    /// ids and every subscription's order agree. The event is moved, not copied, into the last
+    /// subscription's inbox: each copy would touch the fields' reference count, a cache line the
+    /// delivery threads also touch.
+    private func submit(_ event: consuming MeasurementEvent, truncated: Int, keepIdentity: Bool = false) -> EventID? {
         guard !event.name.isEmpty else {
             reject(.emptyName)
             return nil
@@ -145,17 +148,22 @@ public final class MeasurementEventBus: Sendable {
                 }
             }
         }
+        var pending: MeasurementEvent? = consume event
         return state.withLock { state -> EventID? in
             state.posted += 1
             guard !state.closed else {
                 state.rejected[.busClosed, default: 0] += 1
                 return nil
             }
-            if !keepIdentity { event.id = state.ids.next(milliseconds: event.timestamp) }
+            if !keepIdentity { pending!.id = state.ids.next(milliseconds: pending!.timestamp) }
+            let id = pending!.id
             state.accepted += 1
             state.truncatedValues += truncated
-            for subscription in state.subscriptions { subscription.enqueue(event) }
-            return event.id
+            let last = state.subscriptions.count - 1
+            for index in state.subscriptions.indices {
+                state.subscriptions[index].enqueue(index == last ? pending.take()! : pending!)
+            }
+            return id
         }
     }
 

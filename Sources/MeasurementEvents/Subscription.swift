@@ -127,9 +127,10 @@ final class Subscription: Sendable {
     // MARK: Posting side
 
     /// Queues `event`; called by the bus under its lock, so all subscriptions see one order.
-    func enqueue(_ event: MeasurementEvent) {
+    func enqueue(_ event: consuming MeasurementEvent) {
         var signal = false
         var handOff: CheckedContinuation<MeasurementEvent?, Never>?
+        var pending: MeasurementEvent? = consume event
         state.withLock { state in
             guard !state.cancelled, !state.stopping else { return }
             let sequence = state.accepted
@@ -147,10 +148,10 @@ final class Subscription: Sendable {
                 case .dropNewest:
                     return
                 case .dropOldest:
-                    state.buffer.overwriteOldest(with: Queued(sequence: sequence, event: event))
+                    state.buffer.overwriteOldest(with: Queued(sequence: sequence, event: pending.take()!))
                 }
             } else {
-                state.buffer.append(Queued(sequence: sequence, event: event))
+                state.buffer.append(Queued(sequence: sequence, event: pending.take()!))
             }
             if state.idle {
                 state.idle = false
@@ -158,7 +159,7 @@ final class Subscription: Sendable {
             }
         }
         if signal { wake.signal() }
-        handOff?.resume(returning: event)
+        if let handOff { handOff.resume(returning: pending.take()) }
     }
 
     /// Records events that never reached this sink (rejected by the bus before delivery), and wakes
