@@ -149,5 +149,5 @@ struct EventIDSequence: Sendable {
 
 /// The process-wide sequence behind ``EventID/init()``.
 enum EventIDGenerator {
-    static let shared = Mutex(EventIDSequence())
+    static let shared = StateLock(EventIDSequence())
 }

@@ -38,8 +38,8 @@ public final class MeasurementEventBus: Sendable {
 
     private let clock: any EventClock
     private let flattener: Flattener
-    private let state: Mutex<State>
-    private let interceptors = Mutex<(next: Int, list: [Interceptor])>((0, []))
+    private let state: StateLock<State>
+    private let interceptors = StateLock<(next: Int, list: [Interceptor])>((0, []))
     private let interceptorCount = Atomic<Int>(0)
 
     /// Creates a bus.
@@ -49,7 +49,7 @@ public final class MeasurementEventBus: Sendable {
     public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard) {
         self.clock = clock
         self.flattener = Flattener(limits: limits)
-        self.state = Mutex(State(ids: EventIDSequence()))
+        self.state = StateLock(State(ids: EventIDSequence()))
     }
 
     deinit {
@@ -358,10 +358,10 @@ public enum InterceptorVerdict: Sendable, Hashable {
 /// A registration on a bus (observer, sink, sequence or interceptor). ``cancel()`` ends it; the token
 /// does not cancel by itself when released.
 public final class ObservationToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: StateLock<(@Sendable () -> Void)?>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = StateLock(onCancel)
     }
 
     /// Ends the registration; calling it again does nothing.

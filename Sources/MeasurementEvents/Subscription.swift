@@ -88,7 +88,7 @@ final class Subscription: Sendable {
     let consumer: Consumer
     let overflow: OverflowPolicy
     let capacity: Int
-    let state: Mutex<State>
+    let state: StateLock<State>
     /// Signalled when a sleeping worker has work (events, a flush, a stop).
     let wake = DispatchSemaphore(value: 0)
     /// Held by the worker around each handler call, so that `cancel` from another thread can wait it out.
@@ -102,7 +102,7 @@ final class Subscription: Sendable {
         self.consumer = consumer
         self.overflow = options.overflow
         self.capacity = options.bufferCapacity
-        self.state = Mutex(State(buffer: EventInbox(capacity: options.bufferCapacity)))
+        self.state = StateLock(State(buffer: EventInbox(capacity: options.bufferCapacity)))
     }
 
     var isSink: Bool {

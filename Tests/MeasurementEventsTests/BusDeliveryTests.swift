@@ -6,7 +6,7 @@ import Testing
 
 /// Collects what an observer receives, safely from its delivery thread.
 final class Recorder: Sendable {
-    let events = Mutex<[MeasurementEvent]>([])
+    let events = StateLock<[MeasurementEvent]>([])
     func record(_ event: MeasurementEvent) { events.withLock { $0.append(event) } }
     var all: [MeasurementEvent] { events.withLock { $0 } }
     var count: Int { events.withLock { $0.count } }
@@ -67,7 +67,7 @@ struct BusDeliveryTests {
         let bus = MeasurementEventBus()
         let gate = Gate()
         let recorder = Recorder()
-        let first = Mutex(true)
+        let first = StateLock(true)
         bus.addObserver(options: ObserverOptions(label: "slow", bufferCapacity: 10)) { event in
             if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) { gate.pass() }
             recorder.record(event)
@@ -92,7 +92,7 @@ struct BusDeliveryTests {
         let bus = MeasurementEventBus()
         let gate = Gate()
         let recorder = Recorder()
-        let first = Mutex(true)
+        let first = StateLock(true)
         bus.addObserver(options: ObserverOptions(label: "slow", bufferCapacity: 10, overflow: .dropOldest)) { event in
             if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) { gate.pass() }
             recorder.record(event)
@@ -110,7 +110,7 @@ struct BusDeliveryTests {
     @Test func cancellingFromInsideTheHandlerStopsDelivery() {
         let bus = MeasurementEventBus()
         let recorder = Recorder()
-        let token = Mutex<ObservationToken?>(nil)
+        let token = StateLock<ObservationToken?>(nil)
         let registered = bus.addObserver { event in
             recorder.record(event)
             if recorder.count == 5 { token.withLock { $0 }?.cancel() }
@@ -125,7 +125,7 @@ struct BusDeliveryTests {
     @Test func noHandlerCallStartsOrIsUnderWayAfterCancelReturns() {
         let bus = MeasurementEventBus()
         let gate = Gate()
-        let calls = Mutex(0)
+        let calls = StateLock(0)
         let inCall = Atomic<Bool>(false)
         let token = bus.addObserver { _ in
             inCall.store(true, ordering: .sequentiallyConsistent)

@@ -56,7 +56,7 @@ struct BusFlushAndCloseTests {
         let bus = MeasurementEventBus()
         let sink = MemoryEventSink()
         bus.attach(sink)
-        let flushed = Mutex(0)
+        let flushed = StateLock(0)
         bus.addObserver { _ in
             bus.flush()  // waits for the sink, not for this observer itself
             flushed.withLock { $0 += 1 }

@@ -8,7 +8,7 @@ struct NotificationBridgeTests {
     @Test func busEventsReachNotificationCenterObserversWithTheBoltsShape() {
         let center = NotificationCenter()
         let bus = MeasurementEventBus()
-        let received = Mutex<[(String, [String: String])]>([])
+        let received = StateLock<[(String, [String: String])]>([])
         let observer = center.addObserver(forName: Notification.Name("com.parse.bolts.measurement_event"), object: nil, queue: nil) { note in
             let name = note.userInfo?["event_name"] as? String ?? "?"
             let args = note.userInfo?["event_args"] as? [String: String] ?? [:]
