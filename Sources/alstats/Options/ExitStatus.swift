@@ -1,9 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The exit statuses of shared/spec/cli.md (the BSD sysexits values).
 enum ExitStatus {
@@ -39,7 +35,7 @@ struct CLIFailure: Error, CustomStringConvertible {
 func printError(_ line: String) {
     var text = line
     if !text.hasSuffix("\n") { text += "\n" }
-    _ = text.withCString { fputs($0, stderr) }
+    FileHandle.standardError.write(Data(text.utf8))
 }
 
 extension ParsableCommand {
