@@ -26,15 +26,38 @@ enum EventColumns {
         (FieldName.version, "version"),
     ]
 
-    /// The bind index (1-based) of each field column.
-    static let bindIndex: [String: Int32] = {
-        var index: [String: Int32] = [:]
-        for (offset, entry) in fields.enumerated() { index[entry.field] = Int32(offset + 4) }
-        return index
-    }()
+    /// The bind index (1-based) of a field's column, or `nil` for a field kept in `extra`.
+    ///
+    /// A switch on length, then literal comparison: cheaper than hashing every key of every event.
+    @inline(__always)
+    static func bindIndex(of key: String) -> Int32? {
+        switch key.utf8.count {
+        case 3: return key == FieldName.ref ? 4 : nil
+        case 4: return key == FieldName.type ? 6 : nil
+        case 5: return key == FieldName.error ? 9 : nil
+        case 7:
+            if key == FieldName.success { return 5 }
+            return key == FieldName.version ? 18 : nil
+        case 8:
+            if key == FieldName.inputURL { return 10 }
+            return nil
+        case 9:
+            if key == FieldName.targetURL { return 12 }
+            if key == FieldName.outputURL { return 15 }
+            return key == FieldName.sourceURL ? 17 : nil
+        case 10: return key == FieldName.refererURL ? 13 : nil
+        case 13: return key == FieldName.sourceURLHost ? 8 : nil
+        case 14:
+            if key == FieldName.refererAppName { return 7 }
+            return key == FieldName.inputURLScheme ? 11 : nil
+        case 15: return key == FieldName.outputURLScheme ? 16 : nil
+        case 17: return key == FieldName.sourceApplication ? 14 : nil
+        default: return nil
+        }
+    }
 
     /// The bind index of `success`.
-    static let successIndex: Int32 = bindIndex[FieldName.success]!
+    static let successIndex: Int32 = 5
     /// The bind index of `extra`.
     static let extraIndex = Int32(fields.count + 4)
 
@@ -50,30 +73,47 @@ enum EventColumns {
         "SELECT \(columnList) FROM events WHERE ts_ms >= ?1 AND ts_ms < ?2 ORDER BY ts_ms, id"
 
     /// Binds `event` (already redacted) to an insert statement.
-    static func bind(_ event: MeasurementEvent, to statement: SQLiteStatement, extra: inout [(String, String)]) {
+    /// - Returns: the event's rollup group, read from the same pass over its fields.
+    static func bind(
+        _ event: MeasurementEvent, to statement: SQLiteStatement, extra: inout [(String, String)]
+    ) -> RollupKey {
         statement.clearBindings()
         bindID(event.id, at: 1, to: statement)
         statement.bind(2, event.timestamp)
         statement.bind(3, event.name)
         extra.removeAll(keepingCapacity: true)
-        for (key, value) in event.fields {
-            guard let index = bindIndex[key] else {
-                extra.append((key, value))
+        var key = RollupKey(timestamp: event.timestamp, name: event.name)
+        for (field, value) in event.fields {
+            guard let index = bindIndex(of: field) else {
+                extra.append((field, value))
                 continue
             }
-            if index == successIndex {
+            switch index {
+            case successIndex:
                 switch value {
-                case "1": statement.bind(index, Int64(1))
-                case "0": statement.bind(index, Int64(0))
-                default: extra.append((key, value))
+                case "1":
+                    statement.bind(index, Int64(1))
+                    key.success = 1
+                case "0":
+                    statement.bind(index, Int64(0))
+                    key.success = 0
+                default:
+                    extra.append((field, value))
                 }
-            } else {
-                statement.bind(index, value)
+                continue
+            case 4: key.ref = value
+            case 6: key.type = value
+            case 7: key.refererAppName = value
+            case 8: key.sourceURLHost = value
+            case 9: key.error = value
+            default: break
             }
+            statement.bind(index, value)
         }
         if !extra.isEmpty {
             statement.bind(extraIndex, encodeExtra(&extra))
         }
+        return key
     }
 
     /// Binds an id: 16 bytes for a UUID, text otherwise.

@@ -55,11 +55,11 @@ final class EventWriter {
         do throws(StoreError) {
             for original in events {
                 let event = redactor.redact(original)
-                EventColumns.bind(event, to: insert, extra: &extra)
+                let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
                 if connection.changes > 0 {
                     inserted += 1
-                    groups[RollupKey(event), default: 0] += 1
+                    groups[key, default: 0] += 1
                 }
             }
             try release.run()

@@ -15,11 +15,16 @@ struct RollupKey: Hashable {
     var sourceURLHost: String?
     var error: String?
 
+    /// A group with the bucket of `timestamp` and no dimension set yet.
+    init(timestamp: Int64, name: String) {
+        let size = RollupKey.bucketMilliseconds
+        bucket = timestamp - ((timestamp % size) + size) % size
+        self.name = name
+    }
+
     /// The group of `event`.
     init(_ event: MeasurementEvent) {
-        let size = RollupKey.bucketMilliseconds
-        bucket = event.timestamp - ((event.timestamp % size) + size) % size
-        name = event.name
+        self.init(timestamp: event.timestamp, name: event.name)
         let fields = event.fields
         ref = fields[FieldName.ref]
         refererAppName = fields[FieldName.refererAppName]

@@ -19,22 +19,18 @@ extension Redactor {
 
     private func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
+        guard count >= minimumKeyLength else { return false }
         var index = 0
         var tokenStart = -1
-        while index <= count {
-            let byte: UInt8 = index < count ? bytes[index] : 0
+        while index < count {
+            let byte = bytes[index]
             if Redactor.isTokenByte(byte) {
                 if tokenStart < 0 { tokenStart = index }
                 index += 1
                 continue
             }
             if tokenStart >= 0 {
-                let length = index - tokenStart
-                if length < 64, keyLengths & (1 << UInt64(length)) != 0,
-                    matches(UnsafeBufferPointer(rebasing: bytes[tokenStart..<index]))
-                {
-                    return true
-                }
+                if checkToken(bytes, tokenStart, index) { return true }
                 tokenStart = -1
             }
             if byte == UInt8(ascii: "%"), index + 2 < count, let high = Redactor.hexValue(bytes[index + 1]),
@@ -53,7 +49,15 @@ extension Redactor {
                 index += 1
             }
         }
-        return false
+        return tokenStart >= 0 && checkToken(bytes, tokenStart, count)
+    }
+
+    @inline(__always)
+    private func checkToken(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let length = end - start
+        return length < 64 && keyLengths & (1 << UInt64(length)) != 0
+            && firstBytes & (1 << UInt64(Redactor.lowercase(bytes[start]) & 63)) != 0
+            && matches(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     private func matches(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -213,13 +217,10 @@ extension Redactor {
 
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
-        }
+        // Bit sets of [0-9-] in 0..<64 and [A-Za-z_] in 64..<128.
+        let low: UInt64 = 0x03FF_2000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte - 64)) != 0
     }
 
     /// Ends an unquoted value: a pair separator, a quote, white space, or JSON punctuation.

@@ -31,6 +31,10 @@ public struct Redactor: Sendable {
     let keyBytes: [[UInt8]]
     /// Bit `n` is set when some key is `n` bytes long (keys up to 63 bytes).
     let keyLengths: UInt64
+    /// Bit `b & 63` is set for the first byte `b` of some key (a cheap pre-test before comparing).
+    let firstBytes: UInt64
+    /// The length of the shortest key.
+    let minimumKeyLength: Int
 
     /// Creates a redactor.
     /// - Parameter secretKeys: the keys whose values are replaced, matched case-insensitively; by default
@@ -40,6 +44,8 @@ public struct Redactor: Sendable {
         self.secretKeys = keys
         keyBytes = keys.sorted().map { Array($0.utf8) }
         keyLengths = keys.reduce(0) { mask, key in key.utf8.count < 64 ? mask | (1 << UInt64(key.utf8.count)) : mask }
+        firstBytes = keys.reduce(0) { mask, key in mask | (1 << UInt64((key.utf8.first ?? 0) & 63)) }
+        minimumKeyLength = keys.map(\.utf8.count).min() ?? Int.max
     }
 
     /// The event with its fields redacted (name, id and time unchanged).
@@ -92,6 +98,7 @@ public struct Redactor: Sendable {
 
     /// Whether `key` names a secret: itself or its last part after `/` or `.`, case-insensitively.
     public func isSecret(key: String) -> Bool {
+        if key.utf8.count < minimumKeyLength { return false }
         if matchesKey(key.utf8[...]) { return true }
         var last = key.utf8[...]
         if let separator = key.utf8.lastIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ".") }) {

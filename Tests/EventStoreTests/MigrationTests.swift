@@ -53,3 +53,15 @@ struct MigrationTests {
         #expect(try SchemaMigrator().migrate(connection).isEmpty)
     }
 }
+
+struct EventColumnsTests {
+    @Test func everyCatalogueFieldBindsToItsOwnColumn() {
+        for (offset, entry) in EventColumns.fields.enumerated() {
+            #expect(EventColumns.bindIndex(of: entry.field) == Int32(offset + 4), "\(entry.field)")
+        }
+        for other in ["", "refx", "Ref", "sourceHost", "extras/ref", "successful"] {
+            #expect(EventColumns.bindIndex(of: other) == nil)
+        }
+        #expect(EventColumns.successIndex == EventColumns.bindIndex(of: "success"))
+    }
+}
