@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+        .library(name: "EventStore", targets: ["EventStore"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -20,15 +21,22 @@ let package = Package(
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
                 "MeasurementEvents",
+                "EventStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "alstats-bench", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .executableTarget(
+            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
     ]
 )
