@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "EventStore", targets: ["EventStore"]),
+        .library(name: "EventReport", targets: ["EventReport"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -24,19 +25,25 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
+        .target(name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
                 "MeasurementEvents",
                 "EventStore",
+                "EventReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "CSQLite"], swiftSettings: strict),
+            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
+            swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
+        .testTarget(
+            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
+            swiftSettings: strict),
     ]
 )

@@ -2,9 +2,9 @@
 // files and run scripts/embed-sql; EmbeddedSQLTests checks that this file matches them.
 
 /// The SQL files of the repository, carried in the binary.
-enum EmbeddedSQL {
+package enum EmbeddedSQL {
     /// `Migrations/NNNN_verb_object.sql`, in order.
-    static let migrations: [EmbeddedSQLFile] = [
+    package static let migrations: [EmbeddedSQLFile] = [
         EmbeddedSQLFile(
             name: "0001_create_events.sql",
             text: #"""
@@ -204,7 +204,261 @@ SELECT CASE WHEN typeof(e.id) = 'blob' THEN lower(substr(hex(e.id), 1, 8) || '-'
     ]
 
     /// `Queries/NAME.sql`, by file name order.
-    static let queries: [EmbeddedSQLFile] = [
+    package static let queries: [EmbeddedSQLFile] = [
+        EmbeddedSQLFile(
+            name: "daily_funnel.sql",
+            text: #"""
+-- daily_funnel: per UTC day, people arriving by App Link, outbound navigations and how they ended, and returns to the referer.
+--
+-- Reads the rollups (15-minute buckets), so it is fast on any number of events; days are UTC (alstats
+-- report --tz gives other zones).
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch; inclusive, exclusive;
+--   whole buckets: a bound inside a bucket counts that bucket whole), :ref (only this ref).
+-- Columns: day, arrivals, nav_out, nav_out_app, nav_out_web, nav_out_fail, nav_out_success_rate, returns.
+SELECT
+    strftime('%Y-%m-%d', bucket_ms / 1000, 'unixepoch') AS day,
+    sum(CASE WHEN name = 'al_nav_in' THEN count ELSE 0 END) AS arrivals,
+    sum(CASE WHEN name = 'al_nav_out' THEN count ELSE 0 END) AS nav_out,
+    sum(CASE WHEN name = 'al_nav_out' AND type = 'app' THEN count ELSE 0 END) AS nav_out_app,
+    sum(CASE WHEN name = 'al_nav_out' AND type = 'web' THEN count ELSE 0 END) AS nav_out_web,
+    sum(CASE WHEN name = 'al_nav_out' AND type = 'fail' THEN count ELSE 0 END) AS nav_out_fail,
+    round(1.0 * sum(CASE WHEN name = 'al_nav_out' AND success = 1 THEN count ELSE 0 END)
+        / nullif(sum(CASE WHEN name = 'al_nav_out' THEN count ELSE 0 END), 0), 4) AS nav_out_success_rate,
+    sum(CASE WHEN name = 'al_ref_back_out' THEN count ELSE 0 END) AS returns
+FROM event_rollup
+WHERE (:since IS NULL OR bucket_ms + 900000 > :since)
+  AND (:until IS NULL OR bucket_ms < :until)
+  AND (:ref IS NULL OR ref = :ref)
+GROUP BY day
+ORDER BY day;
 
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "failure_reasons.sql",
+            text: #"""
+-- failure_reasons: why outbound App Link navigations fail, most common first, with the hosts they fail from.
+--
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets), :ref.
+-- Columns: error (NULL: failed without a reason), failures, share_of_failures, hosts (the source hosts, comma-separated).
+WITH failures AS (
+    SELECT error, source_url_host, sum(count) AS failures
+    FROM event_rollup
+    WHERE name = 'al_nav_out' AND (success IS NULL OR success <> 1)
+      AND (:since IS NULL OR bucket_ms + 900000 > :since)
+      AND (:until IS NULL OR bucket_ms < :until)
+      AND (:ref IS NULL OR ref = :ref)
+    GROUP BY error, source_url_host
+)
+SELECT error, sum(failures) AS failures,
+       round(1.0 * sum(failures) / nullif((SELECT sum(failures) FROM failures), 0), 4) AS share_of_failures,
+       group_concat(coalesce(source_url_host, '(none)'), ', ') AS hosts
+FROM failures
+GROUP BY error
+ORDER BY failures DESC, error IS NULL, error;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "recent_failures.sql",
+            text: #"""
+-- recent_failures: the latest failed outbound navigations, with the URL that was tried and why it failed (reads raw events).
+--
+-- Parameters: :limit (how many rows; unbound = 20), :ref (only this ref; unbound = all).
+-- Columns: occurred_at (RFC 3339 UTC), ref, source_url, output_url, type, error.
+SELECT occurred_at, ref, source_url, output_url, type, error
+FROM nav_out
+WHERE (success IS NULL OR success <> 1)
+  AND (:ref IS NULL OR ref = :ref)
+ORDER BY ts_ms DESC
+LIMIT coalesce(:limit, 20);
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "ref_categories.sql",
+            text: #"""
+-- ref_categories: how each ref category performs: arrivals, outbound attempts and their success, returns.
+--
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets).
+-- Columns: ref (NULL: events without a ref), arrivals, nav_out_attempts, nav_out_succeeded, nav_out_success_rate, returns.
+SELECT ref,
+       sum(CASE WHEN name = 'al_nav_in' THEN count ELSE 0 END) AS arrivals,
+       sum(CASE WHEN name = 'al_nav_out' THEN count ELSE 0 END) AS nav_out_attempts,
+       sum(CASE WHEN name = 'al_nav_out' AND success = 1 THEN count ELSE 0 END) AS nav_out_succeeded,
+       round(1.0 * sum(CASE WHEN name = 'al_nav_out' AND success = 1 THEN count ELSE 0 END)
+           / nullif(sum(CASE WHEN name = 'al_nav_out' THEN count ELSE 0 END), 0), 4) AS nav_out_success_rate,
+       sum(CASE WHEN name = 'al_ref_back_out' THEN count ELSE 0 END) AS returns
+FROM event_rollup
+WHERE name IN ('al_nav_in', 'al_nav_out', 'al_ref_back_out')
+  AND (:since IS NULL OR bucket_ms + 900000 > :since)
+  AND (:until IS NULL OR bucket_ms < :until)
+GROUP BY ref
+ORDER BY arrivals DESC, ref IS NULL, ref;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "referer_apps.sql",
+            text: #"""
+-- referer_apps: which apps send people in by App Link (refererAppName of al_nav_in), their share, and how many go back to them.
+--
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets).
+-- Columns: referer_app_name (NULL: links without a referer), arrivals, share, returns, return_rate.
+WITH counts AS (
+    SELECT referer_app_name,
+           sum(CASE WHEN name = 'al_nav_in' THEN count ELSE 0 END) AS arrivals,
+           sum(CASE WHEN name = 'al_ref_back_out' THEN count ELSE 0 END) AS returns
+    FROM event_rollup
+    WHERE name IN ('al_nav_in', 'al_ref_back_out')
+      AND (:since IS NULL OR bucket_ms + 900000 > :since)
+      AND (:until IS NULL OR bucket_ms < :until)
+    GROUP BY referer_app_name
+)
+SELECT referer_app_name, arrivals,
+       round(1.0 * arrivals / nullif((SELECT sum(arrivals) FROM counts), 0), 4) AS share,
+       returns,
+       round(1.0 * returns / nullif(arrivals, 0), 4) AS return_rate
+FROM counts
+ORDER BY arrivals DESC, referer_app_name IS NULL, referer_app_name;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "report_daily.sql",
+            text: #"""
+-- report_daily: events per 15-minute UTC bucket, event name and success, in a time window; alstats
+-- report turns the buckets into days of its --tz (every real time-zone offset is a multiple of 15
+-- minutes, so each bucket falls within one local day).
+--
+-- Reads the rollups for whole buckets and the raw events of the partial buckets at the window's edges.
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch; inclusive, exclusive),
+--   :ref, :referer_app (keep only events whose ref / refererAppName is this).
+-- Columns: bucket_ms (bucket start, ms since the Unix epoch), bucket_start (RFC 3339 UTC), name,
+--   success (1, 0 or NULL), events.
+WITH bounds AS (
+    SELECT
+        coalesce(:since, -9223372036854775807) AS since_ms,
+        coalesce(:until, 9223372036854775807) AS until_ms,
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS first_bucket,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS end_bucket
+    FROM (SELECT 1)
+)
+SELECT bucket_ms, strftime('%Y-%m-%dT%H:%M:%SZ', bucket_ms / 1000, 'unixepoch') AS bucket_start, name, success,
+       sum(events) AS events
+FROM (
+    SELECT r.bucket_ms, r.name, r.success, r.count AS events
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= b.first_bucket AND r.bucket_ms < b.end_bucket
+      AND (:ref IS NULL OR r.ref = :ref)
+      AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000 AS bucket_ms, e.name, e.success, 1 AS events
+    FROM events AS e, bounds AS b
+    WHERE e.ts_ms >= b.since_ms AND e.ts_ms < b.until_ms
+      AND (e.ts_ms < b.first_bucket OR e.ts_ms >= b.end_bucket)
+      AND (:ref IS NULL OR e.ref = :ref)
+      AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+)
+GROUP BY bucket_ms, name, success
+ORDER BY bucket_ms, name, success;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "report_groups.sql",
+            text: #"""
+-- report_groups: how many events there are per report dimension in a time window; the report's main
+-- query (alstats report builds every section but the daily series from these rows).
+--
+-- Reads the write-time rollups for the whole 15-minute buckets inside the window and the raw events of
+-- the partial buckets at its edges, so that its cost grows with the number of groups, not of events.
+-- Parameters (unbound = no limit):
+--   :since        window start, ms since the Unix epoch, inclusive
+--   :until        window end, ms since the Unix epoch, exclusive
+--   :ref          keep only events whose ref is this
+--   :referer_app  keep only events whose refererAppName is this
+-- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
+WITH bounds AS (
+    SELECT
+        coalesce(:since, -9223372036854775807) AS since_ms,
+        coalesce(:until, 9223372036854775807) AS until_ms,
+        -- the first whole bucket starts at or after :since, the last whole bucket ends at or before :until
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS first_bucket,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS end_bucket
+    FROM (SELECT 1)
+)
+SELECT name, ref, referer_app_name, type, success, source_url_host, error, sum(events) AS events
+FROM (
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count AS events
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= b.first_bucket AND r.bucket_ms < b.end_bucket
+      AND (:ref IS NULL OR r.ref = :ref)
+      AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1 AS events
+    FROM events AS e, bounds AS b
+    WHERE e.ts_ms >= b.since_ms AND e.ts_ms < b.until_ms
+      AND (e.ts_ms < b.first_bucket OR e.ts_ms >= b.end_bucket)
+      AND (:ref IS NULL OR e.ref = :ref)
+      AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+)
+GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
+ORDER BY events DESC, name;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "slowest_growing_refs.sql",
+            text: #"""
+-- slowest_growing_refs: which ref categories grow slowest: arrivals in the last 7 days against the 7 days before.
+--
+-- Parameters: :now (ms since the Unix epoch; unbound = the time of the latest event).
+-- Columns: ref, previous_7_days, last_7_days, growth (last / previous - 1; NULL when there were none before).
+WITH anchor AS (
+    SELECT coalesce(:now, (SELECT max(bucket_ms) + 900000 FROM event_rollup)) AS now_ms
+),
+counts AS (
+    SELECT r.ref,
+           sum(CASE WHEN r.bucket_ms >= a.now_ms - 14 * 86400000 AND r.bucket_ms < a.now_ms - 7 * 86400000 THEN r.count ELSE 0 END) AS previous_7_days,
+           sum(CASE WHEN r.bucket_ms >= a.now_ms - 7 * 86400000 AND r.bucket_ms < a.now_ms THEN r.count ELSE 0 END) AS last_7_days
+    FROM event_rollup AS r, anchor AS a
+    WHERE r.name = 'al_nav_in' AND r.bucket_ms >= a.now_ms - 14 * 86400000 AND r.bucket_ms < a.now_ms
+    GROUP BY r.ref
+)
+SELECT ref, previous_7_days, last_7_days,
+       round(1.0 * last_7_days / nullif(previous_7_days, 0) - 1, 4) AS growth
+FROM counts
+ORDER BY growth IS NULL, growth, ref;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "source_hosts.sql",
+            text: #"""
+-- source_hosts: which pages' App Link metadata people navigate from (sourceURLHost of al_nav_out), and how often it works.
+--
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets), :ref.
+-- Columns: source_url_host, attempts, app, web, fail, success_rate.
+SELECT source_url_host,
+       sum(count) AS attempts,
+       sum(CASE WHEN type = 'app' THEN count ELSE 0 END) AS app,
+       sum(CASE WHEN type = 'web' THEN count ELSE 0 END) AS web,
+       sum(CASE WHEN type = 'fail' THEN count ELSE 0 END) AS fail,
+       round(1.0 * sum(CASE WHEN success = 1 THEN count ELSE 0 END) / sum(count), 4) AS success_rate
+FROM event_rollup
+WHERE name = 'al_nav_out'
+  AND (:since IS NULL OR bucket_ms + 900000 > :since)
+  AND (:until IS NULL OR bucket_ms < :until)
+  AND (:ref IS NULL OR ref = :ref)
+GROUP BY source_url_host
+ORDER BY attempts DESC, source_url_host IS NULL, source_url_host;
+
+"""#
+        ),
     ]
 }

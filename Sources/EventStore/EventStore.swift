@@ -130,7 +130,7 @@ public final class EventStore: @unchecked Sendable {
     }
 
     /// Runs `body` with the connection and writer, under the lock.
-    func withConnection<Result, Failure: Error>(
+    package func withConnection<Result, Failure: Error>(
         _ body: (StoreConnection) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         lock.lock()
@@ -144,7 +144,7 @@ public final class EventStore: @unchecked Sendable {
 }
 
 /// The connection of a store and its writer.
-struct StoreConnection {
-    let connection: SQLiteConnection
+package struct StoreConnection {
+    package let connection: SQLiteConnection
     let writer: EventWriter
 }

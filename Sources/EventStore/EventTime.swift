@@ -101,8 +101,15 @@ public enum EventTime {
         value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
     }
 
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` date, or `nil` when `text` is not one.
+    package static func days(date text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10 else { return nil }
+        return date(bytes)
+    }
+
     /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDivide(y, 400)
         let yearOfEra = y - era * 400
@@ -112,7 +119,7 @@ public enum EventTime {
     }
 
     /// The civil date of days since 1970-01-01 (Howard Hinnant's civil_from_days).
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = floorDivide(z, 146_097)
         let dayOfEra = z - era * 146_097

@@ -5,7 +5,7 @@ import CSQLite
 /// Opened with `SQLITE_OPEN_NOMUTEX`: SQLite takes no lock of its own, which is correct only while the
 /// owner never lets two threads use the connection at once. ``SQLiteEventSink`` and ``EventStore``
 /// guarantee that with a mutex.
-final class SQLiteConnection {
+package final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
 
@@ -71,13 +71,13 @@ final class SQLiteConnection {
     }
 
     /// Runs SQL text that may hold several statements and returns no rows.
-    func execute(_ sql: String, doing what: String = "running SQL") throws(StoreError) {
+    package func execute(_ sql: String, doing what: String = "running SQL") throws(StoreError) {
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, doing: what) }
     }
 
     /// Prepares one statement meant to be reused.
-    func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard status == SQLITE_OK, let pointer else { throw error(status, doing: "preparing a statement") }
@@ -85,14 +85,14 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row of `sql`, as text (`nil` for no row or NULL).
-    func scalarText(_ sql: String) throws(StoreError) -> String? {
+    package func scalarText(_ sql: String) throws(StoreError) -> String? {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.text(0)
     }
 
     /// The first column of the first row of `sql`, as an integer (0 for no row).
-    func scalarInt(_ sql: String) throws(StoreError) -> Int64 {
+    package func scalarInt(_ sql: String) throws(StoreError) -> Int64 {
         let statement = try prepare(sql)
         guard try statement.step() else { return 0 }
         return statement.int64(0)

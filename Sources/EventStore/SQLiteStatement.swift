@@ -1,7 +1,7 @@
 import CSQLite
 
 /// A prepared statement: bind, step, read columns, reset. Owned by one ``SQLiteConnection``.
-final class SQLiteStatement {
+package final class SQLiteStatement {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
 
@@ -16,7 +16,7 @@ final class SQLiteStatement {
 
     // MARK: Binding (indexes start at 1)
 
-    func bind(_ index: Int32, _ value: String?) {
+    package func bind(_ index: Int32, _ value: String?) {
         guard var value else {
             sqlite3_bind_null(handle, index)
             return
@@ -28,7 +28,7 @@ final class SQLiteStatement {
         }
     }
 
-    func bind(_ index: Int32, _ value: Int64?) {
+    package func bind(_ index: Int32, _ value: Int64?) {
         guard let value else {
             sqlite3_bind_null(handle, index)
             return
@@ -45,7 +45,7 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    func bindNull(_ index: Int32) {
+    package func bindNull(_ index: Int32) {
         sqlite3_bind_null(handle, index)
     }
 
@@ -53,7 +53,7 @@ final class SQLiteStatement {
 
     /// Steps once: `true` when a row is ready, `false` when done.
     @discardableResult
-    func step() throws(StoreError) -> Bool {
+    package func step() throws(StoreError) -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
@@ -72,24 +72,24 @@ final class SQLiteStatement {
     }
 
     /// Resets for the next use (bindings stay).
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
     }
 
     // MARK: Columns (indexes start at 0)
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    func text(_ column: Int32) -> String? {
+    package func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// The column's type: SQLITE_INTEGER, SQLITE_TEXT, SQLITE_BLOB, SQLITE_NULL, ...
-    func type(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+    package func type(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
 
     /// The bytes of a blob column (empty for NULL).
     func blob(_ column: Int32) -> [UInt8] {

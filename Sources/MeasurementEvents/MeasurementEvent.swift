@@ -39,6 +39,10 @@ public enum EventName {
     /// A navigation back to the referring app was attempted.
     public static let refBackOut = "al_ref_back_out"
 
+    /// Our own event for a link that carried `al_applink_data` but was rejected (malformed JSON, not an
+    /// object, another version); its `error` field says why. Reports count it under completeness.
+    public static let linkRejected = "alstats_link_rejected"
+
     /// The three App Links event names, in catalogue order.
     public static let appLinks: [String] = [navIn, navOut, refBackOut]
 }

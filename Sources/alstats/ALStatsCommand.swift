@@ -11,7 +11,9 @@ struct ALStatsCommand: ParsableCommand {
               alstats --version
             """,
         version: ALStatsVersion.current,
-        subcommands: [IngestCommand.self, ExportCommand.self, MigrateCommand.self]
+        subcommands: [
+            ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self, MigrateCommand.self,
+        ]
     )
 }
 

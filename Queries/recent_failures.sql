@@ -1,0 +1,10 @@
+-- recent_failures: the latest failed outbound navigations, with the URL that was tried and why it failed (reads raw events).
+--
+-- Parameters: :limit (how many rows; unbound = 20), :ref (only this ref; unbound = all).
+-- Columns: occurred_at (RFC 3339 UTC), ref, source_url, output_url, type, error.
+SELECT occurred_at, ref, source_url, output_url, type, error
+FROM nav_out
+WHERE (success IS NULL OR success <> 1)
+  AND (:ref IS NULL OR ref = :ref)
+ORDER BY ts_ms DESC
+LIMIT coalesce(:limit, 20);

@@ -1,0 +1,65 @@
+import MeasurementEvents
+
+/// The report as one CSV table, `section,name,metric,value`, one row per number: easy to load into a
+/// spreadsheet or a dataframe and filter by section. An empty `name` is a missing value (no ref, no
+/// referer app) or a section-wide figure; an empty `value` is a rate without attempts.
+struct CSVRenderer {
+    func render(_ report: Report) -> String {
+        var rows: [[String]] = [["section", "name", "metric", "value"]]
+        func add(_ section: String, _ name: String?, _ metric: String, _ value: Int) {
+            rows.append([section, name ?? "", metric, String(value)])
+        }
+        func add(_ section: String, _ name: String?, _ metric: String, _ value: Double?) {
+            rows.append([section, name ?? "", metric, value.map { $0.description } ?? ""])
+        }
+        rows.append(["window", "", "since", report.window.since.map(ReportText.time) ?? ""])
+        rows.append(["window", "", "until", report.window.until.map(ReportText.time) ?? ""])
+        rows.append(["window", "", "timezone", report.window.timeZone])
+        add("totals", "", "events", report.totals.events)
+        for name in ReportText.nameOrder { add("totals", name, "events", report.totals.byName[name, default: 0]) }
+        let navigation = report.navigation
+        add("navigation", "", "attempts", navigation.attempts)
+        add("navigation", "", "succeeded", navigation.succeeded)
+        add("navigation", "", "success_rate", navigation.successRate)
+        for type in ReportText.typeOrder { add("navigation", type, "by_type", navigation.byType[type, default: 0]) }
+        for reason in navigation.failureReasons { add("failure_reasons", reason.error, "count", reason.count) }
+        for host in navigation.sourceHosts {
+            add("source_hosts", host.host, "attempts", host.attempts)
+            add("source_hosts", host.host, "succeeded", host.succeeded)
+        }
+        add("back_navigation", "", "attempts", report.backNavigation.attempts)
+        add("back_navigation", "", "succeeded", report.backNavigation.succeeded)
+        add("back_navigation", "", "success_rate", report.backNavigation.successRate)
+        for app in report.refererApps {
+            add("referer_apps", app.name, "arrivals", app.arrivals)
+            add("referer_apps", app.name, "share", app.share)
+            add("referer_apps", app.name, "returns", app.returns)
+            add("referer_apps", app.name, "return_rate", app.returnRate)
+        }
+        for category in report.refCategories {
+            add("ref_categories", category.ref, "arrivals", category.arrivals)
+            add("ref_categories", category.ref, "nav_out_attempts", category.navOutAttempts)
+            add("ref_categories", category.ref, "nav_out_succeeded", category.navOutSucceeded)
+            add("ref_categories", category.ref, "nav_out_success_rate", category.navOutSuccessRate)
+            add("ref_categories", category.ref, "returns", category.returns)
+        }
+        for day in report.daily {
+            add("daily", day.date, EventName.navIn, day.navIn)
+            add("daily", day.date, EventName.navOut, day.navOut)
+            add("daily", day.date, EventName.refBackOut, day.refBackOut)
+            add("daily", day.date, "nav_out_success_rate", day.navOutSuccessRate)
+        }
+        add("completeness", "", "dropped", report.completeness.dropped)
+        add("completeness", "", "rejected", report.completeness.rejected)
+        for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
+            add("completeness", reason, "by_reason", count)
+        }
+        return rows.map { $0.map(CSVRenderer.field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

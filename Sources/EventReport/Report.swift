@@ -1,0 +1,125 @@
+import MeasurementEvents
+
+/// The report of shared/spec/cli.md: how outbound App Link navigations fare, which referer apps send
+/// people in and how many go back, how each `ref` category performs, day by day, and what is missing.
+///
+/// A report is a value computed by ``ReportBuilder`` from grouped counts (``ReportRows``), which
+/// ``ReportReader`` reads from the store's rollups; renderers turn it into a table, JSON, CSV or Markdown.
+///
+/// ```swift
+/// let store = try EventStore(path: "alstats.sqlite", options: .init(create: false))
+/// let report = try ReportReader(store: store).report(for: ReportQuery())
+/// print(ReportFormat.json.render(report))
+/// ```
+public struct Report: Sendable, Hashable {
+    /// The window the report covers and the time zone of its dates.
+    public var window: Window
+    /// Events per name.
+    public var totals: Totals
+    /// Outbound navigations (`al_nav_out`).
+    public var navigation: Navigation
+    /// Navigations back to the referer (`al_ref_back_out`).
+    public var backNavigation: BackNavigation
+    /// Per `refererAppName`.
+    public var refererApps: [RefererApp]
+    /// Per `ref`.
+    public var refCategories: [RefCategory]
+    /// Per day of the time zone, days with events only.
+    public var daily: [Day]
+    /// Events that never reached the database, and App Links the library rejected.
+    public var completeness: Completeness
+
+    /// The time window: `since` inclusive, `until` exclusive, in ms since the Unix epoch; `nil` is open.
+    public struct Window: Sendable, Hashable {
+        public var since: Int64?
+        public var until: Int64?
+        /// The time zone identifier of the daily dates (`UTC`, `Europe/Paris`, `+05:30`).
+        public var timeZone: String
+    }
+
+    /// Event counts.
+    public struct Totals: Sendable, Hashable {
+        /// Every event, once per id.
+        public var events: Int
+        /// `al_nav_in`, `al_nav_out`, `al_ref_back_out`, and `other` for every other name.
+        public var byName: [String: Int]
+    }
+
+    /// Outbound navigation.
+    public struct Navigation: Sendable, Hashable {
+        public var attempts: Int
+        public var succeeded: Int
+        /// `succeeded / attempts`, `nil` without attempts.
+        public var successRate: Double?
+        /// Attempts by `type`: `app`, `web`, `fail`.
+        public var byType: [String: Int]
+        /// Failed attempts (success other than "1") by `error`, most first.
+        public var failureReasons: [FailureReason]
+        /// Attempts by `sourceURLHost`, most first.
+        public var sourceHosts: [SourceHost]
+    }
+
+    /// One failure reason.
+    public struct FailureReason: Sendable, Hashable {
+        public var error: String?
+        public var count: Int
+    }
+
+    /// One source host.
+    public struct SourceHost: Sendable, Hashable {
+        public var host: String?
+        public var attempts: Int
+        public var succeeded: Int
+    }
+
+    /// Back to the referer.
+    public struct BackNavigation: Sendable, Hashable {
+        public var attempts: Int
+        public var succeeded: Int
+        public var successRate: Double?
+    }
+
+    /// One referer app.
+    public struct RefererApp: Sendable, Hashable {
+        /// `refererAppName`, `nil` for events without one.
+        public var name: String?
+        /// `al_nav_in` events.
+        public var arrivals: Int
+        /// `arrivals` / all arrivals, `nil` when there are none.
+        public var share: Double?
+        /// `al_ref_back_out` events.
+        public var returns: Int
+        /// `returns / arrivals`, `nil` without arrivals.
+        public var returnRate: Double?
+    }
+
+    /// One `ref` category.
+    public struct RefCategory: Sendable, Hashable {
+        public var ref: String?
+        public var arrivals: Int
+        public var navOutAttempts: Int
+        public var navOutSucceeded: Int
+        public var navOutSuccessRate: Double?
+        public var returns: Int
+    }
+
+    /// One day of the time zone.
+    public struct Day: Sendable, Hashable {
+        /// `YYYY-MM-DD` in the report's time zone.
+        public var date: String
+        public var navIn: Int
+        public var navOut: Int
+        public var refBackOut: Int
+        public var navOutSuccessRate: Double?
+    }
+
+    /// What is missing.
+    public struct Completeness: Sendable, Hashable {
+        /// Events lost after they were accepted (full buffers, failed writes).
+        public var dropped: Int
+        /// Events refused before delivery, plus App Links the library rejected.
+        public var rejected: Int
+        /// Both, by reason.
+        public var byReason: [String: Int]
+    }
+}

@@ -1,0 +1,73 @@
+import EventStore
+
+/// Reads a report's rows from the store with the embedded `Queries/report_groups.sql` and
+/// `Queries/report_daily.sql`, so that `alstats report` and `sqlite3 < Queries/...` run the same SQL.
+///
+/// Both queries read the write-time rollups for whole 15-minute buckets and the raw events only for
+/// the partial buckets at the window's edges: the cost grows with the number of groups, not of events.
+public struct ReportReader: Sendable {
+    private let store: EventStore
+
+    /// A reader of `store`.
+    public init(store: EventStore) {
+        self.store = store
+    }
+
+    /// The report for `query`.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    public func report(for query: ReportQuery) throws(StoreError) -> Report {
+        ReportBuilder().report(from: try rows(for: query), query: query)
+    }
+
+    /// The grouped counts for `query`.
+    public func rows(for query: ReportQuery) throws(StoreError) -> ReportRows {
+        let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
+        let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
+        return try store.withConnection { store throws(StoreError) -> ReportRows in
+            let connection = store.connection
+            var groups: [ReportRows.Group] = []
+            let groupStatement = try connection.prepare(groupsSQL)
+            ReportReader.bind(query, to: groupStatement)
+            while try groupStatement.step() {
+                groups.append(
+                    ReportRows.Group(
+                        name: groupStatement.text(0) ?? "", ref: groupStatement.text(1),
+                        refererAppName: groupStatement.text(2), type: groupStatement.text(3),
+                        success: groupStatement.isNull(4) ? nil : Int(groupStatement.int64(4)),
+                        sourceURLHost: groupStatement.text(5), error: groupStatement.text(6),
+                        count: Int(groupStatement.int64(7))))
+            }
+            var buckets: [ReportRows.Bucket] = []
+            let dailyStatement = try connection.prepare(dailySQL)
+            ReportReader.bind(query, to: dailyStatement)
+            while try dailyStatement.step() {
+                buckets.append(
+                    ReportRows.Bucket(
+                        start: dailyStatement.int64(0), name: dailyStatement.text(2) ?? "",
+                        success: dailyStatement.isNull(3) ? nil : Int(dailyStatement.int64(3)),
+                        count: Int(dailyStatement.int64(4))))
+            }
+            var completeness: [String: [String: Int]] = [:]
+            let lossStatement = try connection.prepare("SELECT kind, reason, count FROM completeness")
+            while try lossStatement.step() {
+                completeness[lossStatement.text(0) ?? "", default: [:]][lossStatement.text(1) ?? ""] =
+                    Int(lossStatement.int64(2))
+            }
+            return ReportRows(groups: groups, buckets: buckets, completeness: completeness)
+        }
+    }
+
+    static func bind(_ query: ReportQuery, to statement: SQLiteStatement) {
+        statement.bind(named: ":since", query.since)
+        statement.bind(named: ":until", query.until)
+        statement.bind(named: ":ref", query.ref)
+        statement.bind(named: ":referer_app", query.refererApp)
+    }
+
+    static func querySQL(_ stem: String, path: String) throws(StoreError) -> String {
+        guard let file = EmbeddedSQL.queries.first(where: { $0.stem == stem }) else {
+            throw StoreError(.io, path: path, "this alstats binary lacks its query \(stem).sql; rebuild it (scripts/embed-sql)")
+        }
+        return file.text
+    }
+}

@@ -1,0 +1,62 @@
+/// The grouped counts a report is built from: what `Queries/report_groups.sql` and
+/// `Queries/report_daily.sql` return, and the completeness table.
+public struct ReportRows: Sendable, Hashable {
+    /// Events per combination of the report's dimensions.
+    public var groups: [Group]
+    /// Events per 15-minute UTC bucket, name and success.
+    public var buckets: [Bucket]
+    /// Loss counts by kind (`dropped`, `rejected`) and reason.
+    public var completeness: [String: [String: Int]]
+
+    /// Creates rows.
+    public init(groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:]) {
+        self.groups = groups
+        self.buckets = buckets
+        self.completeness = completeness
+    }
+
+    /// A count of events sharing these values (`nil`: the event lacked the field).
+    public struct Group: Sendable, Hashable {
+        public var name: String
+        public var ref: String?
+        public var refererAppName: String?
+        public var type: String?
+        /// 1, 0, or `nil` when the event had no `success` field of "1" or "0".
+        public var success: Int?
+        public var sourceURLHost: String?
+        public var error: String?
+        public var count: Int
+
+        /// Creates a group.
+        public init(
+            name: String, ref: String? = nil, refererAppName: String? = nil, type: String? = nil,
+            success: Int? = nil, sourceURLHost: String? = nil, error: String? = nil, count: Int
+        ) {
+            self.name = name
+            self.ref = ref
+            self.refererAppName = refererAppName
+            self.type = type
+            self.success = success
+            self.sourceURLHost = sourceURLHost
+            self.error = error
+            self.count = count
+        }
+    }
+
+    /// A count of events in one 15-minute UTC bucket.
+    public struct Bucket: Sendable, Hashable {
+        /// The bucket's start, ms since the Unix epoch (a multiple of 900,000).
+        public var start: Int64
+        public var name: String
+        public var success: Int?
+        public var count: Int
+
+        /// Creates a bucket.
+        public init(start: Int64, name: String, success: Int?, count: Int) {
+            self.start = start
+            self.name = name
+            self.success = success
+            self.count = count
+        }
+    }
+}

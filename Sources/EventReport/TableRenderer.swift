@@ -1,0 +1,57 @@
+/// The report as aligned text tables that fit 100 columns, `(none)` for missing names and rates.
+struct TableRenderer {
+    /// Bold titles (ANSI); the CLI sets it only on a terminal without NO_COLOR.
+    var colour: Bool
+
+    func render(_ report: Report) -> String {
+        var lines = [
+            title("alstats report"),
+            "  " + ReportText.window(report.window),
+            "  completeness: " + ReportText.completeness(report.completeness),
+        ]
+        for (name, table) in report.tables() {
+            lines.append("")
+            lines.append(title(name))
+            if table.rows.isEmpty {
+                lines.append("  (no events)")
+            } else {
+                lines += table.lines()
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func title(_ text: String) -> String {
+        colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// The report as Markdown: a heading per section, a pipe table each.
+struct MarkdownRenderer {
+    func render(_ report: Report) -> String {
+        var lines = [
+            "# alstats report", "", ReportText.window(report.window).capitalisedFirst + ".", "",
+            "Completeness: " + ReportText.completeness(report.completeness) + ".",
+        ]
+        for (name, table) in report.tables() {
+            lines += ["", "## \(name)", ""]
+            if table.rows.isEmpty {
+                lines.append("No events.")
+                continue
+            }
+            lines.append("| " + table.header.map(escape).joined(separator: " | ") + " |")
+            lines.append("|" + table.header.indices.map { $0 == 0 ? " --- |" : " ---: |" }.joined())
+            for row in table.rows { lines.append("| " + row.map(escape).joined(separator: " | ") + " |") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func escape(_ cell: String) -> String {
+        cell.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
+            .replacingOccurrences(of: "\n", with: " ")
+    }
+}
+
+extension String {
+    var capitalisedFirst: String { prefix(1).uppercased() + dropFirst() }
+}

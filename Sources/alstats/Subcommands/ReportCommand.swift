@@ -1,0 +1,109 @@
+import ArgumentParser
+import EventReport
+import EventStore
+import Foundation
+
+/// `alstats report`: success rates, referer apps, ref categories, daily series and completeness.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Report on the stored App Links events.",
+        discussion: """
+            Outbound navigation (attempts, success rate, by type, failure reasons, source hosts), back to \
+            referer, referer apps, ref categories, a daily series and completeness. The report reads the \
+            write-time rollups, so it takes about as long for 10 million events as for a thousand.
+
+            T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight in --tz). --format json is the stable \
+            contract of the report; table output uses colour only on a terminal, and never with NO_COLOR set.
+
+            Examples:
+              alstats report
+              alstats report --since 2025-11-01 --until 2025-12-01 --tz Europe/Paris --format json
+              alstats report --ref newsfeed --format markdown > newsfeed.md
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var filters: ReportFilterOptions
+
+    @Option(help: "Output format: table, json, csv or markdown.")
+    var format: ReportFormatOption = .table
+
+    @Option(help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
+    var top: Int?
+
+    func validate() throws {
+        try filters.validate()
+        if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            var query = try filters.query()
+            query.top = top ?? (format == .table ? 10 : nil)
+            let store = try database.openStore(create: false)
+            let report: Report
+            do throws(StoreError) {
+                report = try ReportReader(store: store).report(for: query)
+            } catch {
+                throw CLIFailure(error)
+            }
+            let output = format.format.render(report, colour: format == .table && Terminal.wantsColour)
+            FileHandle.standardOutput.write(Data(output.utf8))
+        }
+    }
+}
+
+/// The filters of `alstats report`: window, ref, referer app, time zone.
+struct ReportFilterOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only events at or after T (inclusive).", valueName: "T"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Only events before T (exclusive).", valueName: "T"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("Only events whose ref is R.", valueName: "R"))
+    var ref: String?
+
+    @Option(name: .customLong("referer-app"), help: ArgumentHelp("Only events whose refererAppName is A.", valueName: "A"))
+    var refererApp: String?
+
+    @Option(help: ArgumentHelp("Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30).", valueName: "ZONE"))
+    var tz: String = "UTC"
+
+    func validate() throws {
+        _ = try query()
+    }
+
+    /// The report query these options describe.
+    func query() throws -> ReportQuery {
+        guard let zone = ReportTimeZone(tz) else {
+            throw ValidationError("--tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset (+05:30)")
+        }
+        func time(_ name: String, _ value: String?) throws -> Int64? {
+            guard let value else { return nil }
+            guard let milliseconds = zone.milliseconds(of: value) else {
+                throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+            }
+            return milliseconds
+        }
+        return ReportQuery(
+            since: try time("--since", since), until: try time("--until", until), ref: ref, refererApp: refererApp,
+            timeZone: zone)
+    }
+}
+
+/// `--format` of `alstats report`.
+enum ReportFormatOption: String, ExpressibleByArgument, CaseIterable {
+    case table, json, csv, markdown
+
+    var format: ReportFormat { ReportFormat(rawValue: rawValue)! }
+}
+
+/// Whether standard output is a terminal that wants colour.
+enum Terminal {
+    /// Standard output is a terminal and `NO_COLOR` is not set (https://no-color.org).
+    static var wantsColour: Bool {
+        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+}

@@ -1,0 +1,144 @@
+@testable import EventReport
+import Foundation
+import MeasurementEvents
+
+/// An independent computation of the report, straight from the events (no rollups, no SQL), by the
+/// definitions of shared/spec/cli.md: the reference the store-backed report is checked against.
+enum ReportOracle {
+    static func report(_ events: [MeasurementEvent], query: ReportQuery) -> Report {
+        var seen = Set<EventID>()
+        let kept = events.filter { event in
+            guard seen.insert(event.id).inserted else { return false }
+            if let since = query.since, event.timestamp < since { return false }
+            if let until = query.until, event.timestamp >= until { return false }
+            if let ref = query.ref, event.fields[FieldName.ref] != ref { return false }
+            if let app = query.refererApp, event.fields[FieldName.refererAppName] != app { return false }
+            return true
+        }
+        func named(_ name: String) -> [MeasurementEvent] { kept.filter { $0.name == name } }
+        func ok(_ event: MeasurementEvent) -> Bool { event.fields[FieldName.success] == "1" }
+        func rate(_ part: Int, _ whole: Int) -> Double? { whole == 0 ? nil : Double(part) / Double(whole) }
+        func order<T>(_ rows: [T], _ count: (T) -> Int, _ name: (T) -> String?) -> [T] {
+            let sorted = rows.sorted {
+                count($0) != count($1) ? count($0) > count($1) : (name($0) ?? "\u{10FFFF}\u{10FFFF}") < (name($1) ?? "\u{10FFFF}\u{10FFFF}")
+            }
+            guard let top = query.top else { return sorted }
+            return Array(sorted.prefix(top))
+        }
+
+        let navIn = named(EventName.navIn)
+        let navOut = named(EventName.navOut)
+        let back = named(EventName.refBackOut)
+        let three = Set(EventName.appLinks)
+
+        let failures = Dictionary(grouping: navOut.filter { !ok($0) }, by: { $0.fields[FieldName.error] })
+        let hosts = Dictionary(grouping: navOut, by: { $0.fields[FieldName.sourceURLHost] })
+        let apps = Set(navIn.map { $0.fields[FieldName.refererAppName] } + back.map { $0.fields[FieldName.refererAppName] }
+            + navOut.compactMap { $0.fields[FieldName.refererAppName] }.map(Optional.some))
+        let refs = Set((navIn + navOut + back).map { $0.fields[FieldName.ref] })
+        let rejected = Dictionary(grouping: named(EventName.linkRejected), by: { $0.fields[FieldName.error] })
+
+        var days: [String: [MeasurementEvent]] = [:]
+        for event in kept { days[query.timeZone.date(of: event.timestamp), default: []].append(event) }
+
+        return Report(
+            window: Report.Window(since: query.since, until: query.until, timeZone: query.timeZone.identifier),
+            totals: Report.Totals(
+                events: kept.count,
+                byName: [
+                    EventName.navIn: navIn.count, EventName.navOut: navOut.count, EventName.refBackOut: back.count,
+                    "other": kept.filter { !three.contains($0.name) }.count,
+                ]),
+            navigation: Report.Navigation(
+                attempts: navOut.count, succeeded: navOut.filter(ok).count,
+                successRate: rate(navOut.filter(ok).count, navOut.count),
+                byType: Dictionary(uniqueKeysWithValues: ["app", "web", "fail"].map { type in
+                    (type, navOut.filter { $0.fields[FieldName.type] == type }.count)
+                }),
+                failureReasons: order(failures.map { Report.FailureReason(error: $0.key, count: $0.value.count) }, \.count, \.error),
+                sourceHosts: order(
+                    hosts.map { Report.SourceHost(host: $0.key, attempts: $0.value.count, succeeded: $0.value.filter(ok).count) },
+                    \.attempts, \.host)),
+            backNavigation: Report.BackNavigation(
+                attempts: back.count, succeeded: back.filter(ok).count, successRate: rate(back.filter(ok).count, back.count)),
+            refererApps: order(
+                apps.map { app in
+                    let arrivals = navIn.filter { $0.fields[FieldName.refererAppName] == app }.count
+                    let returns = back.filter { $0.fields[FieldName.refererAppName] == app }.count
+                    return Report.RefererApp(
+                        name: app, arrivals: arrivals, share: rate(arrivals, navIn.count), returns: returns,
+                        returnRate: rate(returns, arrivals))
+                }, \.arrivals, \.name),
+            refCategories: order(
+                refs.map { ref in
+                    let out = navOut.filter { $0.fields[FieldName.ref] == ref }
+                    return Report.RefCategory(
+                        ref: ref, arrivals: navIn.filter { $0.fields[FieldName.ref] == ref }.count,
+                        navOutAttempts: out.count, navOutSucceeded: out.filter(ok).count,
+                        navOutSuccessRate: rate(out.filter(ok).count, out.count),
+                        returns: back.filter { $0.fields[FieldName.ref] == ref }.count)
+                }, \.arrivals, \.ref),
+            daily: days.keys.sorted().map { date in
+                let events = days[date]!
+                let out = events.filter { $0.name == EventName.navOut }
+                return Report.Day(
+                    date: date, navIn: events.filter { $0.name == EventName.navIn }.count, navOut: out.count,
+                    refBackOut: events.filter { $0.name == EventName.refBackOut }.count,
+                    navOutSuccessRate: rate(out.filter(ok).count, out.count))
+            },
+            completeness: Report.Completeness(
+                dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +),
+                byReason: Dictionary(uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) })))
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so that generated datasets are the same every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Events of every shape the report distinguishes, over `days` days from `start`, deterministic for `seed`.
+func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12) -> [MeasurementEvent] {
+    var random = SeededRandom(state: seed)
+    let apps: [String?] = ["Facebook", "Messenger", "Instagram", nil, "Notes | \"quoted\", app"]
+    let refs: [String?] = ["feed", "search", nil, "share", "émoji 🎉"]
+    let hosts: [String?] = ["example.com", "news.example.org", nil]
+    let errors: [String?] = ["no target could be opened", "resolution failed: timeout", nil]
+    return (0..<count).map { index in
+        let timestamp = start + Int64.random(in: 0..<(days * 86_400_000), using: &random)
+        var fields: [String: String] = [:]
+        if let ref = refs.randomElement(using: &random)! { fields[FieldName.ref] = ref }
+        let name: String
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<38:
+            name = EventName.navIn
+            if let app = apps.randomElement(using: &random)! { fields[FieldName.refererAppName] = app }
+        case 38..<80:
+            name = EventName.navOut
+            let type = ["app", "app", "web", "fail"].randomElement(using: &random)!
+            fields[FieldName.type] = type
+            fields[FieldName.success] = type == "fail" ? "0" : "1"
+            if let host = hosts.randomElement(using: &random)! { fields[FieldName.sourceURLHost] = host }
+            if type == "fail", let error = errors.randomElement(using: &random)! { fields[FieldName.error] = error }
+            if Int.random(in: 0..<10, using: &random) == 0 { fields[FieldName.refererAppName] = "OnlyOutbound" }
+        case 80..<95:
+            name = EventName.refBackOut
+            fields[FieldName.success] = Bool.random(using: &random) ? "1" : "0"
+            if let app = apps.randomElement(using: &random)! { fields[FieldName.refererAppName] = app }
+        case 95..<98:
+            name = EventName.linkRejected
+            fields[FieldName.error] = ["malformed_json", "unsupported_version"].randomElement(using: &random)!
+        default:
+            name = "signup"
+        }
+        let id = EventID(String(format: "gen-%08d", index))
+        return MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp)
+    }
+}

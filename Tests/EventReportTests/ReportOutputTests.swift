@@ -1,0 +1,133 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+import Testing
+
+@testable import EventReport
+
+/// Golden outputs of every format for a small fixed dataset. To accept a deliberate change of output,
+/// run the tests with ALSTATS_UPDATE_GOLDEN=1 and review the diff of Tests/EventReportTests/Golden/.
+struct ReportOutputTests {
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    static func goldenReport() throws -> Report {
+        let database = try ReportDatabase(events: generatedEvents(count: 60, seed: 3, start: 1_763_683_200_000, days: 3))
+        try database.store.recordLosses([.bufferFull: 2])
+        return try ReportReader(store: database.store).report(for: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!, top: 3))
+    }
+
+    @Test(arguments: ReportFormat.allCases)
+    func eachFormatMatchesItsGoldenFile(_ format: ReportFormat) throws {
+        let output = format.render(try Self.goldenReport())
+        let file = Self.golden.appendingPathComponent("report.\(format.rawValue)")
+        if ProcessInfo.processInfo.environment["ALSTATS_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: Self.golden, withIntermediateDirectories: true)
+            try output.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(output == expected)
+    }
+
+    @Test func tableLinesFitOneHundredColumns() throws {
+        var events = generatedEvents(count: 200, seed: 11)
+        events[0].fields[FieldName.refererAppName] = String(repeating: "A very long referer app name ", count: 8)
+        events[0].name = EventName.navIn
+        let database = try ReportDatabase(events: events)
+        let report = try ReportReader(store: database.store).report(for: ReportQuery(top: 10))
+        let table = ReportFormat.table.render(report)
+        for line in table.split(separator: "\n") where !line.hasPrefix("  all events") && !line.hasPrefix("  completeness") {
+            #expect(line.count <= 100, "\(line)")
+        }
+        #expect(table.contains("(none)"))
+        #expect(!table.contains("\u{1B}["))
+        #expect(ReportFormat.table.render(report, colour: true).contains("\u{1B}[1m"))
+    }
+
+    @Test func jsonFollowsTheContract() throws {
+        let json = try JSONValue.parse(ReportFormat.json.render(try Self.goldenReport()))
+        let top = try #require(json.objectValue)
+        #expect(top.keys == ["window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily", "completeness"])
+        #expect(json["window"]?.objectValue?.keys == ["since", "until", "timezone"])
+        #expect(json["window"]?["timezone"] == "Europe/Paris")
+        #expect(json["totals"]?["by_name"]?.objectValue?.keys == ["al_nav_in", "al_nav_out", "al_ref_back_out", "other"])
+        #expect(json["navigation"]?.objectValue?.keys == ["attempts", "succeeded", "success_rate", "by_type", "failure_reasons", "source_hosts"])
+        #expect(json["navigation"]?["by_type"]?.objectValue?.keys == ["app", "web", "fail"])
+        #expect(json["back_navigation"]?.objectValue?.keys == ["attempts", "succeeded", "success_rate"])
+        guard case .array(let apps) = json["referer_apps"], case .array(let refs) = json["ref_categories"],
+            case .array(let days) = json["daily"]
+        else {
+            Issue.record("referer_apps, ref_categories and daily must be arrays")
+            return
+        }
+        #expect(apps.allSatisfy { $0.objectValue?.keys == ["name", "arrivals", "share", "returns", "return_rate"] })
+        #expect(refs.allSatisfy {
+            $0.objectValue?.keys == ["ref", "arrivals", "nav_out_attempts", "nav_out_succeeded", "nav_out_success_rate", "returns"]
+        })
+        #expect(days.allSatisfy { $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"] })
+        #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "by_reason"])
+    }
+
+    @Test func csvQuotesFieldsWithCommasAndQuotes() {
+        #expect(CSVRenderer.field("plain") == "plain")
+        #expect(CSVRenderer.field("a,b") == "\"a,b\"")
+        #expect(CSVRenderer.field("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        #expect(CSVRenderer.field("line\nbreak") == "\"line\nbreak\"")
+    }
+}
+
+struct QueryFileTests {
+    static let queries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Queries")
+
+    @Test func everyBundledQueryRunsWithAndWithoutParameters() throws {
+        let database = try ReportDatabase(events: generatedEvents(count: 3_000, seed: 5))
+        #expect(QueryCatalog.all.count >= 8)
+        for query in QueryCatalog.all {
+            #expect(!query.summary.isEmpty, "\(query.name) needs a one-line description")
+            #expect(query.text.contains("-- Parameters") && query.text.contains("-- Columns"), "\(query.name) header")
+            let result = try QueryCatalog.run(query, parameters: [:], on: database.store)
+            #expect(!result.columns.isEmpty)
+            #expect(!result.rows.isEmpty, "\(query.name) returned no rows on a populated database")
+        }
+        let filtered = try QueryCatalog.run(
+            QueryCatalog.query(named: "daily_funnel")!, parameters: ["since": "1774137600000", "ref": "feed"], on: database.store)
+        #expect(!filtered.rows.isEmpty)
+        #expect(throws: QueryError.self) {
+            try QueryCatalog.run(QueryCatalog.query(named: "daily_funnel")!, parameters: ["bogus": "1"], on: database.store)
+        }
+    }
+
+    @Test func theFunnelAgreesWithTheReport() throws {
+        let database = try ReportDatabase(events: generatedEvents(count: 3_000, seed: 5))
+        let report = try ReportReader(store: database.store).report(for: ReportQuery())
+        let funnel = try QueryCatalog.run(QueryCatalog.query(named: "daily_funnel")!, parameters: [:], on: database.store)
+        func sum(_ column: String) -> Int64 {
+            let index = funnel.columns.firstIndex(of: column)!
+            return funnel.rows.reduce(0) { total, row in if case .int(let value) = row[index] { total + value } else { total } }
+        }
+        #expect(sum("arrivals") == Int64(report.totals.byName[EventName.navIn]!))
+        #expect(sum("nav_out") == Int64(report.navigation.attempts))
+        #expect(sum("returns") == Int64(report.backNavigation.attempts))
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 CLI"))
+    func everyQueryFileRunsAsItIsInSqlite3() throws {
+        let database = try ReportDatabase(events: generatedEvents(count: 500, seed: 9))
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.queries.path).filter { $0.hasSuffix(".sql") }
+        #expect(files.count == QueryCatalog.all.count)
+        for file in files {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            process.arguments = ["-bail", database.path]
+            process.standardInput = try FileHandle(forReadingFrom: Self.queries.appendingPathComponent(file))
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(file): \(message)")
+            #expect(message.isEmpty, "\(file): \(message)")
+        }
+    }
+}
