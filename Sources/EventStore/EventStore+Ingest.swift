@@ -70,7 +70,8 @@ extension EventStore {
         return try withConnection { store in
             var summary = IngestSummary()
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
-            let pipeline = IngestPipeline(inputs: inputs, codec: options.codec, batchSize: 1_024)
+            let pipeline = IngestPipeline(
+                inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
             var nextProgress = 1 << 16
             var uncommitted = 0
             do {
@@ -80,7 +81,7 @@ extension EventStore {
                     summary.invalid += batch.errors.count
                     batch.errors.forEach(onInvalidLine)
                     if !batch.events.isEmpty {
-                        let stored = try store.writer.write(batch.events)
+                        let stored = try store.writer.write(batch.events, redacted: true)
                         summary.stored += stored
                         summary.duplicates += batch.events.count - stored
                         uncommitted += batch.events.count

@@ -45,16 +45,18 @@ final class EventWriter {
     }
 
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
+    /// - Parameter redacted: `true` only when the caller already applied this writer's ``redactor`` to
+    ///   every event (ingest does so on its reader thread).
     /// - Returns: how many were new (duplicates of stored ids are not counted and change nothing).
     @discardableResult
-    func write(_ events: some Collection<MeasurementEvent>) throws(StoreError) -> Int {
+    func write(_ events: some Collection<MeasurementEvent>, redacted: Bool = false) throws(StoreError) -> Int {
         try beginIfNeeded()
         try savepoint.run()
         var groups: [RollupKey: Int] = [:]
         var inserted = 0
         do throws(StoreError) {
             for original in events {
-                let event = redactor.redact(original)
+                let event = redacted ? original : redactor.redact(original)
                 let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
                 if connection.changes > 0 {

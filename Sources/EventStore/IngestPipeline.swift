@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads and decodes NDJSON on a thread of its own while the caller writes, handing over batches
+/// Reads, decodes and redacts NDJSON on a thread of its own while the caller writes, handing over batches
 /// through a small bounded queue, so that parsing and SQLite overlap on two cores.
 ///
 /// Batches arrive in input order with their invalid lines, so errors are reported in order by the
@@ -32,10 +32,11 @@ final class IngestPipeline: @unchecked Sendable {
     private let capacity = 4
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts reading `inputs` in the background.
-    init(inputs: [IngestInput], codec: NDJSONCodec, batchSize: Int) {
+    /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
+    /// with `redactor`.
+    init(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
         let thread = Thread { [self] in
-            read(inputs: inputs, codec: codec, batchSize: batchSize)
+            read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize)
             done.signal()
         }
         thread.name = "alstats.ingest.reader"
@@ -88,7 +89,7 @@ final class IngestPipeline: @unchecked Sendable {
 
     private struct Stop: Error {}
 
-    private func read(inputs: [IngestInput], codec: NDJSONCodec, batchSize: Int) {
+    private func read(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
         defer { finish() }
         var batch = Batch()
         batch.events.reserveCapacity(batchSize)
@@ -125,7 +126,7 @@ final class IngestPipeline: @unchecked Sendable {
                         if IngestPipeline.isBlank(bytes) { return }
                         batch.lines += 1
                         do throws(NDJSONLineError) {
-                            batch.events.append(try codec.decode(utf8: bytes))
+                            batch.events.append(redactor.redact(try codec.decode(utf8: bytes)))
                         } catch {
                             batch.errors.append(
                                 IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
