@@ -1,9 +1,9 @@
 import MeasurementEvents
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How ``EventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.

@@ -2,9 +2,9 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads, decodes and redacts NDJSON on a thread of its own while the caller writes, handing over batches
@@ -101,8 +101,11 @@ final class IngestPipeline: @unchecked Sendable {
             } else {
                 descriptor = open(input.path, O_RDONLY)
                 guard descriptor >= 0 else {
-                    let reason = errno == ENOENT ? "no such file: check the path" : "cannot open: \(String(cString: strerror(errno)))"
-                    batch.failure = IngestError(errno == ENOENT ? .missingFile : .unreadable, file: input.label, reason: reason)
+                    let reason =
+                        errno == ENOENT
+                        ? "no such file: check the path" : "cannot open: \(String(cString: strerror(errno)))"
+                    batch.failure = IngestError(
+                        errno == ENOENT ? .missingFile : .unreadable, file: input.label, reason: reason)
                     _ = send(batch)
                     return
                 }

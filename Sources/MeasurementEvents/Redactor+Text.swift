@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The byte scanner behind ``Redactor/redact(urlString:)``: it finds `key=value` and `"key":value`
@@ -84,12 +84,15 @@ extension Redactor {
 
     /// The byte a percent escape at `index` stands for, however many times it was encoded, and its length.
     static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (value: UInt8, length: Int) {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        else {
             return (UInt8(ascii: "%"), 1)
         }
         var value = high << 4 | low
         var next = index + 3
-        while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]), let low = hexValue(bytes[next + 1]) {
+        while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]),
+            let low = hexValue(bytes[next + 1])
+        {
             value = high << 4 | low
             next += 2
         }

@@ -88,7 +88,8 @@ public struct Redactor: Sendable {
         case .object(let object):
             var result = JSONObject()
             for member in object {
-                result[member.key] = isSecret(key: member.key) ? .string(Redactor.replacement) : redact(json: member.value)
+                result[member.key] =
+                    isSecret(key: member.key) ? .string(Redactor.replacement) : redact(json: member.value)
             }
             return .object(result)
         default:

@@ -3,7 +3,7 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `alstats-bench ingest`: `alstats ingest` of an NDJSON file against a plain Python ingester (json +
@@ -37,7 +37,8 @@ enum IngestBenchmark {
 
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-ingest-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "alstats-ingest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("events.ndjson").path
@@ -48,7 +49,8 @@ enum IngestBenchmark {
         guard FileManager.default.isExecutableFile(atPath: alstats) else {
             throw BenchFailure("no alstats beside alstats-bench at \(alstats): run swift build -c release first")
         }
-        let ours = try spawn(alstats, ["ingest", "--database", folder.appendingPathComponent("ours.sqlite").path, input])
+        let ours = try spawn(
+            alstats, ["ingest", "--database", folder.appendingPathComponent("ours.sqlite").path, input])
         guard ours.status == 0 else { throw BenchFailure("alstats ingest exited with status \(ours.status)") }
         let oursRate = Double(count) / ours.seconds
 
@@ -111,7 +113,7 @@ enum IngestBenchmark {
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let start = nowNanoseconds()
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)

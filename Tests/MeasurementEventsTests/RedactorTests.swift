@@ -75,8 +75,10 @@ struct RedactorTests {
         ]
         var generator = SeededGenerator(state: 7)
         for _ in 0..<20_000 {
-            let text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
-                .joined()
+            let text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }
+            .joined()
             if redactor.redactText(text) != text {
                 #expect(redactor.mayHoldSecret(text), "quick scan missed: \(text)")
             }
