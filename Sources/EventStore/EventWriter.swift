@@ -17,6 +17,8 @@ final class EventWriter {
     private let release: SQLiteStatement
     private let rollbackToSavepoint: SQLiteStatement
     private var pending: [RollupKey: Int] = [:]
+    /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
+    private var groups: [RollupKey: Int] = [:]
     private var extra: [(String, String)] = []
 
     init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
@@ -52,7 +54,7 @@ final class EventWriter {
     func write(_ events: some Collection<MeasurementEvent>, redacted: Bool = false) throws(StoreError) -> Int {
         try beginIfNeeded()
         try savepoint.run()
-        var groups: [RollupKey: Int] = [:]
+        groups.removeAll(keepingCapacity: true)
         var inserted = 0
         do throws(StoreError) {
             for original in events {
@@ -70,11 +72,7 @@ final class EventWriter {
             try? release.run()
             throw error
         }
-        if pending.isEmpty {
-            pending = groups
-        } else {
-            pending.merge(groups, uniquingKeysWith: +)
-        }
+        pending.merge(groups, uniquingKeysWith: +)
         return inserted
     }
 

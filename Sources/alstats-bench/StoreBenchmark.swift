@@ -92,6 +92,12 @@ enum StoreBenchmark {
         let bus = MeasurementEventBus()
         bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: 65_536))
         let round = 49_152
+        let cpuStart = processCPUNanoseconds()
+        defer {
+            if ProcessInfo.processInfo.environment["ALSTATS_BENCH_CPU"] != nil {
+                print("ours process cpu ns/event", (processCPUNanoseconds() - cpuStart) / UInt64(events.count))
+            }
+        }
         let start = nowNanoseconds()
         var index = 0
         while index < events.count {
@@ -128,6 +134,12 @@ enum StoreBenchmark {
             throw BenchFailure("prepare failed: \(String(cString: sqlite3_errmsg(database)))")
         }
         defer { sqlite3_finalize(statement) }
+        let cpuStart = processCPUNanoseconds()
+        defer {
+            if ProcessInfo.processInfo.environment["ALSTATS_BENCH_CPU"] != nil {
+                print("raw process cpu ns/event", (processCPUNanoseconds() - cpuStart) / UInt64(events.count))
+            }
+        }
         let start = nowNanoseconds()
         sqlite3_exec(database, "BEGIN", nil, nil, nil)
         for (index, row) in rows.enumerated() {
@@ -248,4 +260,11 @@ struct RawRow {
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// CPU time of the whole process (all threads), in nanoseconds.
+func processCPUNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }

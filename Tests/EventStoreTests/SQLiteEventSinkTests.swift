@@ -148,3 +148,19 @@ func rollupRows(_ path: String) throws -> [String] {
     }
     return rows.sorted()
 }
+
+struct ConcurrentReaderTests {
+    @Test func aReaderSeesCommittedBatchesWhileTheWriterHoldsAnOpenTransaction() throws {
+        let database = TemporaryDatabase()
+        let sink = try SQLiteEventSink(path: database.path)
+        try sink.write(sampleEvents(10))
+        try sink.commit()
+        try sink.write(sampleEvents(5, idPrefix: "pending"))  // written, not committed: the transaction stays open
+        let reader = try SQLiteConnection(path: database.path, create: false)
+        #expect(try reader.scalarInt("SELECT count(*) FROM events") == 10)
+        #expect(try reader.scalarInt("SELECT sum(count) FROM event_rollup") == 10)
+        try sink.commit()
+        #expect(try reader.scalarInt("SELECT count(*) FROM events") == 15)
+        try sink.close()
+    }
+}
