@@ -1,9 +1,9 @@
 import MeasurementEvents
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How ``EventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.
@@ -63,52 +63,40 @@ extension EventStore {
         _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
         onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
     ) throws -> IngestSummary {
-        try withConnection { store in
+        // Fail before reading anything when an input is missing.
+        for input in inputs where input.path != "-" {
+            try EventStore.checkReadable(input)
+        }
+        return try withConnection { store in
             var summary = IngestSummary()
-            var batch: [MeasurementEvent] = []
-            batch.reserveCapacity(options.batchSize)
-            func flushBatch() throws {
-                guard !batch.isEmpty else { return }
-                let stored = try store.writer.write(batch)
-                summary.stored += stored
-                summary.duplicates += batch.count - stored
-                batch.removeAll(keepingCapacity: true)
-                if !options.strict { try store.writer.commit() }
-            }
+            // Small hand-over batches keep memory low; commits still come every `batchSize` events.
+            let pipeline = IngestPipeline(
+                inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
+            var nextProgress = 1 << 16
+            var uncommitted = 0
             do {
-                for input in inputs {
-                    let descriptor = try EventStore.openInput(input)
-                    defer { if input.path != "-" { close(descriptor) } }
-                    var lineNumber = 0
-                    let bytesBefore = summary.bytes
-                    let reader = LineReader(descriptor: descriptor)
-                    try reader.forEachLine { line, bytesRead in
-                        lineNumber += 1
-                        summary.bytes = bytesBefore + bytesRead
-                        switch line {
-                        case .tooLong:
-                            summary.lines += 1
-                            summary.invalid += 1
-                            onInvalidLine(
-                                IngestError(
-                                    .invalidLine, file: input.label, line: lineNumber,
-                                    reason: "line is longer than \(reader.maximumLineBytes) bytes"))
-                        case .text(let bytes):
-                            if EventStore.isBlank(bytes) { return }
-                            summary.lines += 1
-                            do throws(NDJSONLineError) {
-                                batch.append(try options.codec.decode(utf8: bytes))
-                            } catch {
-                                summary.invalid += 1
-                                onInvalidLine(
-                                    IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
-                            }
-                            if batch.count >= options.batchSize { try flushBatch() }
-                            if summary.lines & 0xFFFF == 0 { progress?(summary) }
+                while let batch = pipeline.next() {
+                    summary.lines += batch.lines
+                    summary.bytes = max(summary.bytes, batch.bytes)
+                    summary.invalid += batch.errors.count
+                    batch.errors.forEach(onInvalidLine)
+                    if !batch.events.isEmpty {
+                        let stored = try store.writer.write(batch.events, redacted: true)
+                        summary.stored += stored
+                        summary.duplicates += batch.events.count - stored
+                        uncommitted += batch.events.count
+                        if !options.strict, uncommitted >= options.batchSize {
+                            try store.writer.commit()
+                            uncommitted = 0
                         }
                     }
+                    if let failure = batch.failure { throw failure }
+                    if summary.lines >= nextProgress {
+                        progress?(summary)
+                        nextProgress = summary.lines + (1 << 16)
+                    }
                 }
-                try flushBatch()
+                pipeline.join()
                 if options.strict, summary.invalid > 0 {
                     store.writer.rollback()
                     summary.committed = false
@@ -118,12 +106,18 @@ extension EventStore {
                     try store.writer.commit()
                 }
             } catch {
+                pipeline.cancel()
                 store.writer.rollback()
                 throw error
             }
             progress?(summary)
             return summary
         }
+    }
+
+    private static func checkReadable(_ input: IngestInput) throws(IngestError) {
+        let descriptor = try openInput(input)
+        close(descriptor)
     }
 
     private static func openInput(_ input: IngestInput) throws(IngestError) -> Int32 {
@@ -137,10 +131,5 @@ extension EventStore {
                 .unreadable, file: input.label, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         return descriptor
-    }
-
-    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
-        return true
     }
 }

@@ -16,7 +16,8 @@ extension EventStore {
         let size = try checkHeader(path: path, exists: exists)
         let connection = try SQLiteConnection(path: path, create: options.create)
         let timeout = options.busyTimeout.components
-        sqlite3_busy_timeout(connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        sqlite3_busy_timeout(
+            connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
         let migrator = SchemaMigrator()
         // Reading the header page fails here on a damaged first page.
         try migrator.checkNotNewer(connection)

@@ -97,7 +97,9 @@ public final class EventStore: @unchecked Sendable {
 
     /// The number of stored events.
     public func count() throws(StoreError) -> Int {
-        try withConnection { store throws(StoreError) in Int(try store.connection.scalarInt("SELECT count(*) FROM events")) }
+        try withConnection { store throws(StoreError) in
+            Int(try store.connection.scalarInt("SELECT count(*) FROM events"))
+        }
     }
 
     /// Recomputes `event_rollup` from the raw events, in one transaction.

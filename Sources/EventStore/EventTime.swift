@@ -33,7 +33,8 @@ public enum EventTime {
         case UInt8(ascii: "Z"), UInt8(ascii: "z"):
             index += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard index + 6 == bytes.count, let hours = number(bytes, index + 1, 2), bytes[index + 3] == UInt8(ascii: ":"),
+            guard index + 6 == bytes.count, let hours = number(bytes, index + 1, 2),
+                bytes[index + 3] == UInt8(ascii: ":"),
                 let minutes = number(bytes, index + 4, 2), hours < 24, minutes < 60
             else { return nil }
             offsetMinutes = (hours * 60 + minutes) * (bytes[index] == UInt8(ascii: "-") ? -1 : 1)

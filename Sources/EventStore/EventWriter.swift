@@ -17,6 +17,8 @@ final class EventWriter {
     private let release: SQLiteStatement
     private let rollbackToSavepoint: SQLiteStatement
     private var pending: [RollupKey: Int] = [:]
+    /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
+    private var groups: [RollupKey: Int] = [:]
     private var extra: [(String, String)] = []
 
     init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
@@ -45,16 +47,18 @@ final class EventWriter {
     }
 
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
+    /// - Parameter redacted: `true` only when the caller already applied this writer's ``redactor`` to
+    ///   every event (ingest does so on its reader thread).
     /// - Returns: how many were new (duplicates of stored ids are not counted and change nothing).
     @discardableResult
-    func write(_ events: some Collection<MeasurementEvent>) throws(StoreError) -> Int {
+    func write(_ events: some Collection<MeasurementEvent>, redacted: Bool = false) throws(StoreError) -> Int {
         try beginIfNeeded()
         try savepoint.run()
-        var groups: [RollupKey: Int] = [:]
+        groups.removeAll(keepingCapacity: true)
         var inserted = 0
         do throws(StoreError) {
             for original in events {
-                let event = redactor.redact(original)
+                let event = redacted ? original : redactor.redact(original)
                 let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
                 if connection.changes > 0 {
@@ -68,11 +72,7 @@ final class EventWriter {
             try? release.run()
             throw error
         }
-        if pending.isEmpty {
-            pending = groups
-        } else {
-            pending.merge(groups, uniquingKeysWith: +)
-        }
+        pending.merge(groups, uniquingKeysWith: +)
         return inserted
     }
 

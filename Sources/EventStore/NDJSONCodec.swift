@@ -63,8 +63,12 @@ public struct NDJSONCodec: Sendable {
         case nil, .null?:
             break
         case .object(let members)?:
-            do {
-                fields = try flattener.flatten(members).fields
+            do throws(FlatteningRejection) {
+                if let strings = NDJSONCodec.flatStrings(members) {
+                    fields = try flattener.check(strings).fields
+                } else {
+                    fields = try flattener.flatten(members).fields
+                }
             } catch {
                 throw NDJSONLineError("\"fields\": \(error.description)")
             }
@@ -100,6 +104,18 @@ public struct NDJSONCodec: Sendable {
         default:
             throw NDJSONLineError("\"ts\" must be integer milliseconds or an RFC 3339 string")
         }
+    }
+
+    /// The members as a dictionary when every value is a string (as in an export): flattening them changes
+    /// nothing, so the limits check is all that is left to do.
+    static func flatStrings(_ members: JSONObject) -> [String: String]? {
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(members.count)
+        for member in members {
+            guard case .string(let value) = member.value else { return nil }
+            fields[member.key] = value
+        }
+        return fields
     }
 
     /// The aliases met in logs of other implementations, renamed to the catalogue's names.

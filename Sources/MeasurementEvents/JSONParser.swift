@@ -149,11 +149,17 @@ struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. ASCII needs no validation (String(validating:) is generic and costly per call).
+        var highBits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
+            highBits |= byte
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if highBits < 0x80 {
+                    index += 1
+                    return String(decoding: raw, as: UTF8.self)
+                }
                 guard let string = String(validating: raw, as: UTF8.self) else {
                     throw JSONParseError(reason: "invalid UTF-8 in a string", offset: start)
                 }

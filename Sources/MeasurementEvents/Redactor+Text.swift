@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The byte scanner behind ``Redactor/redact(urlString:)``: it finds `key=value` and `"key":value`
 /// pairs at any layer of percent-encoding and rewrites only the secret values' bytes.
 extension Redactor {
@@ -13,47 +19,106 @@ extension Redactor {
     /// A quick scan: whether `text` contains one of the keys as a whole word (percent escapes count as
     /// separators). `false` means the text certainly holds no secret pair, and is left as it is.
     func mayHoldSecret(_ text: String) -> Bool {
-        if let answer = text.utf8.withContiguousStorageIfAvailable({ mayHoldSecret(bytes: $0) }) { return answer }
-        return Array(text.utf8).withUnsafeBufferPointer { mayHoldSecret(bytes: $0) }
-    }
-
-    private func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = bytes.count
-        guard count >= minimumKeyLength else { return false }
-        var index = 0
-        var tokenStart = -1
-        while index < count {
-            let byte = bytes[index]
-            if Redactor.isTokenByte(byte) {
-                if tokenStart < 0 { tokenStart = index }
-                index += 1
-                continue
-            }
-            if tokenStart >= 0 {
-                if checkToken(bytes, tokenStart, index) { return true }
-                tokenStart = -1
-            }
-            if byte == UInt8(ascii: "%"), index + 2 < count, let high = Redactor.hexValue(bytes[index + 1]),
-                let low = Redactor.hexValue(bytes[index + 2])
-            {
-                // Skip the whole escape, however many times it was encoded (%2522 is one `"`).
-                var value = high << 4 | low
-                index += 3
-                while value == 0x25, index + 1 < count, let high = Redactor.hexValue(bytes[index]),
-                    let low = Redactor.hexValue(bytes[index + 1])
-                {
-                    value = high << 4 | low
-                    index += 2
-                }
-            } else {
-                index += 1
+        let count = text.utf8.count
+        guard count > minimumKeyLength else { return false }
+        // withCString hands out a native string's own NUL-terminated storage (embedded NULs included).
+        return text.withCString { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) {
+                mayHoldSecret(bytes: UnsafeBufferPointer(start: $0, count: count))
             }
         }
-        return tokenStart >= 0 && checkToken(bytes, tokenStart, count)
     }
 
+    /// Finds each `=` or `:` (raw or percent-encoded at any depth) with `strcspn`, which is vectorised,
+    /// and checks whether a key (optionally quoted) ends right before it. `bytes` must be followed by a NUL.
+    private func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return false }
+        var position = 0
+        while position < count {
+            position += base.withMemoryRebound(to: CChar.self, capacity: count - position + 1) {
+                strcspn($0 + position, "=:%")
+            }
+            guard position < count else { return false }
+            switch bytes[position] {
+            case 0:  // an embedded NUL stopped strcspn
+                position += 1
+            case UInt8(ascii: "%"):
+                let (value, length) = Redactor.escape(bytes, at: position)
+                if value == UInt8(ascii: "=") || value == UInt8(ascii: ":"), keyEnds(bytes, before: position) {
+                    return true
+                }
+                position += length
+            default:
+                if keyEnds(bytes, before: position) { return true }
+                position += 1
+            }
+        }
+        return false
+    }
+
+    /// Whether a key, optionally followed by a quote (`"`, `\"`, or `"` percent-encoded) and spaces, ends at `end`.
+    private func keyEnds(_ bytes: UnsafeBufferPointer<UInt8>, before end: Int) -> Bool {
+        var end = end
+        while end > 0, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "+") { end -= 1 }
+        if end > 0, bytes[end - 1] == UInt8(ascii: "\"") {
+            end -= 1
+            if end > 0, bytes[end - 1] == UInt8(ascii: "\\") { end -= 1 }
+        } else {
+            end -= Redactor.escapedQuoteLength(bytes, endingAt: end)
+        }
+        var start = end
+        while start > 0, Redactor.isTokenByte(bytes[start - 1]) { start -= 1 }
+        guard start < end else { return false }
+        if isKey(bytes, start, end) { return true }
+        // After a percent escape the token scanned back includes the escape's hex digits (`%2522code`).
+        if start > 0, bytes[start - 1] == UInt8(ascii: "%") {
+            var trimmed = start + 2
+            while trimmed < end {
+                if isKey(bytes, trimmed, end) { return true }
+                trimmed += 2
+            }
+        }
+        return false
+    }
+
+    /// The byte a percent escape at `index` stands for, however many times it was encoded, and its length.
+    static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (value: UInt8, length: Int) {
+        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        else {
+            return (UInt8(ascii: "%"), 1)
+        }
+        var value = high << 4 | low
+        var next = index + 3
+        while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]),
+            let low = hexValue(bytes[next + 1])
+        {
+            value = high << 4 | low
+            next += 2
+        }
+        return (value, next - index)
+    }
+
+    /// The length of a percent-encoded `"` (`%22`, `%2522`, ...) ending at `end`, or 0.
+    static func escapedQuoteLength(_ bytes: UnsafeBufferPointer<UInt8>, endingAt end: Int) -> Int {
+        for layer in 1...4 {
+            let length = 1 + 2 * layer
+            guard end - length >= 0 else { return 0 }
+            guard bytes[end - length] == UInt8(ascii: "%") else { continue }
+            var matches = bytes[end - 2] == UInt8(ascii: "2") && bytes[end - 1] == UInt8(ascii: "2")
+            var pair = end - length + 1
+            while matches, pair < end - 2 {
+                matches = bytes[pair] == UInt8(ascii: "2") && bytes[pair + 1] == UInt8(ascii: "5")
+                pair += 2
+            }
+            if matches { return length }
+        }
+        return 0
+    }
+
+    /// Whether `bytes[start..<end]`, lowercased, is one of the keys.
     @inline(__always)
-    private func checkToken(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    func isKey(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         let length = end - start
         return length < 64 && keyLengths & (1 << UInt64(length)) != 0
             && firstBytes & (1 << UInt64(Redactor.lowercase(bytes[start]) & 63)) != 0

@@ -88,7 +88,8 @@ public struct Redactor: Sendable {
         case .object(let object):
             var result = JSONObject()
             for member in object {
-                result[member.key] = isSecret(key: member.key) ? .string(Redactor.replacement) : redact(json: member.value)
+                result[member.key] =
+                    isSecret(key: member.key) ? .string(Redactor.replacement) : redact(json: member.value)
             }
             return .object(result)
         default:
@@ -98,14 +99,15 @@ public struct Redactor: Sendable {
 
     /// Whether `key` names a secret: itself or its last part after `/` or `.`, case-insensitively.
     public func isSecret(key: String) -> Bool {
-        if key.utf8.count < minimumKeyLength { return false }
-        if matchesKey(key.utf8[...]) { return true }
-        var last = key.utf8[...]
-        if let separator = key.utf8.lastIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ".") }) {
-            last = key.utf8[key.utf8.index(after: separator)...]
-            return matchesKey(last)
-        }
-        return false
+        guard key.utf8.count >= minimumKeyLength else { return false }
+        if let answer = key.utf8.withContiguousStorageIfAvailable({ isSecret(keyBytes: $0) }) { return answer }
+        return Array(key.utf8).withUnsafeBufferPointer { isSecret(keyBytes: $0) }
+    }
+
+    private func isSecret(keyBytes bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = bytes.count
+        while start > 0, bytes[start - 1] != UInt8(ascii: "/"), bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        return isKey(bytes, 0, bytes.count) || (start > 0 && isKey(bytes, start, bytes.count))
     }
 
     private func fieldsNeedRedaction(_ fields: [String: String]) -> Bool {

@@ -14,8 +14,11 @@ enum BenchEvents {
         let app = apps[(index / 3) % apps.count]
         let host = hosts[(index / 7) % hosts.count]
         let timestamp = start + Int64(index) * 7
-        let data = "%7B%22target_url%22%3A%22https%3A%2F%2F\(host)%2Farticle%2F\(index)%22%2C%22ref%22%3A%22\(ref)%22%7D"
-        let id = EventID(uuidHigh: UInt64(timestamp) << 16 | 0x7000 | UInt64(index & 0xFFF), low: 0x8000_0000_0000_0000 | UInt64(index))
+        let data =
+            "%7B%22target_url%22%3A%22https%3A%2F%2F\(host)%2Farticle%2F\(index)%22%2C%22ref%22%3A%22\(ref)%22%7D"
+        let id = EventID(
+            uuidHigh: UInt64(timestamp) << 16 | 0x7000 | UInt64(index & 0xFFF),
+            low: 0x8000_0000_0000_0000 | UInt64(index))
         switch index % 5 {
         case 0, 1:
             return MeasurementEvent(

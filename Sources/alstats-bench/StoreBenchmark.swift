@@ -34,16 +34,32 @@ enum StoreBenchmark {
                 index += 8_192
             }
             let rate = Double(events.count) / (Double(nowNanoseconds() - start) / 1e9)
-            return [Measure.absolute(suite: suite, name: "direct_events_per_s", value: rate, unit: "events/s", goal: "-", met: true)]
+            return [
+                Measure.absolute(
+                    suite: suite, name: "direct_events_per_s", value: rate, unit: "events/s", goal: "-", met: true)
+            ]
         }
         if arguments.values["only"] == "raw" {
-            return [Measure.absolute(suite: suite, name: "raw_events_per_s", value: try rawRate(events, path: folder.appendingPathComponent("raw.sqlite").path), unit: "events/s", goal: "-", met: true)]
+            return [
+                Measure.absolute(
+                    suite: suite, name: "raw_events_per_s",
+                    value: try rawRate(events, path: folder.appendingPathComponent("raw.sqlite").path),
+                    unit: "events/s", goal: "-", met: true)
+            ]
         }
         if arguments.values["only"] == "ours" {  // for profiling
-            return [Measure.absolute(suite: suite, name: "events_per_s", value: try oursRate(events, path: folder.appendingPathComponent("only.sqlite").path), unit: "events/s", goal: "-", met: true)]
+            return [
+                Measure.absolute(
+                    suite: suite, name: "events_per_s",
+                    value: try oursRate(events, path: folder.appendingPathComponent("only.sqlite").path),
+                    unit: "events/s", goal: "-", met: true)
+            ]
         }
         for round in 0..<2 {
-            naive = max(naive, try naiveRate(Array(events.prefix(naiveCount)), path: folder.appendingPathComponent("naive\(round).sqlite").path))
+            naive = max(
+                naive,
+                try naiveRate(
+                    Array(events.prefix(naiveCount)), path: folder.appendingPathComponent("naive\(round).sqlite").path))
             raw = max(raw, try rawRate(events, path: folder.appendingPathComponent("raw\(round).sqlite").path))
             let path = folder.appendingPathComponent("ours\(round).sqlite").path
             ours = max(ours, try oursRate(events, path: path))
@@ -76,6 +92,12 @@ enum StoreBenchmark {
         let bus = MeasurementEventBus()
         bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: 65_536))
         let round = 49_152
+        let cpuStart = processCPUNanoseconds()
+        defer {
+            if ProcessInfo.processInfo.environment["ALSTATS_BENCH_CPU"] != nil {
+                print("ours process cpu ns/event", (processCPUNanoseconds() - cpuStart) / UInt64(events.count))
+            }
+        }
         let start = nowNanoseconds()
         var index = 0
         while index < events.count {
@@ -98,7 +120,9 @@ enum StoreBenchmark {
         _ = try EventStore(path: path)  // the same schema, by the same migrations
         let rows = events.map(RawRow.init)
         var database: OpaquePointer?
-        guard sqlite3_open(path, &database) == SQLITE_OK, let database else { throw BenchFailure("cannot open \(path)") }
+        guard sqlite3_open(path, &database) == SQLITE_OK, let database else {
+            throw BenchFailure("cannot open \(path)")
+        }
         defer { sqlite3_close(database) }
         sqlite3_exec(database, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nil, nil, nil)
         var statement: OpaquePointer?
@@ -110,6 +134,12 @@ enum StoreBenchmark {
             throw BenchFailure("prepare failed: \(String(cString: sqlite3_errmsg(database)))")
         }
         defer { sqlite3_finalize(statement) }
+        let cpuStart = processCPUNanoseconds()
+        defer {
+            if ProcessInfo.processInfo.environment["ALSTATS_BENCH_CPU"] != nil {
+                print("raw process cpu ns/event", (processCPUNanoseconds() - cpuStart) / UInt64(events.count))
+            }
+        }
         let start = nowNanoseconds()
         sqlite3_exec(database, "BEGIN", nil, nil, nil)
         for (index, row) in rows.enumerated() {
@@ -128,7 +158,9 @@ enum StoreBenchmark {
     /// (a) NotificationCenter observer, one autocommit INSERT per event, fields as JSONSerialization text.
     static func naiveRate(_ events: [MeasurementEvent], path: String) throws -> Double {
         var database: OpaquePointer?
-        guard sqlite3_open(path, &database) == SQLITE_OK, let database else { throw BenchFailure("cannot open \(path)") }
+        guard sqlite3_open(path, &database) == SQLITE_OK, let database else {
+            throw BenchFailure("cannot open \(path)")
+        }
         defer { sqlite3_close(database) }
         // WAL and synchronous=NORMAL as ours, so the difference is the pipeline and batching, not fsync.
         sqlite3_exec(
@@ -158,7 +190,10 @@ enum StoreBenchmark {
         for event in events {
             center.post(
                 name: name, object: nil,
-                userInfo: ["event_name": event.name, "event_args": event.fields, "id": event.id.description, "ts": event.timestamp])
+                userInfo: [
+                    "event_name": event.name, "event_args": event.fields, "id": event.id.description,
+                    "ts": event.timestamp,
+                ])
         }
         let elapsed = nowNanoseconds() - start
         return Double(events.count) / (Double(elapsed) / 1e9)
@@ -200,7 +235,11 @@ struct RawRow {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 4)
             if offset == 1 {
-                if let success { sqlite3_bind_int64(statement, index, success) } else { sqlite3_bind_null(statement, index) }
+                if let success {
+                    sqlite3_bind_int64(statement, index, success)
+                } else {
+                    sqlite3_bind_null(statement, index)
+                }
             } else if let value {
                 value.withUnsafeBufferPointer { bind(statement, index, $0) }
             } else {
@@ -211,7 +250,9 @@ struct RawRow {
     }
 
     private func bind(_ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        bytes.withMemoryRebound(to: CChar.self) { _ = csqlite_bind_text(statement, index, $0.baseAddress, Int32($0.count)) }
+        bytes.withMemoryRebound(to: CChar.self) {
+            _ = csqlite_bind_text(statement, index, $0.baseAddress, Int32($0.count))
+        }
     }
 }
 
@@ -219,4 +260,11 @@ struct RawRow {
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// CPU time of the whole process (all threads), in nanoseconds.
+func processCPUNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }

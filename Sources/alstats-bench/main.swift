@@ -7,6 +7,7 @@ import Foundation
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "bus": BusBenchmark.run,
     "store": StoreBenchmark.run,
+    "ingest": IngestBenchmark.run,
 ]
 
 /// Options every suite may read.

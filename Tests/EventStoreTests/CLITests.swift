@@ -50,7 +50,8 @@ struct CLITests {
         let export = try Self.run(["export"], in: database.folder)
         #expect(export.status == 0)
         #expect(export.output.split(separator: "\n").count == 2)
-        let copy = try Self.run(["ingest", "--database", "copy.sqlite", "-"], in: database.folder, input: Data(export.output.utf8))
+        let copy = try Self.run(
+            ["ingest", "--database", "copy.sqlite", "-"], in: database.folder, input: Data(export.output.utf8))
         #expect(copy.status == 0)
         #expect(try Self.run(["export", "--database", "copy.sqlite"], in: database.folder).output == export.output)
         let missing = try Self.run(["ingest", "nope.ndjson"], in: database.folder)

@@ -25,7 +25,8 @@ struct EmbeddedSQLTests {
     }
 
     @Test func embeddedQueriesEqualTheFilesInQueries() throws {
-        #expect(EmbeddedSQL.queries == (try Self.sqlFiles("Queries")), "run scripts/embed-sql after changing Queries/*.sql")
+        #expect(
+            EmbeddedSQL.queries == (try Self.sqlFiles("Queries")), "run scripts/embed-sql after changing Queries/*.sql")
     }
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {

@@ -18,7 +18,9 @@ struct IngestExportTests {
                 MeasurementEvent(
                     id: index % 2 == 0 ? EventID("0192F5C3-8A1B-7C4D-9E2F-00000000000\(index)") : EventID(),
                     name: index % 3 == 0 ? "custom \(value)" : EventName.navOut,
-                    fields: [FieldName.ref: value, FieldName.error: value, "free/\(value)": value, FieldName.success: value],
+                    fields: [
+                        FieldName.ref: value, FieldName.error: value, "free/\(value)": value, FieldName.success: value,
+                    ],
                     timestamp: 1_763_683_200_000 + Int64(index) - 5))
         }
         return events
@@ -135,7 +137,8 @@ struct IngestExportTests {
     @Test func aLineLongerThanTheLimitIsReportedAndSkipped() throws {
         let database = TemporaryDatabase()
         let file = database.file("long.ndjson")
-        try ("short\n" + String(repeating: "x", count: 1_000) + "\nafter\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try ("short\n" + String(repeating: "x", count: 1_000) + "\nafter\n").write(
+            toFile: file, atomically: true, encoding: .utf8)
         let descriptor = open(file, O_RDONLY)
         defer { close(descriptor) }
         var seen: [String] = []

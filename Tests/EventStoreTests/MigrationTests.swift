@@ -14,7 +14,9 @@ struct MigrationTests {
         while try statement.step() { recorded.append("\(statement.int64(0)) \(statement.text(1) ?? "")") }
         #expect(recorded == EmbeddedSQL.migrations.map { "\($0.migrationVersion ?? 0) \($0.stem)" })
         for view in ["nav_in", "nav_out", "ref_back_out", "event_field"] {
-            #expect(try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = '\(view)'") == 1)
+            #expect(
+                try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = '\(view)'")
+                    == 1)
         }
     }
 
@@ -28,7 +30,8 @@ struct MigrationTests {
         let store = try EventStore(path: database.path)
         #expect(try store.schemaVersion == EventStore.latestSchemaVersion)
         let connection = try SQLiteConnection(path: database.path, create: false)
-        #expect(try connection.scalarInt("SELECT count(*) FROM schema_migrations") == Int64(EmbeddedSQL.migrations.count))
+        #expect(
+            try connection.scalarInt("SELECT count(*) FROM schema_migrations") == Int64(EmbeddedSQL.migrations.count))
     }
 
     @Test func aDatabaseWithANewerSchemaIsRefusedAndLeftUntouched() throws {

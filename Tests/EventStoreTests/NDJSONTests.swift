@@ -12,7 +12,10 @@ struct NDJSONTests {
             #"{"name":"al_nav_out","ts":"2025-11-21T01:00:00.5+01:00","fields":{"sourceHost":"a.com","type":"failed","intentData":"x://y","extras":{"n":1,"ok":true}},"extra_key":[1]}"#
         )
         #expect(event.timestamp == 1_763_683_200_500)
-        #expect(event.fields == ["sourceURLHost": "a.com", "type": "fail", "outputURL": "x://y", "extras/n": "1", "extras/ok": "1"])
+        #expect(
+            event.fields == [
+                "sourceURLHost": "a.com", "type": "fail", "outputURL": "x://y", "extras/n": "1", "extras/ok": "1",
+            ])
         #expect(try codec.decode(#"{"name":"a","ts":1763683200000}"#).timestamp == 1_763_683_200_000)
     }
 

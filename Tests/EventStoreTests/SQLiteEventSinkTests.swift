@@ -92,7 +92,8 @@ struct SQLiteEventSinkTests {
         bus.post(
             EventName.navIn,
             fields: [
-                FieldName.inputURL: "fb123://authorize#expires_in=0&access_token=\(tokens[0])&target_url=https%3A%2F%2Fx.com",
+                FieldName.inputURL:
+                    "fb123://authorize#expires_in=0&access_token=\(tokens[0])&target_url=https%3A%2F%2Fx.com",
                 FieldName.targetURL:
                     "example://a?al_applink_data=%7B%22extras%22%3A%7B%22fb_access_token%22%3A%22\(tokens[1])%22%7D%7D",
                 FieldName.refererURL:
@@ -120,12 +121,15 @@ struct SQLiteEventSinkTests {
         #expect(try connection.scalarInt("SELECT count(*) FROM nav_out WHERE success = 1") == 1)
         #expect(try connection.scalarInt("SELECT count(*) FROM nav_out WHERE success = 0") == 1)
         #expect(
-            try connection.scalarText("SELECT occurred_at FROM nav_in ORDER BY ts_ms LIMIT 1") == "2025-11-21T00:00:00.000Z")
+            try connection.scalarText("SELECT occurred_at FROM nav_in ORDER BY ts_ms LIMIT 1")
+                == "2025-11-21T00:00:00.000Z")
         #expect(
             try connection.scalarText("SELECT id FROM nav_in ORDER BY ts_ms LIMIT 1")
                 == "0192f5c3-8a1b-7000-8000-000000000000")
-        #expect(try connection.scalarText("SELECT value FROM event_field WHERE key = 'extras/fb_app_id' LIMIT 1") == "0")
-        #expect(try connection.scalarText("SELECT value FROM event_field WHERE key = 'success' AND value = 'yes'") == "yes")
+        #expect(
+            try connection.scalarText("SELECT value FROM event_field WHERE key = 'extras/fb_app_id' LIMIT 1") == "0")
+        #expect(
+            try connection.scalarText("SELECT value FROM event_field WHERE key = 'success' AND value = 'yes'") == "yes")
         #expect(try connection.scalarInt("SELECT count(*) FROM ref_back_out WHERE referer_app_name IS NOT NULL") == 2)
     }
 }
@@ -143,4 +147,20 @@ func rollupRows(_ path: String) throws -> [String] {
         rows.append((0..<9).map { statement.text(Int32($0)) ?? "NULL" }.joined(separator: "|"))
     }
     return rows.sorted()
+}
+
+struct ConcurrentReaderTests {
+    @Test func aReaderSeesCommittedBatchesWhileTheWriterHoldsAnOpenTransaction() throws {
+        let database = TemporaryDatabase()
+        let sink = try SQLiteEventSink(path: database.path)
+        try sink.write(sampleEvents(10))
+        try sink.commit()
+        try sink.write(sampleEvents(5, idPrefix: "pending"))  // written, not committed: the transaction stays open
+        let reader = try SQLiteConnection(path: database.path, create: false)
+        #expect(try reader.scalarInt("SELECT count(*) FROM events") == 10)
+        #expect(try reader.scalarInt("SELECT sum(count) FROM event_rollup") == 10)
+        try sink.commit()
+        #expect(try reader.scalarInt("SELECT count(*) FROM events") == 15)
+        try sink.close()
+    }
 }

@@ -52,7 +52,9 @@ struct StoreSafetyTests {
 
     @Test func aMissingDatabaseIsNotCreatedByAReader() throws {
         let database = TemporaryDatabase()
-        let error = #expect(throws: StoreError.self) { try EventStore(path: database.path, options: .init(create: false)) }
+        let error = #expect(throws: StoreError.self) {
+            try EventStore(path: database.path, options: .init(create: false))
+        }
         #expect(error?.kind == .missing)
         #expect(!FileManager.default.fileExists(atPath: database.path))
     }

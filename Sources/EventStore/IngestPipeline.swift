@@ -1,0 +1,163 @@
+import Foundation
+import MeasurementEvents
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads, decodes and redacts NDJSON on a thread of its own while the caller writes, handing over batches
+/// through a small bounded queue, so that parsing and SQLite overlap on two cores.
+///
+/// Batches arrive in input order with their invalid lines, so errors are reported in order by the
+/// consumer. ``cancel()`` stops the reader early (when the writer failed); ``next()`` returns `nil`
+/// once everything was read.
+final class IngestPipeline: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property is guarded by `condition`.
+
+    /// Decoded events and the invalid lines among them, in input order.
+    struct Batch: Sendable {
+        var events: [MeasurementEvent] = []
+        var errors: [IngestError] = []
+        var lines = 0
+        var bytes = 0
+        var failure: IngestError?
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Batch] = []
+    private var finished = false
+    private var cancelled = false
+    private let capacity = 4
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
+    /// with `redactor`.
+    init(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
+        let thread = Thread { [self] in
+            read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize)
+            done.signal()
+        }
+        thread.name = "alstats.ingest.reader"
+        thread.start()
+    }
+
+    /// The next batch, waiting for it; `nil` when all input was read.
+    func next() -> Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished { condition.wait() }
+        guard !queue.isEmpty else { return nil }
+        let batch = queue.removeFirst()
+        condition.broadcast()
+        return batch
+    }
+
+    /// Stops the reader and waits for its thread to end.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        done.wait()
+    }
+
+    /// Waits for the reader's thread to end (after ``next()`` returned `nil`).
+    func join() {
+        done.wait()
+    }
+
+    /// Queues `batch`; `false` when cancelled.
+    private func send(_ batch: Batch) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        queue.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    private func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private struct Stop: Error {}
+
+    private func read(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
+        defer { finish() }
+        var batch = Batch()
+        batch.events.reserveCapacity(batchSize)
+        var totalBytes = 0
+        for input in inputs {
+            let descriptor: Int32
+            if input.path == "-" {
+                descriptor = STDIN_FILENO
+            } else {
+                descriptor = open(input.path, O_RDONLY)
+                guard descriptor >= 0 else {
+                    let reason =
+                        errno == ENOENT
+                        ? "no such file: check the path" : "cannot open: \(String(cString: strerror(errno)))"
+                    batch.failure = IngestError(
+                        errno == ENOENT ? .missingFile : .unreadable, file: input.label, reason: reason)
+                    _ = send(batch)
+                    return
+                }
+            }
+            defer { if input.path != "-" { close(descriptor) } }
+            var lineNumber = 0
+            let bytesBefore = totalBytes
+            let reader = LineReader(descriptor: descriptor)
+            do {
+                try reader.forEachLine { line, bytesRead in
+                    lineNumber += 1
+                    totalBytes = bytesBefore + bytesRead
+                    switch line {
+                    case .tooLong:
+                        batch.lines += 1
+                        batch.errors.append(
+                            IngestError(
+                                .invalidLine, file: input.label, line: lineNumber,
+                                reason: "line is longer than \(reader.maximumLineBytes) bytes"))
+                    case .text(let bytes):
+                        if IngestPipeline.isBlank(bytes) { return }
+                        batch.lines += 1
+                        do throws(NDJSONLineError) {
+                            batch.events.append(redactor.redact(try codec.decode(utf8: bytes)))
+                        } catch {
+                            batch.errors.append(
+                                IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
+                        }
+                    }
+                    if batch.lines >= batchSize {
+                        batch.bytes = totalBytes
+                        guard send(batch) else { throw Stop() }
+                        batch = Batch()
+                        batch.events.reserveCapacity(batchSize)
+                    }
+                }
+            } catch let error as IngestError {
+                var failed = error
+                failed.file = input.label
+                batch.failure = failed
+                _ = send(batch)
+                return
+            } catch {
+                return  // cancelled
+            }
+        }
+        batch.bytes = totalBytes
+        _ = send(batch)
+    }
+
+    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+}

@@ -1,0 +1,138 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `alstats-bench ingest`: `alstats ingest` of an NDJSON file against a plain Python ingester (json +
+/// sqlite3, batches of 1,000, WAL) on the same file, and the peak resident memory of `alstats ingest`.
+/// Options: `--events N` (default 1,000,000; 100,000 with `--quick`; the issue's memory goal is stated for
+/// 10,000,000). Build everything first (`swift build -c release`): the suite runs the `alstats` beside it.
+enum IngestBenchmark {
+    static let suite = "ingest"
+
+    static let python = """
+        import json, sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, name TEXT NOT NULL, ts INTEGER NOT NULL, fields TEXT)")
+        batch = []
+        with open(sys.argv[2], encoding="utf-8") as lines:
+            for line in lines:
+                if not line.strip():
+                    continue
+                event = json.loads(line)
+                batch.append((event.get("id"), event["name"], event["ts"], json.dumps(event.get("fields", {}))))
+                if len(batch) >= 1000:
+                    db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)", batch)
+                    db.commit()
+                    batch = []
+        if batch:
+            db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)", batch)
+        db.commit()
+        """
+
+    static func run(_ arguments: BenchArguments) throws -> [Measure] {
+        let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "alstats-ingest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("events.ndjson").path
+        let inputBytes = try writeNDJSON(count: count, to: input)
+
+        let alstats = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("alstats").path
+        guard FileManager.default.isExecutableFile(atPath: alstats) else {
+            throw BenchFailure("no alstats beside alstats-bench at \(alstats): run swift build -c release first")
+        }
+        let ours = try spawn(
+            alstats, ["ingest", "--database", folder.appendingPathComponent("ours.sqlite").path, input])
+        guard ours.status == 0 else { throw BenchFailure("alstats ingest exited with status \(ours.status)") }
+        let oursRate = Double(count) / ours.seconds
+
+        var measures: [Measure] = []
+        let script = folder.appendingPathComponent("ingest.py").path
+        try python.write(toFile: script, atomically: true, encoding: .utf8)
+        if let python3 = which("python3") {
+            let theirs = try spawn(python3, [script, folder.appendingPathComponent("python.sqlite").path, input])
+            if theirs.status == 0 {
+                measures.append(
+                    Measure.compared(
+                        suite: suite, name: "ingest_events_per_s", value: oursRate, unit: "events/s",
+                        baseline: "Python json + sqlite3, batches of 1,000, WAL",
+                        baselineValue: Double(count) / theirs.seconds, goal: "ratio >= 2", check: { $0 >= 2 }))
+            }
+        }
+        if measures.isEmpty {
+            measures.append(
+                Measure.absolute(
+                    suite: suite, name: "ingest_events_per_s", value: oursRate, unit: "events/s",
+                    goal: "ratio >= 2 vs Python (python3 not found)", met: false))
+        }
+        let megabytes = Double(ours.maximumResidentKilobytes) / 1024
+        measures.append(
+            Measure.absolute(
+                suite: suite, name: "ingest_peak_rss_\(count)_events", value: megabytes, unit: "MB",
+                goal: "< 64 MB (\(inputBytes >> 20) MiB of NDJSON)", met: megabytes < 64))
+        return measures
+    }
+
+    /// Writes `count` events as NDJSON with ids; returns the file's size.
+    static func writeNDJSON(count: Int, to path: String) throws -> Int {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw BenchFailure("cannot write \(path)") }
+        defer { try? handle.close() }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20 + 4_096)
+        var total = 0
+        for index in 0..<count {
+            buffer.append(contentsOf: NDJSONCodec.line(for: BenchEvents.event(index)).utf8)
+            buffer.append(0x0A)
+            if buffer.count >= 1 << 20 {
+                try handle.write(contentsOf: buffer)
+                total += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        try handle.write(contentsOf: buffer)
+        return total + buffer.count
+    }
+
+    /// Runs a program with stdout and stderr sent to /dev/null; returns its status, wall time and peak RSS.
+    static func spawn(_ path: String, _ arguments: [String]) throws -> (
+        status: Int32, seconds: Double, maximumResidentKilobytes: Int
+    ) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let start = nowNanoseconds()
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw BenchFailure("cannot run \(path): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(nowNanoseconds() - start) / 1e9
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return (exitStatus, seconds, usage.ru_maxrss)
+    }
+
+    /// The full path of a program on PATH.
+    static func which(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
