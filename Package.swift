@@ -44,6 +44,6 @@ let package = Package(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
-            swiftSettings: strict),
+            exclude: ["Golden"], swiftSettings: strict),
     ]
 )

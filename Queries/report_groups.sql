@@ -1,39 +1,61 @@
--- report_groups: how many events there are per report dimension in a time window; the report's main
--- query (alstats report builds every section but the daily series from these rows).
+-- report_groups: how many events there are per report dimension in a time window; the report's main query (alstats report builds every section but the daily series from these rows).
 --
--- Reads the write-time rollups for the whole 15-minute buckets inside the window and the raw events of
--- the partial buckets at its edges, so that its cost grows with the number of groups, not of events.
+-- Its cost grows with the number of groups, not of events: it reads the day rollups for the whole UTC
+-- days inside the window, the 15-minute rollups for the whole buckets of partial days, and the raw
+-- events only of the partial buckets at the window's edges. Each part is one range on an index.
 -- Parameters (unbound = no limit):
 --   :since        window start, ms since the Unix epoch, inclusive
 --   :until        window end, ms since the Unix epoch, exclusive
 --   :ref          keep only events whose ref is this
 --   :referer_app  keep only events whose refererAppName is this
 -- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
-WITH bounds AS (
+WITH edges AS (
     SELECT
-        coalesce(:since, -9223372036854775807) AS since_ms,
-        coalesce(:until, 9223372036854775807) AS until_ms,
-        -- the first whole bucket starts at or after :since, the last whole bucket ends at or before :until
+        coalesce(:since, -9223372036854775807) AS s,
+        coalesce(:until, 9223372036854775807) AS u,
+        -- whole 15-minute buckets: [b1, b2); whole UTC days: [d1, d2)
         CASE WHEN :since IS NULL THEN -9223372036854775807
-             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS first_bucket,
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS b1,
         CASE WHEN :until IS NULL THEN 9223372036854775807
-             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS end_bucket
-    FROM (SELECT 1)
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS b2,
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END AS d1,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 86400000) + 86400000) % 86400000 END AS d2
+),
+bounds AS (
+    -- the day part [dl, dh) lies inside the bucket part [b1, b2); empty (dl = dh = b2) when no whole day fits
+    SELECT s, u, b1, b2,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN max(d1, b1) ELSE b2 END AS dl,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN min(d2, b2) ELSE b2 END AS dh
+    FROM edges
 )
 SELECT name, ref, referer_app_name, type, success, source_url_host, error, sum(events) AS events
 FROM (
     SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count AS events
-    FROM event_rollup AS r, bounds AS b
-    WHERE r.bucket_ms >= b.first_bucket AND r.bucket_ms < b.end_bucket
-      AND (:ref IS NULL OR r.ref = :ref)
-      AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    FROM event_rollup_day AS r, bounds AS b
+    WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
     UNION ALL
-    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1 AS events
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e, bounds AS b
-    WHERE e.ts_ms >= b.since_ms AND e.ts_ms < b.until_ms
-      AND (e.ts_ms < b.first_bucket OR e.ts_ms >= b.end_bucket)
-      AND (:ref IS NULL OR e.ref = :ref)
-      AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
+    FROM events AS e, bounds AS b
+    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 )
 GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
 ORDER BY events DESC, name;

@@ -201,6 +201,63 @@ SELECT CASE WHEN typeof(e.id) = 'blob' THEN lower(substr(hex(e.id), 1, 8) || '-'
 
 """#
         ),
+        EmbeddedSQLFile(
+            name: "0005_create_day_and_series_rollups.sql",
+            text: #"""
+-- 0005_create_day_and_series_rollups: coarser rollups, so that a report stays O(groups) at any volume.
+--
+-- event_rollup (0003) has one row per 15-minute bucket and combination of the seven dimensions; at
+-- millions of events most combinations occur in every bucket, and it grows towards one row per few
+-- events. These two tables stay small:
+--   event_rollup_day: the same dimensions per UTC day (day_ms: the day's start, a multiple of 86400000),
+--     read by the report for the whole UTC days of its window;
+--   event_rollup_series: per 15-minute bucket, only name and success, read for the daily series in any
+--     time zone (every real offset is a multiple of 15 minutes).
+-- The writers update both in the same transaction as the events, from the same groups as event_rollup;
+-- EventStore.rebuildRollups() recomputes all three from the raw events. Existing rollups are carried over.
+
+CREATE TABLE event_rollup_day (
+    day_ms           INTEGER NOT NULL,
+    name             TEXT    NOT NULL,
+    ref              TEXT,
+    referer_app_name TEXT,
+    type             TEXT,
+    success          INTEGER,
+    source_url_host  TEXT,
+    error            TEXT,
+    count            INTEGER NOT NULL
+);
+
+-- One row per group (NULL mapped to x'' so that NULLs group together); the writers' upsert target, and
+-- the report's range scan over days.
+CREATE UNIQUE INDEX event_rollup_day_group ON event_rollup_day (
+    day_ms, name, ifnull(ref, x''), ifnull(referer_app_name, x''), ifnull(type, x''), ifnull(success, x''),
+    ifnull(source_url_host, x''), ifnull(error, x'')
+);
+
+CREATE TABLE event_rollup_series (
+    bucket_ms INTEGER NOT NULL,
+    name      TEXT    NOT NULL,
+    success   INTEGER,
+    count     INTEGER NOT NULL
+);
+
+-- One row per group; the upsert target and the daily series' range scan.
+CREATE UNIQUE INDEX event_rollup_series_group ON event_rollup_series (bucket_ms, name, ifnull(success, x''));
+
+INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
+SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
+    source_url_host, error, sum(count)
+FROM event_rollup
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+
+INSERT INTO event_rollup_series (bucket_ms, name, success, count)
+SELECT bucket_ms, name, success, sum(count)
+FROM event_rollup
+GROUP BY 1, 2, 3;
+
+"""#
+        ),
     ]
 
     /// `Queries/NAME.sql`, by file name order.
@@ -327,40 +384,44 @@ ORDER BY arrivals DESC, referer_app_name IS NULL, referer_app_name;
         EmbeddedSQLFile(
             name: "report_daily.sql",
             text: #"""
--- report_daily: events per 15-minute UTC bucket, event name and success, in a time window; alstats
--- report turns the buckets into days of its --tz (every real time-zone offset is a multiple of 15
--- minutes, so each bucket falls within one local day).
+-- report_daily: events per 15-minute UTC bucket, event name and success, in a time window; alstats report turns the buckets into days of its --tz (every real offset is a multiple of 15 minutes).
 --
--- Reads the rollups for whole buckets and the raw events of the partial buckets at the window's edges.
+-- Without filters it reads the narrow series rollup; with :ref or :referer_app, the 15-minute rollups
+-- (which have those dimensions); the raw events only of the partial buckets at the window's edges.
 -- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch; inclusive, exclusive),
 --   :ref, :referer_app (keep only events whose ref / refererAppName is this).
 -- Columns: bucket_ms (bucket start, ms since the Unix epoch), bucket_start (RFC 3339 UTC), name,
 --   success (1, 0 or NULL), events.
 WITH bounds AS (
     SELECT
-        coalesce(:since, -9223372036854775807) AS since_ms,
-        coalesce(:until, 9223372036854775807) AS until_ms,
+        coalesce(:since, -9223372036854775807) AS s,
+        coalesce(:until, 9223372036854775807) AS u,
         CASE WHEN :since IS NULL THEN -9223372036854775807
-             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS first_bucket,
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS b1,
         CASE WHEN :until IS NULL THEN 9223372036854775807
-             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS end_bucket
-    FROM (SELECT 1)
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS b2
 )
 SELECT bucket_ms, strftime('%Y-%m-%dT%H:%M:%SZ', bucket_ms / 1000, 'unixepoch') AS bucket_start, name, success,
        sum(events) AS events
 FROM (
     SELECT r.bucket_ms, r.name, r.success, r.count AS events
-    FROM event_rollup AS r, bounds AS b
-    WHERE r.bucket_ms >= b.first_bucket AND r.bucket_ms < b.end_bucket
-      AND (:ref IS NULL OR r.ref = :ref)
-      AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    FROM event_rollup_series AS r, bounds AS b
+    WHERE :ref IS NULL AND :referer_app IS NULL AND r.bucket_ms >= b.b1 AND r.bucket_ms < b.b2
     UNION ALL
-    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000 AS bucket_ms, e.name, e.success, 1 AS events
+    SELECT r.bucket_ms, r.name, r.success, r.count
+    FROM event_rollup AS r, bounds AS b
+    WHERE (:ref IS NOT NULL OR :referer_app IS NOT NULL) AND r.bucket_ms >= b.b1 AND r.bucket_ms < b.b2
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.success, 1
     FROM events AS e, bounds AS b
-    WHERE e.ts_ms >= b.since_ms AND e.ts_ms < b.until_ms
-      AND (e.ts_ms < b.first_bucket OR e.ts_ms >= b.end_bucket)
-      AND (:ref IS NULL OR e.ref = :ref)
-      AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.success, 1
+    FROM events AS e, bounds AS b
+    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 )
 GROUP BY bucket_ms, name, success
 ORDER BY bucket_ms, name, success;
@@ -370,42 +431,64 @@ ORDER BY bucket_ms, name, success;
         EmbeddedSQLFile(
             name: "report_groups.sql",
             text: #"""
--- report_groups: how many events there are per report dimension in a time window; the report's main
--- query (alstats report builds every section but the daily series from these rows).
+-- report_groups: how many events there are per report dimension in a time window; the report's main query (alstats report builds every section but the daily series from these rows).
 --
--- Reads the write-time rollups for the whole 15-minute buckets inside the window and the raw events of
--- the partial buckets at its edges, so that its cost grows with the number of groups, not of events.
+-- Its cost grows with the number of groups, not of events: it reads the day rollups for the whole UTC
+-- days inside the window, the 15-minute rollups for the whole buckets of partial days, and the raw
+-- events only of the partial buckets at the window's edges. Each part is one range on an index.
 -- Parameters (unbound = no limit):
 --   :since        window start, ms since the Unix epoch, inclusive
 --   :until        window end, ms since the Unix epoch, exclusive
 --   :ref          keep only events whose ref is this
 --   :referer_app  keep only events whose refererAppName is this
 -- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
-WITH bounds AS (
+WITH edges AS (
     SELECT
-        coalesce(:since, -9223372036854775807) AS since_ms,
-        coalesce(:until, 9223372036854775807) AS until_ms,
-        -- the first whole bucket starts at or after :since, the last whole bucket ends at or before :until
+        coalesce(:since, -9223372036854775807) AS s,
+        coalesce(:until, 9223372036854775807) AS u,
+        -- whole 15-minute buckets: [b1, b2); whole UTC days: [d1, d2)
         CASE WHEN :since IS NULL THEN -9223372036854775807
-             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS first_bucket,
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS b1,
         CASE WHEN :until IS NULL THEN 9223372036854775807
-             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS end_bucket
-    FROM (SELECT 1)
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS b2,
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END AS d1,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 86400000) + 86400000) % 86400000 END AS d2
+),
+bounds AS (
+    -- the day part [dl, dh) lies inside the bucket part [b1, b2); empty (dl = dh = b2) when no whole day fits
+    SELECT s, u, b1, b2,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN max(d1, b1) ELSE b2 END AS dl,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN min(d2, b2) ELSE b2 END AS dh
+    FROM edges
 )
 SELECT name, ref, referer_app_name, type, success, source_url_host, error, sum(events) AS events
 FROM (
     SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count AS events
-    FROM event_rollup AS r, bounds AS b
-    WHERE r.bucket_ms >= b.first_bucket AND r.bucket_ms < b.end_bucket
-      AND (:ref IS NULL OR r.ref = :ref)
-      AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    FROM event_rollup_day AS r, bounds AS b
+    WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
     UNION ALL
-    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1 AS events
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e, bounds AS b
-    WHERE e.ts_ms >= b.since_ms AND e.ts_ms < b.until_ms
-      AND (e.ts_ms < b.first_bucket OR e.ts_ms >= b.end_bucket)
-      AND (:ref IS NULL OR e.ref = :ref)
-      AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
+    FROM events AS e, bounds AS b
+    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 )
 GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
 ORDER BY events DESC, name;

@@ -10,6 +10,8 @@ final class EventWriter {
     let redactor: Redactor
     private let insert: SQLiteStatement
     private let upsertRollup: SQLiteStatement
+    private let upsertDayRollup: SQLiteStatement
+    private let upsertSeriesRollup: SQLiteStatement
     private let upsertLoss: SQLiteStatement
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
@@ -26,6 +28,8 @@ final class EventWriter {
         self.redactor = redactor
         insert = try connection.prepare(EventColumns.insertSQL)
         upsertRollup = try connection.prepare(RollupKey.upsertSQL)
+        upsertDayRollup = try connection.prepare(RollupKey.dayUpsertSQL)
+        upsertSeriesRollup = try connection.prepare(RollupKey.seriesUpsertSQL)
         upsertLoss = try connection.prepare(
             """
             INSERT INTO completeness (kind, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4)
@@ -83,9 +87,22 @@ final class EventWriter {
             return
         }
         do throws(StoreError) {
+            // The day and series groups are sums of the 15-minute groups: a few per transaction.
+            var days: [RollupKey: Int] = [:]
+            var series: [SeriesKey: Int] = [:]
             for (key, count) in pending {
                 key.bind(to: upsertRollup, count: count)
                 try upsertRollup.run()
+                days[key.day, default: 0] += count
+                series[key.series, default: 0] += count
+            }
+            for (key, count) in days {
+                key.bind(to: upsertDayRollup, count: count)
+                try upsertDayRollup.run()
+            }
+            for (key, count) in series {
+                key.bind(to: upsertSeriesRollup, count: count)
+                try upsertSeriesRollup.run()
             }
             pending.removeAll(keepingCapacity: true)
             try commitStatement.run()

@@ -57,14 +57,52 @@ struct RollupKey: Hashable {
         DO UPDATE SET count = count + excluded.count
         """
 
-    /// Recomputes the whole table from the raw events (same grouping as ``init(_:)``).
+    /// Upserts `count` more events of this group's UTC day into `event_rollup_day` (Migrations/0005).
+    static let dayUpsertSQL = """
+        INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        ON CONFLICT (day_ms, name, ifnull(ref, x''), ifnull(referer_app_name, x''), ifnull(type, x''),
+            ifnull(success, x''), ifnull(source_url_host, x''), ifnull(error, x''))
+        DO UPDATE SET count = count + excluded.count
+        """
+
+    /// Upserts `count` more events of a bucket, name and success into `event_rollup_series` (Migrations/0005).
+    static let seriesUpsertSQL = """
+        INSERT INTO event_rollup_series (bucket_ms, name, success, count) VALUES (?1, ?2, ?3, ?4)
+        ON CONFLICT (bucket_ms, name, ifnull(success, x'')) DO UPDATE SET count = count + excluded.count
+        """
+
+    /// A day length, in milliseconds.
+    static let dayMilliseconds: Int64 = 86_400_000
+
+    /// This group with its bucket widened to the UTC day: the key of `event_rollup_day`.
+    var day: RollupKey {
+        var key = self
+        let size = RollupKey.dayMilliseconds
+        key.bucket = bucket - ((bucket % size) + size) % size
+        return key
+    }
+
+    /// This group's bucket, name and success: the key of `event_rollup_series`.
+    var series: SeriesKey { SeriesKey(bucket: bucket, name: name, success: success) }
+
+    /// Recomputes the three rollup tables from the raw events (same grouping as ``init(_:)``).
     static let rebuildSQL = """
         DELETE FROM event_rollup;
+        DELETE FROM event_rollup_day;
+        DELETE FROM event_rollup_series;
         INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
         SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, ref, referer_app_name, type, success,
             source_url_host, error, count(*)
         FROM events
         GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+        INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
+        SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
+            source_url_host, error, sum(count)
+        FROM event_rollup
+        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+        INSERT INTO event_rollup_series (bucket_ms, name, success, count)
+        SELECT bucket_ms, name, success, sum(count) FROM event_rollup GROUP BY 1, 2, 3;
         """
 
     func bind(to statement: SQLiteStatement, count: Int) {
@@ -77,5 +115,19 @@ struct RollupKey: Hashable {
         statement.bind(7, sourceURLHost)
         statement.bind(8, error)
         statement.bind(9, Int64(count))
+    }
+}
+
+/// One group of `event_rollup_series`: a 15-minute bucket, an event name and its success.
+struct SeriesKey: Hashable {
+    var bucket: Int64
+    var name: String
+    var success: Int64?
+
+    func bind(to statement: SQLiteStatement, count: Int) {
+        statement.bind(1, bucket)
+        statement.bind(2, name)
+        statement.bind(3, success)
+        statement.bind(4, Int64(count))
     }
 }

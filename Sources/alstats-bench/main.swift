@@ -1,13 +1,14 @@
 import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
-// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus; more arrive with their issues)
+// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report)
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "bus": BusBenchmark.run,
     "store": StoreBenchmark.run,
     "ingest": IngestBenchmark.run,
+    "report": ReportBenchmark.run,
 ]
 
 /// Options every suite may read.

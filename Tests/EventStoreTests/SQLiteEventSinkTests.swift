@@ -59,6 +59,7 @@ struct SQLiteEventSinkTests {
         let rebuilt = try rollupRows(database.path)
         #expect(written == rebuilt)
         #expect(written.count > 10)
+        #expect(written.contains { $0.hasPrefix("day|") } && written.contains { $0.hasPrefix("series|") })
         let connection = try SQLiteConnection(path: database.path, create: false)
         #expect(try connection.scalarInt("SELECT sum(count) FROM event_rollup") == 331)
         bus.close()
@@ -134,17 +135,23 @@ struct SQLiteEventSinkTests {
     }
 }
 
-/// Every row of `event_rollup`, as sortable text.
+/// Every row of the three rollup tables (`event_rollup`, `event_rollup_day`, `event_rollup_series`), as
+/// sortable text prefixed with the table's name.
 func rollupRows(_ path: String) throws -> [String] {
     let connection = try SQLiteConnection(path: path, create: false)
     let statement = try connection.prepare(
         """
-        SELECT bucket_ms, name, quote(ref), quote(referer_app_name), quote(type), quote(success),
+        SELECT 'rollup', bucket_ms, name, quote(ref), quote(referer_app_name), quote(type), quote(success),
                quote(source_url_host), quote(error), count FROM event_rollup
+        UNION ALL
+        SELECT 'day', day_ms, name, quote(ref), quote(referer_app_name), quote(type), quote(success),
+               quote(source_url_host), quote(error), count FROM event_rollup_day
+        UNION ALL
+        SELECT 'series', bucket_ms, name, '', '', '', quote(success), '', '', count FROM event_rollup_series
         """)
     var rows: [String] = []
     while try statement.step() {
-        rows.append((0..<9).map { statement.text(Int32($0)) ?? "NULL" }.joined(separator: "|"))
+        rows.append((0..<10).map { statement.text(Int32($0)) ?? "NULL" }.joined(separator: "|"))
     }
     return rows.sorted()
 }

@@ -34,7 +34,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let store = try database.openStore(create: false)
+            let store = try database.openStore(create: false, readOnly: true)
             let lower = since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min
             let upper = until.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .max
             do {

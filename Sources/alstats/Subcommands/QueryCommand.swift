@@ -61,7 +61,7 @@ struct QueryCommand: ParsableCommand {
                 let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 values[String(parts[0])] = String(parts[1])
             }
-            let store = try database.openStore(create: false)
+            let store = try database.openStore(create: false, readOnly: true)
             let result: QueryResult
             do {
                 result = try QueryCatalog.run(query, parameters: values, on: store)

@@ -41,7 +41,7 @@ struct ReportCommand: ParsableCommand {
         try reportingFailures {
             var query = try filters.query()
             query.top = top ?? (format == .table ? 10 : nil)
-            let store = try database.openStore(create: false)
+            let store = try database.openStore(create: false, readOnly: true)
             let report: Report
             do throws(StoreError) {
                 report = try ReportReader(store: store).report(for: query)

@@ -1,0 +1,138 @@
+import EventReport
+import EventStore
+import Foundation
+import MeasurementEvents
+
+/// `alstats-bench report`: `alstats report` (the release binary, as a user runs it) against the `sqlite3`
+/// CLI running the equivalent GROUP BY over the raw events, on databases of 100k, 1M and 10M events
+/// spread over the same 30 days. Goals: at 10M, the report is at least 20x faster; from 100k to 10M its
+/// time grows less than 2x.
+enum ReportBenchmark {
+    static let suite = "report"
+    static let days: Int64 = 30
+    static let start: Int64 = 1_761_955_200_000  // 2025-11-01T00:00:00Z
+
+    /// The GROUP BY a person would run over the raw events for the report's numbers.
+    static let rawQuery = """
+        SELECT name, ref, referer_app_name, type, success, source_url_host, error, count(*)
+        FROM events GROUP BY name, ref, referer_app_name, type, success, source_url_host, error;
+        """
+
+    static func run(_ arguments: BenchArguments) throws -> [Measure] {
+        let sizes = (arguments.values["sizes"] ?? (arguments.quick ? "20000,200000" : "100000,1000000,10000000"))
+            .split(separator: ",").compactMap { Int($0) }
+        let folder = URL(fileURLWithPath: arguments.values["folder"] ?? NSTemporaryDirectory())
+            .appendingPathComponent("alstats-bench-report")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let alstats = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("alstats").path
+        guard FileManager.default.isExecutableFile(atPath: alstats) else {
+            throw BenchFailure("build the alstats binary next to alstats-bench first: swift build -c release")
+        }
+        let sqlite3 = "/usr/bin/sqlite3"
+        var measures: [Measure] = []
+        var reportTimes: [(Int, Double)] = []
+        for size in sizes {
+            let path = folder.appendingPathComponent("report-\(size).sqlite").path
+            try populate(path, events: size)
+            let ours = try median(3) { try time(alstats, ["report", "--database", path, "--format", "json"]) }
+            let theirs = try median(3) { try time(sqlite3, [path, rawQuery]) }
+            reportTimes.append((size, ours))
+            let label = size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1_000)k"
+            measures.append(
+                Measure.compared(
+                    suite: suite, name: "report_ms_\(label)", value: ours * 1_000, unit: "ms",
+                    baseline: "sqlite3 GROUP BY over raw events", baselineValue: theirs * 1_000,
+                    goal: size >= 10_000_000 ? "ratio <= 0.05 (20x faster)" : "(reported)",
+                    check: { size >= 10_000_000 ? $0 <= 0.05 : true }))
+        }
+        if let first = reportTimes.first, let last = reportTimes.last, reportTimes.count > 1 {
+            measures.append(
+                Measure.compared(
+                    suite: suite, name: "report_growth_\(first.0)_to_\(last.0)", value: last.1 * 1_000, unit: "ms",
+                    baseline: "report at \(first.0) events", baselineValue: first.1 * 1_000, goal: "ratio < 2",
+                    check: { $0 < 2 }))
+        }
+        return measures
+    }
+
+    /// Writes `events` events to a new database at `path` (kept between runs when it already has them).
+    static func populate(_ path: String, events: Int) throws {
+        if let store = try? EventStore(path: path, options: EventStore.Options(create: false)), (try? store.count()) == events {
+            return
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let store = try EventStore(path: path)
+        let batch = 50_000
+        var index = 0
+        let begin = nowNanoseconds()
+        while index < events {
+            let count = min(batch, events - index)
+            try store.write((index..<index + count).map { event($0, of: events) })
+            index += count
+        }
+        let seconds = Double(nowNanoseconds() - begin) / 1e9
+        FileHandle.standardError.write(Data("report: wrote \(events) events in \(String(format: "%.1f", seconds)) s\n".utf8))
+    }
+
+    /// Event `index` of `total`, spread evenly over 30 days; its dimensions are mixed by a hash of the
+    /// index, so that the combinations in each 15-minute bucket grow with the density, as real traffic does.
+    static func event(_ index: Int, of total: Int) -> MeasurementEvent {
+        var hash = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+        hash ^= hash >> 29
+        func pick<T>(_ values: [T]) -> T {
+            defer { hash = hash &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+            return values[Int((hash >> 33) % UInt64(values.count))]
+        }
+        let timestamp = start + Int64(index) * (days * 86_400_000) / Int64(total)
+        let id = EventID(uuidHigh: UInt64(timestamp) << 16 | 0x7000, low: 0x8000_0000_0000_0000 | UInt64(index))
+        let ref = pick(BenchEvents.refs + ["", "", "partner-\(index % 3)"])
+        var fields: [String: String] = ref.isEmpty ? [:] : [FieldName.ref: ref]
+        let name: String
+        switch pick(Array(0..<20)) {
+        case 0..<8:
+            name = EventName.navIn
+            fields[FieldName.refererAppName] = pick(BenchEvents.apps)
+            fields[FieldName.inputURL] = "example://article/\(index)"
+        case 8..<17:
+            name = EventName.navOut
+            let outcome = pick(["app", "app", "app", "web", "fail"])
+            fields[FieldName.type] = outcome
+            fields[FieldName.success] = outcome == "fail" ? "0" : "1"
+            fields[FieldName.sourceURLHost] = pick(BenchEvents.hosts)
+            if outcome == "fail" {
+                fields[FieldName.error] = pick(["no target could be opened", "resolution failed: timeout", "resolution failed: HTTP 404", "invalid extras"])
+            }
+        case 17..<19:
+            name = EventName.refBackOut
+            fields[FieldName.refererAppName] = pick(BenchEvents.apps)
+            fields[FieldName.success] = pick(["1", "1", "1", "0"])
+            fields[FieldName.type] = fields[FieldName.success] == "1" ? "app" : "fail"
+        default:
+            name = "signup"
+        }
+        return MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp)
+    }
+
+    /// Seconds a process takes to run, output discarded; a failing run is an error.
+    static func time(_ executable: String, _ arguments: [String]) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let begin = nowNanoseconds()
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchFailure("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return Double(nowNanoseconds() - begin) / 1e9
+    }
+
+    static func median(_ runs: Int, _ body: () throws -> Double) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs { times.append(try body()) }
+        return times.sorted()[runs / 2]
+    }
+}
