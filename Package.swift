@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+        .library(name: "AppLinks", targets: ["AppLinks"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -20,15 +21,23 @@ let package = Package(
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
+        .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
                 "MeasurementEvents",
+                "AppLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "alstats-bench", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .testTarget(
+            name: "AppLinksTests",
+            dependencies: ["AppLinks", "MeasurementEvents"],
+            exclude: ["Regressions"],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -39,7 +39,13 @@ struct CLIFailure: Error, CustomStringConvertible {
 func printError(_ line: String) {
     var text = line
     if !text.hasSuffix("\n") { text += "\n" }
-    _ = text.withCString { fputs($0, stderr) }
+    // write(2) on the descriptor: the C `stderr` global is shared mutable state to Swift 6.
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
 }
 
 extension ParsableCommand {
