@@ -19,7 +19,7 @@ extension AppLinkURL {
     /// ```
     /// - Parameter sourceApplication: the bundle id of the app that opened this one, when known.
     /// - Returns: the event name and its fields (events.md), not yet posted.
-    public func event(sourceApplication: String? = nil) -> (name: String, fields: [String: String])? {
+    public func event(sourceApplication: String? = nil) -> AppLinkEvent? {
         if isAppLink {
             var fields: [String: String] = [
                 FieldName.inputURL: inputURL,
@@ -31,10 +31,12 @@ extension AppLinkURL {
             fields[FieldName.refererAppName] = appLinkData?["referer_app_link"]?["app_name"]?.stringValue
             fields[FieldName.sourceApplication] = sourceApplication
             fields[FieldName.ref] = ref
-            return (EventName.navIn, fields)
+            return AppLinkEvent(name: EventName.navIn, fields: fields)
         }
         if let rejection {
-            return (AppLinkEventName.linkRejected, [FieldName.error: rejection.code, FieldName.inputURL: inputURL])
+            return AppLinkEvent(
+                name: AppLinkEventName.linkRejected,
+                fields: [FieldName.error: rejection.code, FieldName.inputURL: inputURL])
         }
         return nil
     }
