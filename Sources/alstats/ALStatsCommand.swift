@@ -11,7 +11,7 @@ struct ALStatsCommand: ParsableCommand {
               alstats --version
             """,
         version: ALStatsVersion.current,
-        subcommands: []
+        subcommands: [Inspect.self, Resolve.self, Navigate.self]
     )
 }
 
