@@ -1,0 +1,72 @@
+import Foundation
+import MeasurementEvents
+import Testing
+
+/// End to end: runs the built `alstats` binary (next to the test bundle) on the example page.
+struct LinkDebuggerCLITests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let binary = Bundle.main.bundleURL.appendingPathComponent("alstats")
+        let candidates = [binary, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("alstats")]
+        let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func inspectPrintsTheLegacyLinkAsJSON() throws {
+        let result = try run([
+            "inspect", "fb123://authorize#expires_in=0&access_token=T&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
+            "--format", "json", "--show-secrets",
+        ])
+        #expect(result.status == 0)
+        let json = try JSONValue.parse(result.output)
+        #expect(json["targetURL"] == "https://example.com/a?ref=feed")
+        #expect(json["isAppLink"] == true)
+        #expect(json["ref"] == "feed")
+        #expect(json["event"]?["name"] == "al_nav_in")
+        #expect(json["inputQueryParameters"]?["access_token"] == "T")
+    }
+
+    @Test func resolveListsTargetsInPlatformOrder() throws {
+        let result = try run(["resolve", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", "json"])
+        #expect(result.status == 0)
+        guard case .array(let targets)? = try JSONValue.parse(result.output)["targets"] else {
+            Issue.record("no targets in \(result.output)")
+            return
+        }
+        #expect(targets.map { $0["url"] } == ["example-iphone://article/42?view=compact", "example-ios://article/42"])
+    }
+
+    @Test func navigateChoosesTheInstalledApp() throws {
+        let result = try run([
+            "navigate", "--html", "Examples/article.html", "--url", "https://example.com/article", "--installed",
+            "EXAMPLE-IOS", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        let json = try JSONValue.parse(result.output)
+        #expect(json["chosen"]?["type"] == "app")
+        #expect(json["chosen"]?["url"]?.stringValue?.hasPrefix("example-ios://article/42?al_applink_data=") == true)
+        #expect(json["event"]?["name"] == "al_nav_out")
+    }
+
+    @Test(arguments: [
+        (["resolve", "--html", "missing.html", "--url", "https://example.com/a"], Int32(66)),
+        (["resolve", "--html", "Examples/article.html"], Int32(64)),
+        (["navigate", "--html", "Examples/article.html", "--url", "https://example.com/a", "--extras", "{"], Int32(65)),
+        (["inspect", "no scheme"], Int32(65)),
+    ])
+    func exitsWithTheSpecStatus(arguments: [String], status: Int32) throws {
+        #expect(try run(arguments).status == status)
+    }
+}
