@@ -113,7 +113,7 @@ final class PageFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
             guard let self else { return }
             let pending = state.withLock { state -> Bool in
                 guard state.continuation != nil, state.failure == nil else { return false }
-                state.failure = .timedOut(seconds: timeoutSeconds)
+                state.failure = .timedOut(seconds: self.timeoutSeconds)
                 return true
             }
             if pending { task?.cancel() }

@@ -1,0 +1,23 @@
+// libFuzzer target: the inbound URL parser and everything built on its result.
+// Built by .ci/fuzz together with the MeasurementEvents and AppLinks sources, as one module.
+// Invariants checked (a violation traps, which libFuzzer reports as a crash):
+// - parsing, the event, the back link and its dry run never crash on any text;
+// - a rejected URL is a plain deep link (target = input, no data), an accepted one has no rejection;
+// - strict encoding survives the query rules: parse("v=" + encode(s))["v"] == s.
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzInboundURL(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let link = AppLinkURL(parsing: text)
+    _ = link.event(sourceApplication: "fuzz")
+    if link.rejection != nil {
+        precondition(!link.isAppLink && link.targetURL == text && link.appLinkData == nil)
+    }
+    if let back = AppLinkReturnToReferer(inbound: link) {
+        _ = back.plan { _ in true }
+    }
+    precondition(QueryParameters.parse("v=" + QueryParameters.encode(text))["v"] == text)
+    return 0
+}
