@@ -61,7 +61,9 @@ public struct AppLinkMetadata: Sendable, Hashable {
         var targets: [AppLinkTarget] = []
         for name in platform.groups {
             for group in groups[name] ?? [] {
-                let keys = platform == .android ? ["url", "package", "class", "app_name"] : ["url", "app_store_id", "app_name"]
+                let keys =
+                    platform == .android
+                    ? ["url", "package", "class", "app_name"] : ["url", "app_store_id", "app_name"]
                 let count = keys.map { group[$0]?.count ?? 0 }.max() ?? 0
                 for position in 0..<count {
                     func value(_ key: String) -> String? {

@@ -64,7 +64,8 @@ extension AppLinkNavigation {
     ) async -> AppLinkNavigationResult {
         do {
             let link = try await resolver.appLink(for: pageURL)
-            let navigation = AppLinkNavigation(appLink: link, extras: extras, appLinkData: appLinkData, referer: referer)
+            let navigation = AppLinkNavigation(
+                appLink: link, extras: extras, appLinkData: appLinkData, referer: referer)
             return navigation.navigate(canOpen: canOpen, open: open, on: bus)
         } catch {
             let result = resolutionFailure(pageURL: pageURL, error: error, appLinkData: appLinkData)

@@ -131,7 +131,8 @@ public struct AppLinkURL: Sendable, Hashable {
     /// `ref` when non-empty, else the first item of a legacy `fb_ref` comma list.
     static func ref(in parameters: [String: String]) -> String? {
         if let ref = parameters["ref"], !ref.isEmpty { return ref }
-        if let list = parameters["fb_ref"], let first = list.split(separator: ",", omittingEmptySubsequences: false).first,
+        if let list = parameters["fb_ref"],
+            let first = list.split(separator: ",", omittingEmptySubsequences: false).first,
             !first.isEmpty
         {
             return String(first)

@@ -26,7 +26,9 @@ public final class CachingAppLinkResolver<Wrapped: AppLinkResolving>: AppLinkRes
     ///   - wrapped: the resolver asked on a miss.
     ///   - timeToLive: how long an AppLink stays cached (5 minutes by default).
     ///   - clock: the time source; inject ``ManualEventClock`` in tests.
-    public init(wrapping wrapped: Wrapped, timeToLive: Duration = .seconds(300), clock: any EventClock = SystemEventClock()) {
+    public init(
+        wrapping wrapped: Wrapped, timeToLive: Duration = .seconds(300), clock: any EventClock = SystemEventClock()
+    ) {
         self.wrapped = wrapped
         let (seconds, attoseconds) = timeToLive.components
         timeToLiveMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Fetches a page over HTTP(S) and reads its App Link meta tags.
@@ -173,7 +173,8 @@ final class PageFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { state -> (CheckedContinuation<Result<[UInt8], AppLinkError>, Never>?, Result<[UInt8], AppLinkError>) in
+        let (continuation, result) = state.withLock {
+            state -> (CheckedContinuation<Result<[UInt8], AppLinkError>, Never>?, Result<[UInt8], AppLinkError>) in
             defer { state.continuation = nil }
             if let failure = state.failure { return (state.continuation, .failure(failure)) }
             if let error {

@@ -35,9 +35,12 @@ struct AppLinkMetadataTests {
         let metadata = AppLinkMetadata(html: Self.allPlatforms)
         #expect(
             metadata.targets(for: .android) == [
-                AppLinkTarget(url: URL(string: "android://1"), package: "com.example", className: "Main", appName: "Droid")
+                AppLinkTarget(
+                    url: URL(string: "android://1"), package: "com.example", className: "Main", appName: "Droid")
             ])
-        #expect(metadata.targets(for: .iphone).last == AppLinkTarget(url: URL(string: "ios://1"), appStoreId: "1", appName: "iOS"))
+        #expect(
+            metadata.targets(for: .iphone).last
+                == AppLinkTarget(url: URL(string: "ios://1"), appStoreId: "1", appName: "iOS"))
     }
 
     @Test func platformTagStartsANewGroupAndRepeatedKeysPairByPosition() {
@@ -53,27 +56,31 @@ struct AppLinkMetadataTests {
     }
 
     @Test func missingContentIsAnAbsentValue() {
-        let html = metaTags([("al:ios:url", nil), ("al:ios:url", "b://1"), ("al:ios:app_name", nil), ("al:ios:app_name", "B")])
+        let html = metaTags([
+            ("al:ios:url", nil), ("al:ios:url", "b://1"), ("al:ios:app_name", nil), ("al:ios:app_name", "B"),
+        ])
         let targets = AppLinkMetadata(html: html).targets(for: .iphone)
         #expect(targets == [AppLinkTarget(url: URL(string: "b://1"), appName: "B")])
     }
 
-    @Test(arguments: [
-        ("no", false), ("NO", false), ("false", false), ("False", false), ("0", false), (" no ", false),
-        ("yes", true), ("true", true), ("1", true), ("", true), ("nope", true), (nil, true),
-    ] as [(String?, Bool)])
+    @Test(
+        arguments: [
+            ("no", false), ("NO", false), ("false", false), ("False", false), ("0", false), (" no ", false),
+            ("yes", true), ("true", true), ("1", true), ("", true), ("nope", true), (nil, true),
+        ] as [(String?, Bool)])
     func shouldFallbackDecidesTheWebURL(value: String?, keeps: Bool) {
         let html = metaTags([("al:web:url", "https://example.com/web"), ("al:web:should_fallback", value)])
         let link = AppLinkMetadata(html: html).appLink(sourceURL: pageURL, platform: .iphone)
         #expect(link.webURL == (keeps ? URL(string: "https://example.com/web") : nil))
     }
 
-    @Test(arguments: [
-        ([], "https://example.com/article?ref=page"),
-        ([("al:web:url", nil), ("al:web:url", "https://example.com/second")], "https://example.com/second"),
-        ([("al:web:url", "not a url"), ("al:web:url", "https://example.com/valid")], "https://example.com/valid"),
-        ([("al:web", nil), ("al:web:should_fallback", "yes")], "https://example.com/article?ref=page"),
-    ] as [([(String, String?)], String)])
+    @Test(
+        arguments: [
+            ([], "https://example.com/article?ref=page"),
+            ([("al:web:url", nil), ("al:web:url", "https://example.com/second")], "https://example.com/second"),
+            ([("al:web:url", "not a url"), ("al:web:url", "https://example.com/valid")], "https://example.com/valid"),
+            ([("al:web", nil), ("al:web:should_fallback", "yes")], "https://example.com/article?ref=page"),
+        ] as [([(String, String?)], String)])
     func webURLIsTheFirstWebURLWithContentElseThePage(tags: [(String, String?)], expected: String) {
         let link = AppLinkMetadata(html: metaTags(tags)).appLink(sourceURL: pageURL, platform: .iphone)
         #expect(link.webURL?.absoluteString == expected)
@@ -85,8 +92,10 @@ struct AppLinkMetadataTests {
     }
 
     @Test func readsTheExamplePage() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/article.html")
-        let link = try AppLinkMetadata(html: String(contentsOf: path, encoding: .utf8)).appLink(sourceURL: pageURL, platform: .iphone)
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Examples/article.html")
+        let link = try AppLinkMetadata(html: String(contentsOf: path, encoding: .utf8)).appLink(
+            sourceURL: pageURL, platform: .iphone)
         #expect(link.targets.map(\.appName) == ["Example News for iPhone", "Example News"])
         #expect(link.webURL?.absoluteString == "https://example.com/article?ref=applinks&id=42")
     }

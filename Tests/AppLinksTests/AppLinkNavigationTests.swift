@@ -13,13 +13,15 @@ let sampleLink = AppLink(
     webURL: URL(string: "https://example.com/web"))
 
 struct AppLinkNavigationTests {
-    @Test(arguments: [
-        (["first-app", "second-app"], NavigationType.app, "First"),
-        (["SECOND-APP"], NavigationType.app, "Second"),
-        ([], NavigationType.web, nil),
-    ] as [([String], NavigationType, String?)])
+    @Test(
+        arguments: [
+            (["first-app", "second-app"], NavigationType.app, "First"),
+            (["SECOND-APP"], NavigationType.app, "Second"),
+            ([], NavigationType.web, nil),
+        ] as [([String], NavigationType, String?)])
     func choosesTheFirstInstalledTargetElseTheWeb(installed: [String], type: NavigationType, appName: String?) {
-        let result = AppLinkNavigation(appLink: sampleLink).plan(canOpen: AppLinkNavigation.installed(schemes: installed))
+        let result = AppLinkNavigation(appLink: sampleLink).plan(
+            canOpen: AppLinkNavigation.installed(schemes: installed))
         #expect(result.type == type)
         #expect(result.target?.appName == appName)
         let parsed = AppLinkURL(parsing: result.url?.absoluteString ?? "")
@@ -28,7 +30,8 @@ struct AppLinkNavigationTests {
     }
 
     @Test func appendsDataBeforeTheFragmentAndAfterTheQuery() {
-        let result = AppLinkNavigation(appLink: sampleLink).plan(canOpen: AppLinkNavigation.installed(schemes: ["second-app"]))
+        let result = AppLinkNavigation(appLink: sampleLink).plan(
+            canOpen: AppLinkNavigation.installed(schemes: ["second-app"]))
         let text = result.url?.absoluteString ?? ""
         #expect(text.hasPrefix("Second-App://a/1?x=1&al_applink_data=%7B%22target_url%22%3A"))
         #expect(text.hasSuffix("#top"))
@@ -65,7 +68,11 @@ struct AppLinkNavigationTests {
         let recorder = EventRecorder()
         var opened: [URL] = []
         let result = AppLinkNavigation(appLink: sampleLink, appLinkData: ["ref": "feed"]).navigate(
-            canOpen: AppLinkNavigation.installed(schemes: ["first-app"]), open: { opened.append($0); return true },
+            canOpen: AppLinkNavigation.installed(schemes: ["first-app"]),
+            open: {
+                opened.append($0)
+                return true
+            },
             on: recorder.bus)
         #expect(opened == [result.url!])
         let events = recorder.events()
@@ -89,8 +96,14 @@ struct AppLinkNavigationTests {
     }
 
     @Test(arguments: [
-        (AppLink(sourceURL: sampleLink.sourceURL, targets: sampleLink.targets, webURL: nil), JSONValue.object([:]), "no_installed_target"),
-        (AppLink(sourceURL: sampleLink.sourceURL, targets: [AppLinkTarget(url: nil)], webURL: nil), JSONValue.object([:]), "no_target"),
+        (
+            AppLink(sourceURL: sampleLink.sourceURL, targets: sampleLink.targets, webURL: nil), JSONValue.object([:]),
+            "no_installed_target"
+        ),
+        (
+            AppLink(sourceURL: sampleLink.sourceURL, targets: [AppLinkTarget(url: nil)], webURL: nil),
+            JSONValue.object([:]), "no_target"
+        ),
         (sampleLink, JSONValue.string("not an object"), "invalid_extras"),
         (sampleLink, JSONValue.array([1]), "invalid_extras"),
         (sampleLink, JSONValue.object(["n": .double(.nan)]), "invalid_extras"),
@@ -100,7 +113,11 @@ struct AppLinkNavigationTests {
         let recorder = EventRecorder()
         var opened = 0
         let result = AppLinkNavigation(appLink: link, extras: extras).navigate(
-            canOpen: { _ in false }, open: { _ in opened += 1; return true }, on: recorder.bus)
+            canOpen: { _ in false },
+            open: { _ in
+                opened += 1
+                return true
+            }, on: recorder.bus)
         #expect(result.type == .fail)
         #expect(result.url == nil)
         #expect(opened == 0)

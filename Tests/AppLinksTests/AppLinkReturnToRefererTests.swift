@@ -6,7 +6,8 @@ import Testing
 struct AppLinkReturnToRefererTests {
     static let inbound = AppLinkURL(
         parsing: appLinkURL(
-            #"{"target_url":"https://example.com/a?ref=feed","referer_app_link":{"url":"news://story/7?x=1","app_name":"News"}}"#))
+            #"{"target_url":"https://example.com/a?ref=feed","referer_app_link":{"url":"news://story/7?x=1","app_name":"News"}}"#
+        ))
 
     @Test func buildsTheBackLinkAndItsText() throws {
         let back = try #require(AppLinkReturnToReferer(inbound: Self.inbound))
@@ -29,7 +30,12 @@ struct AppLinkReturnToRefererTests {
         let back = try #require(AppLinkReturnToReferer(inbound: Self.inbound))
         let recorder = EventRecorder()
         var opened: URL?
-        let result = back.navigate(canOpen: { $0.scheme == "news" }, open: { opened = $0; return true }, on: recorder.bus)
+        let result = back.navigate(
+            canOpen: { $0.scheme == "news" },
+            open: {
+                opened = $0
+                return true
+            }, on: recorder.bus)
         let url = try #require(opened)
         #expect(result.url == url)
         let data = AppLinkURL(parsing: url.absoluteString).appLinkData

@@ -59,22 +59,25 @@ struct AppLinkURLTests {
 
     // MARK: target_url, extras, referer
 
-    @Test(arguments: [
-        (#"{}"#, nil),
-        (#"{"target_url":42}"#, nil),
-        (#"{"target_url":null}"#, nil),
-        (#"{"target_url":""}"#, nil),
-        (#"{"target_url":"not a url"}"#, nil),
-        (#"{"target_url":"/relative/path"}"#, nil),
-        (#"{"target_url":"https://example.com/a b"}"#, nil),
-        (#"{"target_url":"https://example.com/a?x=1&y=2"}"#, "https://example.com/a?x=1&y=2"),
-        (#"{"target_url":"other-app://item/9"}"#, "other-app://item/9"),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            (#"{}"#, nil),
+            (#"{"target_url":42}"#, nil),
+            (#"{"target_url":null}"#, nil),
+            (#"{"target_url":""}"#, nil),
+            (#"{"target_url":"not a url"}"#, nil),
+            (#"{"target_url":"/relative/path"}"#, nil),
+            (#"{"target_url":"https://example.com/a b"}"#, nil),
+            (#"{"target_url":"https://example.com/a?x=1&y=2"}"#, "https://example.com/a?x=1&y=2"),
+            (#"{"target_url":"other-app://item/9"}"#, "other-app://item/9"),
+        ] as [(String, String?)])
     func usesTargetURLOnlyWhenItIsAnAbsoluteURLString(json: String, expected: String?) {
         let url = appLinkURL(json, suffix: "&q=input")
         let link = AppLinkURL(parsing: url)
         #expect(link.targetURL == (expected ?? url))
-        #expect(link.targetQueryParameters == (expected == nil ? link.inputQueryParameters : RawURL(expected!).queryParameters))
+        #expect(
+            link.targetQueryParameters
+                == (expected == nil ? link.inputQueryParameters : RawURL(expected!).queryParameters))
     }
 
     @Test func targetQueryParametersComeFromTheTargetURL() {
@@ -95,14 +98,15 @@ struct AppLinkURLTests {
         #expect((link.appLinkExtras != nil) == kept)
     }
 
-    @Test(arguments: [
-        (#"{"referer_app_link":{"url":"fb://back","app_name":"Facebook"}}"#, true, "fb://back", "Facebook"),
-        (#"{"referer_app_link":{"url":7,"app_name":"Facebook"}}"#, false, nil, "Facebook"),
-        (#"{"referer_app_link":{"url":"fb://back"}}"#, false, "fb://back", nil),
-        (#"{"referer_app_link":{"url":"fb://back","app_name":{"x":1}}}"#, false, "fb://back", nil),
-        (#"{"referer_app_link":"fb://back"}"#, false, nil, nil),
-        (#"{"referer_app_link":[{"url":"fb://back","app_name":"Facebook"}]}"#, false, nil, nil),
-    ] as [(String, Bool, String?, String?)])
+    @Test(
+        arguments: [
+            (#"{"referer_app_link":{"url":"fb://back","app_name":"Facebook"}}"#, true, "fb://back", "Facebook"),
+            (#"{"referer_app_link":{"url":7,"app_name":"Facebook"}}"#, false, nil, "Facebook"),
+            (#"{"referer_app_link":{"url":"fb://back"}}"#, false, "fb://back", nil),
+            (#"{"referer_app_link":{"url":"fb://back","app_name":{"x":1}}}"#, false, "fb://back", nil),
+            (#"{"referer_app_link":"fb://back"}"#, false, nil, nil),
+            (#"{"referer_app_link":[{"url":"fb://back","app_name":"Facebook"}]}"#, false, nil, nil),
+        ] as [(String, Bool, String?, String?)])
     func refererExistsOnlyWithStringURLAndAppName(json: String, exists: Bool, url: String?, appName: String?) {
         let link = AppLinkURL(parsing: appLinkURL(json))
         #expect(link.appLinkReferer == (exists ? AppLinkReferer(url: "fb://back", appName: "Facebook") : nil))
@@ -113,35 +117,43 @@ struct AppLinkURLTests {
 
     // MARK: ref precedence
 
-    @Test(arguments: [
-        (appLinkURL(#"{"ref":"data","target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "data"),
-        (appLinkURL(#"{"ref":"","target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "target"),
-        (appLinkURL(#"{"ref":5,"target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "target"),
-        (appLinkURL(#"{"target_url":"https://e.com/a"}"#, suffix: "&ref=input"), "input"),
-        (appLinkURL(#"{"target_url":"https://e.com/a?fb_ref=x,y"}"#, suffix: "&ref=input"), "x"),
-        (appLinkURL(#"{}"#), nil),
-        ("example://p?ref=plain", "plain"),
-        ("example://p?ref=", nil),
-        ("example://p?fb_ref=first,second", "first"),
-        ("example://p", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            (appLinkURL(#"{"ref":"data","target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "data"),
+            (appLinkURL(#"{"ref":"","target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "target"),
+            (appLinkURL(#"{"ref":5,"target_url":"https://e.com/a?ref=target"}"#, suffix: "&ref=input"), "target"),
+            (appLinkURL(#"{"target_url":"https://e.com/a"}"#, suffix: "&ref=input"), "input"),
+            (appLinkURL(#"{"target_url":"https://e.com/a?fb_ref=x,y"}"#, suffix: "&ref=input"), "x"),
+            (appLinkURL(#"{}"#), nil),
+            ("example://p?ref=plain", "plain"),
+            ("example://p?ref=", nil),
+            ("example://p?fb_ref=first,second", "first"),
+            ("example://p", nil),
+        ] as [(String, String?)])
     func refFollowsTheSpecPrecedence(url: String, expected: String?) {
         #expect(AppLinkURL(parsing: url).ref == expected)
     }
 
     // MARK: legacy fb<APPID>://authorize links
 
-    @Test(arguments: [
-        (
-            "fb123://authorize#expires_in=0&access_token=SECRET&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
-            "https://example.com/a?ref=feed", "feed"
-        ),
-        ("fb123://authorize#target_url=https://example.com/a?x=1=2&access_token=t", "https://example.com/a?x=1=2", nil),
-        ("fb123://authorize?target_url=https://query.example&a=1#target_url=https://fragment.example", "https://fragment.example", nil),
-        ("fb123://authorize?target_url=https://query.example&ref=q", "https://query.example", "q"),
-        ("FB123://Authorize#target_url=https%3A%2F%2Fexample.com", "https://example.com", nil),
-        ("fb123://authorize#target_url=https%3A%2F%2Fexample.com&fb_ref=news,top", "https://example.com", "news"),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            (
+                "fb123://authorize#expires_in=0&access_token=SECRET&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
+                "https://example.com/a?ref=feed", "feed"
+            ),
+            (
+                "fb123://authorize#target_url=https://example.com/a?x=1=2&access_token=t",
+                "https://example.com/a?x=1=2", nil
+            ),
+            (
+                "fb123://authorize?target_url=https://query.example&a=1#target_url=https://fragment.example",
+                "https://fragment.example", nil
+            ),
+            ("fb123://authorize?target_url=https://query.example&ref=q", "https://query.example", "q"),
+            ("FB123://Authorize#target_url=https%3A%2F%2Fexample.com", "https://example.com", nil),
+            ("fb123://authorize#target_url=https%3A%2F%2Fexample.com&fb_ref=news,top", "https://example.com", "news"),
+        ] as [(String, String, String?)])
     func legacyAuthorizeLinksAreAppLinks(url: String, target: String, ref: String?) {
         let link = AppLinkURL(parsing: url)
         #expect(link.isAppLink)

@@ -5,7 +5,8 @@ import Testing
 /// Replays every input kept in Regressions/ (inputs that crashed a fuzz target once, and hand-written
 /// nasty seeds) through the same checks as the fuzz targets in Fuzz/.
 struct FuzzRegressionTests {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Regressions")
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Regressions")
 
     static func inputs(_ target: String) -> [String] {
         let folder = directory.appendingPathComponent(target)

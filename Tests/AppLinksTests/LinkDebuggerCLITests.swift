@@ -9,7 +9,11 @@ struct LinkDebuggerCLITests {
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let binary = Bundle.main.bundleURL.appendingPathComponent("alstats")
-        let candidates = [binary, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("alstats")]
+        let candidates = [
+            binary,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "alstats"),
+        ]
         let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
         let process = Process()
         process.executableURL = executable
@@ -26,7 +30,8 @@ struct LinkDebuggerCLITests {
 
     @Test func inspectPrintsTheLegacyLinkAsJSON() throws {
         let result = try run([
-            "inspect", "fb123://authorize#expires_in=0&access_token=T&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
+            "inspect",
+            "fb123://authorize#expires_in=0&access_token=T&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
             "--format", "json", "--show-secrets",
         ])
         #expect(result.status == 0)
@@ -39,7 +44,9 @@ struct LinkDebuggerCLITests {
     }
 
     @Test func resolveListsTargetsInPlatformOrder() throws {
-        let result = try run(["resolve", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", "json"])
+        let result = try run([
+            "resolve", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", "json",
+        ])
         #expect(result.status == 0)
         guard case .array(let targets)? = try JSONValue.parse(result.output)["targets"] else {
             Issue.record("no targets in \(result.output)")
@@ -63,7 +70,10 @@ struct LinkDebuggerCLITests {
     @Test(arguments: [
         (["resolve", "--html", "missing.html", "--url", "https://example.com/a"], Int32(66)),
         (["resolve", "--html", "Examples/article.html"], Int32(64)),
-        (["navigate", "--html", "Examples/article.html", "--url", "https://example.com/a", "--extras", "{"], Int32(65)),
+        (
+            ["navigate", "--html", "Examples/article.html", "--url", "https://example.com/a", "--extras", "{"],
+            Int32(65)
+        ),
         (["inspect", "no scheme"], Int32(65)),
     ])
     func exitsWithTheSpecStatus(arguments: [String], status: Int32) throws {

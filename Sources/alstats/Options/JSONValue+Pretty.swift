@@ -51,7 +51,9 @@ struct TextBlock {
         let width = (rows.map(\.0.count).max() ?? 0) + 2
         return rows.flatMap { label, values in
             values.enumerated().map { index, value in
-                (index == 0 ? label.padding(toLength: width, withPad: " ", startingAt: 0) : String(repeating: " ", count: width)) + value
+                (index == 0
+                    ? label.padding(toLength: width, withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: width)) + value
             }
         }
     }

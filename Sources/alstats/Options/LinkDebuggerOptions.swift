@@ -34,7 +34,8 @@ struct PageSourceOptions: ParsableArguments {
     @Argument(help: "The page URL to fetch (http or https).")
     var pageURL: String?
 
-    @Option(name: .customLong("html"), help: ArgumentHelp("Read the page from this HTML file instead.", valueName: "file"))
+    @Option(
+        name: .customLong("html"), help: ArgumentHelp("Read the page from this HTML file instead.", valueName: "file"))
     var htmlFile: String?
 
     @Option(name: .customLong("url"), help: ArgumentHelp("The URL of the page in --html.", valueName: "page-url"))

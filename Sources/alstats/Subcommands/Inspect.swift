@@ -32,7 +32,8 @@ struct Inspect: ParsableCommand {
             let event = link.event(sourceApplication: sourceApplication).map {
                 AppLinkEvent(name: $0.name, fields: secrets.fields($0.fields))
             }
-            output.emit(json: json(link, event: event, secrets: secrets), text: text(link, event: event, secrets: secrets))
+            output.emit(
+                json: json(link, event: event, secrets: secrets), text: text(link, event: event, secrets: secrets))
         }
     }
 
@@ -51,7 +52,8 @@ struct Inspect: ParsableCommand {
             "event": event.map { .object(["name": .string($0.name), "fields": .strings($0.fields)]) } ?? .null,
         ]
         object["referer"] =
-            link.appLinkReferer.map { .object(["url": .string(secrets.url($0.url)), "appName": .string($0.appName)]) } ?? .null
+            link.appLinkReferer.map { .object(["url": .string(secrets.url($0.url)), "appName": .string($0.appName)]) }
+            ?? .null
         return .object(object)
     }
 
@@ -61,15 +63,18 @@ struct Inspect: ParsableCommand {
         let kind =
             link.isLegacyLink
             ? "yes (legacy fb<APPID>://authorize link)"
-            : link.isAppLink ? "yes" : "no" + (link.rejection.map { " (rejected: \($0.code): \($0))" } ?? " (plain deep link)")
+            : link.isAppLink
+                ? "yes" : "no" + (link.rejection.map { " (rejected: \($0.code): \($0))" } ?? " (plain deep link)")
         block.add("isAppLink", kind)
         block.add("targetURL", secrets.url(link.targetURL))
         block.add("ref", link.ref ?? "none")
         block.add("referer", link.appLinkReferer.map { "\($0.appName) <\(secrets.url($0.url))>" } ?? "none")
         block.add("inputQueryParameters", lines: TextBlock.pairs(secrets.fields(link.inputQueryParameters)))
         block.add("targetQueryParameters", lines: TextBlock.pairs(secrets.fields(link.targetQueryParameters)))
-        block.add("appLinkData", link.appLinkData.map { secrets.json(.object($0)).jsonText(sortedKeys: true) } ?? "none")
-        block.add("appLinkExtras", link.appLinkExtras.map { secrets.json(.object($0)).jsonText(sortedKeys: true) } ?? "none")
+        block.add(
+            "appLinkData", link.appLinkData.map { secrets.json(.object($0)).jsonText(sortedKeys: true) } ?? "none")
+        block.add(
+            "appLinkExtras", link.appLinkExtras.map { secrets.json(.object($0)).jsonText(sortedKeys: true) } ?? "none")
         if let event {
             block.add("event", lines: [event.name] + TextBlock.pairs(event.fields).map { "  " + $0 })
         } else {

@@ -6,7 +6,8 @@ import MeasurementEvents
 /// `alstats navigate`: a dry run of an outbound navigation on a device with some apps installed.
 struct Navigate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Dry-run a navigation: the target chosen, the URL that would be opened, the event that would be posted.",
+        abstract:
+            "Dry-run a navigation: the target chosen, the URL that would be opened, the event that would be posted.",
         discussion: """
             Nothing is opened and nothing is posted. A page that cannot be fetched is shown as the failed
             navigation it would be (al_nav_out, type fail), then the command exits with status 74.
@@ -23,7 +24,9 @@ struct Navigate: ParsableCommand {
     @Option(help: ArgumentHelp("A URL scheme of an installed app (repeatable).", valueName: "scheme"))
     var installed: [String] = []
 
-    @Option(help: ArgumentHelp("A JSON object written first into al_applink_data (for example {\"ref\":\"feed\"}).", valueName: "json"))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON object written first into al_applink_data (for example {\"ref\":\"feed\"}).", valueName: "json"))
     var appLinkData: String?
 
     @Option(help: ArgumentHelp("The al_applink_data extras, a JSON object.", valueName: "json"))
@@ -47,7 +50,8 @@ struct Navigate: ParsableCommand {
         try reportingFailures {
             let data = try parseJSON(appLinkData, option: "--app-link-data")
             guard data == nil || data?.objectValue != nil else {
-                throw CLIFailure(ExitStatus.dataError, "--app-link-data must be a JSON object, such as {\"ref\":\"feed\"}")
+                throw CLIFailure(
+                    ExitStatus.dataError, "--app-link-data must be a JSON object, such as {\"ref\":\"feed\"}")
             }
             let extrasValue = try parseJSON(extras, option: "--extras") ?? .object(JSONObject())
             let referer = refererAppName.flatMap { name in refererURL.map { AppLinkReferer(url: $0, appName: name) } }
@@ -58,7 +62,8 @@ struct Navigate: ParsableCommand {
             switch try page.resolve() {
             case .success(let link):
                 let navigation = AppLinkNavigation(
-                    appLink: link, extras: extrasValue, appLinkData: data?.objectValue ?? JSONObject(), referer: referer)
+                    appLink: link, extras: extrasValue, appLinkData: data?.objectValue ?? JSONObject(), referer: referer
+                )
                 result = navigation.plan(canOpen: AppLinkNavigation.installed(schemes: installed))
             case .failure(let error):
                 result = AppLinkNavigation.resolutionFailure(
@@ -94,7 +99,9 @@ struct Navigate: ParsableCommand {
             "chosen": .object(chosen),
             "error": .optional(result.error),
             "appLinkData": dataInURL.map { secrets.json(.object($0)) } ?? .null,
-            "event": .object(["name": .string(result.event.name), "fields": .strings(secrets.fields(result.event.fields))]),
+            "event": .object([
+                "name": .string(result.event.name), "fields": .strings(secrets.fields(result.event.fields)),
+            ]),
         ])
     }
 
@@ -109,7 +116,9 @@ struct Navigate: ParsableCommand {
         if let data = result.url.flatMap({ AppLinkURL(parsing: $0.absoluteString).appLinkData }) {
             block.add("appLinkData", secrets.json(.object(data)).jsonText())
         }
-        block.add("event", lines: [result.event.name] + TextBlock.pairs(secrets.fields(result.event.fields)).map { "  " + $0 })
+        block.add(
+            "event", lines: [result.event.name] + TextBlock.pairs(secrets.fields(result.event.fields)).map { "  " + $0 }
+        )
         return block.lines
     }
 }

@@ -60,7 +60,8 @@ struct Resolve: ParsableCommand {
             }
         }
         block.add("targets", lines: lines)
-        block.add("webURL", link.webURL.map { secrets.url($0.absoluteString) } ?? "none (al:web:should_fallback is false)")
+        block.add(
+            "webURL", link.webURL.map { secrets.url($0.absoluteString) } ?? "none (al:web:should_fallback is false)")
         return block
     }
 }
