@@ -33,6 +33,17 @@ struct FuzzRegressionTests {
         }
         if let back = AppLinkReturnToReferer(inbound: link) { _ = back.plan { _ in true } }
         #expect(QueryParameters.parse("v=" + QueryParameters.encode(text))["v"] == text)
+        if !text.isEmpty {
+            let navigation = AppLinkNavigation(
+                appLink: AppLink(
+                    sourceURL: URL(string: "https://example.com/p")!,
+                    targets: [AppLinkTarget(url: URL(string: "app://x"))], webURL: nil),
+                extras: ["note": .string(text)], appLinkData: ["ref": .string(text)])
+            let sent = try #require(navigation.plan { _ in true }.url)
+            let received = AppLinkURL(parsing: sent.absoluteString)
+            #expect(received.ref == text)
+            #expect(received.appLinkExtras?["note"] == .string(text))
+        }
     }
 
     @Test(arguments: inputs("MetaTags"))
