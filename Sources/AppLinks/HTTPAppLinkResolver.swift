@@ -9,7 +9,7 @@ import Synchronization
 /// Fetches a page over HTTP(S) and reads its App Link meta tags.
 ///
 /// Every request carries `Prefer-Html-Meta-Tags: al` (servers may answer with just the head). Redirects
-/// are followed up to ``maximumRedirects``; the whole fetch must end within ``timeout``; the body is read
+/// are followed up to ``maximumRedirects``, to http and https URLs only; the whole fetch must end within ``timeout``; the body is read
 /// up to ``maximumBytes`` and the transfer is cancelled as soon as it grows past that. The AppLink's
 /// source URL is the URL asked for, not the one redirected to.
 ///
@@ -124,9 +124,15 @@ final class PageFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        let scheme = request.url?.scheme?.lowercased() ?? ""
         let allowed = state.withLock { state -> Bool in
             state.redirects += 1
-            if state.redirects > maximumRedirects { state.failure = .tooManyRedirects(limit: maximumRedirects) }
+            if state.redirects > maximumRedirects {
+                state.failure = .tooManyRedirects(limit: maximumRedirects)
+            } else if scheme != "http" && scheme != "https" {
+                // A redirect must not turn a page fetch into a file:// (or other) read.
+                state.failure = .unsupportedScheme(scheme)
+            }
             return state.failure == nil
         }
         guard allowed else {

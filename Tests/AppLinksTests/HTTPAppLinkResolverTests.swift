@@ -14,6 +14,7 @@ struct HTTPAppLinkResolverTests {
             "/article": .page(status: 200, body: Self.page),
             "/moved": .redirect(to: "/article"),
             "/loop": .redirect(to: "/loop"),
+            "/to-ftp": .redirect(to: "ftp://127.0.0.1/x"),
             "/gone": .page(status: 410, body: "gone"),
             "/slow": .hang,
             "/huge": .stream(bytes: 300_000),
@@ -44,6 +45,7 @@ struct HTTPAppLinkResolverTests {
 
     @Test(arguments: [
         ("/loop", "too_many_redirects"),
+        ("/to-ftp", "unsupported_scheme"),
         ("/gone", "http_status_410"),
         ("/nowhere", "http_status_404"),
         ("/slow", "timeout"),
@@ -53,7 +55,7 @@ struct HTTPAppLinkResolverTests {
         try await withServer { server in
             let resolver = HTTPAppLinkResolver(timeout: .milliseconds(500), maximumRedirects: 3, maximumBytes: 100_000)
             let error = await #expect(throws: AppLinkError.self) { try await resolver.appLink(for: server.url(path)) }
-            #expect(error?.code == code)
+            #expect(error?.code == code, "\(server.requests.map(\.path))")
         }
     }
 
