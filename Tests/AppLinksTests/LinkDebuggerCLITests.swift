@@ -79,4 +79,20 @@ struct LinkDebuggerCLITests {
     func exitsWithTheSpecStatus(arguments: [String], status: Int32) throws {
         #expect(try run(arguments).status == status)
     }
+
+    @Test func resolveAndNavigateFetchPagesOverHTTP() throws {
+        let server = try LoopbackHTTPServer(routes: [
+            "/article": .page(status: 200, body: HTTPAppLinkResolverTests.page), "/gone": .page(status: 410, body: ""),
+        ])
+        defer { server.stop() }
+        let resolved = try run(["resolve", server.url("/article").absoluteString, "--format", "json"])
+        #expect(resolved.status == 0)
+        #expect(try JSONValue.parse(resolved.output)["webURL"] == .null)
+
+        let failed = try run(["navigate", server.url("/gone").absoluteString, "--format", "json"])
+        #expect(failed.status == 74)
+        let json = try JSONValue.parse(failed.output)
+        #expect(json["chosen"]?["type"] == "fail")
+        #expect(json["event"]?["fields"]?["error"] == "http_status_410")
+    }
 }
