@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "AppLinks", targets: ["AppLinks"]),
+        .library(name: "EventStore", targets: ["EventStore"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -22,16 +23,21 @@ let package = Package(
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
                 "MeasurementEvents",
                 "AppLinks",
+                "EventStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "alstats-bench", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .executableTarget(
+            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "CSQLite"], swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
@@ -39,5 +45,7 @@ let package = Package(
             exclude: ["Regressions"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
     ]
 )

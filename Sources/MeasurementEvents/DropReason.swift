@@ -70,7 +70,7 @@ public struct ObserverStatistics: Sendable, Hashable {
     public var label: String
     /// Events handed to the observer (for a sink: written).
     public var delivered: Int
-    /// Events waiting in its buffer.
+    /// Events waiting in its buffer or being delivered to it right now.
     public var buffered: Int
     /// Its buffer's capacity.
     public var capacity: Int

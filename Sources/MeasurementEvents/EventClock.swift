@@ -35,11 +35,11 @@ public struct SystemEventClock: EventClock {
 /// clock.advance(by: 1_000)
 /// ```
 public final class ManualEventClock: EventClock {
-    private let now: Mutex<Int64>
+    private let now: StateLock<Int64>
 
     /// Creates a clock showing `milliseconds` since the Unix epoch.
     public init(milliseconds: Int64) {
-        now = Mutex(milliseconds)
+        now = StateLock(milliseconds)
     }
 
     /// The time the clock shows.

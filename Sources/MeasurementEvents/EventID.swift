@@ -40,6 +40,9 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         storage = .uuid(high: high, low: low)
     }
 
+    /// The all-zero UUID, given to an event before the bus stamps it (cheaper than generating one).
+    static let unassigned = EventID(high: 0, low: 0)
+
     /// The id as text: the lowercase canonical UUID form, or the text it was read from.
     public var description: String {
         switch storage {
@@ -146,5 +149,5 @@ struct EventIDSequence: Sendable {
 
 /// The process-wide sequence behind ``EventID/init()``.
 enum EventIDGenerator {
-    static let shared = Mutex(EventIDSequence())
+    static let shared = StateLock(EventIDSequence())
 }

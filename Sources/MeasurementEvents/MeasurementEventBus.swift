@@ -38,8 +38,8 @@ public final class MeasurementEventBus: Sendable {
 
     private let clock: any EventClock
     private let flattener: Flattener
-    private let state: Mutex<State>
-    private let interceptors = Mutex<(next: Int, list: [Interceptor])>((0, []))
+    private let state: StateLock<State>
+    private let interceptors = StateLock<(next: Int, list: [Interceptor])>((0, []))
     private let interceptorCount = Atomic<Int>(0)
 
     /// Creates a bus.
@@ -49,7 +49,7 @@ public final class MeasurementEventBus: Sendable {
     public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard) {
         self.clock = clock
         self.flattener = Flattener(limits: limits)
-        self.state = Mutex(State(ids: EventIDSequence()))
+        self.state = StateLock(State(ids: EventIDSequence()))
     }
 
     deinit {
@@ -79,7 +79,9 @@ public final class MeasurementEventBus: Sendable {
                 return nil
             }
         }
-        return submit(MeasurementEvent(name: name, fields: checkedFields, timestamp: timestamp), truncated: truncated)
+        return submit(
+            MeasurementEvent(id: .unassigned, name: name, fields: checkedFields, timestamp: timestamp),
+            truncated: truncated)
     }
 
     /// Posts an event whose fields are JSON-like values, flattened by ``Flattener`` (`extras/fb_app_id`, ...).
@@ -90,7 +92,8 @@ public final class MeasurementEventBus: Sendable {
         do {
             let flat = try flattener.flatten(values)
             return submit(
-                MeasurementEvent(name: name, fields: flat.fields, timestamp: timestamp), truncated: flat.truncatedValues)
+                MeasurementEvent(id: .unassigned, name: name, fields: flat.fields, timestamp: timestamp),
+                truncated: flat.truncatedValues)
         } catch {
             reject(error.dropReason)
             return nil
@@ -127,8 +130,11 @@ public final class MeasurementEventBus: Sendable {
         return true
     }
 
-    private func submit(_ event: MeasurementEvent, truncated: Int, keepIdentity: Bool = false) -> EventID? {
-        var event = event
+    /// Stamps, intercepts and queues `event` for every subscription, all under the bus's lock so that
+    /// ids and every subscription's order agree. The event is moved, not copied, into the last
+    /// subscription's inbox: each copy would touch the fields' reference count, a cache line the
+    /// delivery threads also touch.
+    private func submit(_ event: consuming MeasurementEvent, truncated: Int, keepIdentity: Bool = false) -> EventID? {
         guard !event.name.isEmpty else {
             reject(.emptyName)
             return nil
@@ -142,17 +148,22 @@ public final class MeasurementEventBus: Sendable {
                 }
             }
         }
+        var pending: MeasurementEvent? = consume event
         return state.withLock { state -> EventID? in
             state.posted += 1
             guard !state.closed else {
                 state.rejected[.busClosed, default: 0] += 1
                 return nil
             }
-            if !keepIdentity { event.id = state.ids.next(milliseconds: event.timestamp) }
+            if !keepIdentity { pending!.id = state.ids.next(milliseconds: pending!.timestamp) }
+            let id = pending!.id
             state.accepted += 1
             state.truncatedValues += truncated
-            for subscription in state.subscriptions { subscription.enqueue(event) }
-            return event.id
+            let last = state.subscriptions.count - 1
+            for index in state.subscriptions.indices {
+                state.subscriptions[index].enqueue(index == last ? pending.take()! : pending!)
+            }
+            return id
         }
     }
 
@@ -347,10 +358,10 @@ public enum InterceptorVerdict: Sendable, Hashable {
 /// A registration on a bus (observer, sink, sequence or interceptor). ``cancel()`` ends it; the token
 /// does not cancel by itself when released.
 public final class ObservationToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: StateLock<(@Sendable () -> Void)?>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = StateLock(onCancel)
     }
 
     /// Ends the registration; calling it again does nothing.

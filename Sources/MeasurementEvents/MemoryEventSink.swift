@@ -21,7 +21,7 @@ public final class MemoryEventSink: EventSink {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = StateLock(State())
 
     /// Keep every event (`true`) or only count them (for benchmarks).
     private let keepsEvents: Bool

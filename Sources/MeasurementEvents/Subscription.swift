@@ -46,12 +46,13 @@ final class Subscription: Sendable {
     }
 
     struct State {
-        var buffer: RingBuffer<Queued>
+        var buffer: EventInbox<Queued>
         var accepted: UInt64 = 0
         var delivered = 0
         var dropped: [DropReason: Int] = [:]
         var unreportedLosses: [DropReason: Int] = [:]
         var inFlightFirst: UInt64?
+        var inFlightCount = 0
         var uncommittedFirst: UInt64?
         var idle = false
         var stopping = false
@@ -61,12 +62,14 @@ final class Subscription: Sendable {
         var exitWaiters: [@Sendable () -> Void] = []
         var streamWaiter: CheckedContinuation<MeasurementEvent?, Never>?
 
-        /// Whether nothing numbered `target` or lower is still outstanding.
-        func isSettled(through target: UInt64) -> Bool {
+        /// Whether nothing numbered below `target` is still outstanding (queued, being delivered, or for
+        /// a sink uncommitted), and a sink has heard of every loss so far.
+        func isSettled(below target: UInt64) -> Bool {
             if exited || cancelled { return true }
+            guard unreportedLosses.isEmpty else { return false }
             let candidates = [buffer.firstSequence, inFlightFirst, uncommittedFirst].compactMap { $0 }
             guard let lowest = candidates.min() else { return true }
-            return lowest > target
+            return lowest >= target
         }
 
         mutating func takeSettledWaiters() -> [@Sendable () -> Void] {
@@ -74,7 +77,7 @@ final class Subscription: Sendable {
             var ready: [@Sendable () -> Void] = []
             var waiting: [Waiter] = []
             for waiter in waiters {
-                if isSettled(through: waiter.target) { ready.append(waiter.resume) } else { waiting.append(waiter) }
+                if isSettled(below: waiter.target) { ready.append(waiter.resume) } else { waiting.append(waiter) }
             }
             waiters = waiting
             return ready
@@ -85,21 +88,21 @@ final class Subscription: Sendable {
     let consumer: Consumer
     let overflow: OverflowPolicy
     let capacity: Int
-    let state: Mutex<State>
+    let state: StateLock<State>
     /// Signalled when a sleeping worker has work (events, a flush, a stop).
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
     /// Held by the worker around each handler call, so that `cancel` from another thread can wait it out.
-    private let deliveryLock = NSRecursiveLock()
-    private let cancelledFlag = Atomic<Bool>(false)
+    let deliveryLock = NSRecursiveLock()
+    let cancelledFlag = Atomic<Bool>(false)
     /// The worker thread's identity, to recognise calls made from inside a handler.
-    private let workerThreadID = Atomic<UInt>(0)
+    let workerThreadID = Atomic<UInt>(0)
 
     init(label: String, consumer: Consumer, options: ObserverOptions) {
         self.label = label
         self.consumer = consumer
         self.overflow = options.overflow
         self.capacity = options.bufferCapacity
-        self.state = Mutex(State(buffer: RingBuffer(capacity: options.bufferCapacity)))
+        self.state = StateLock(State(buffer: EventInbox(capacity: options.bufferCapacity)))
     }
 
     var isSink: Bool {
@@ -124,9 +127,10 @@ final class Subscription: Sendable {
     // MARK: Posting side
 
     /// Queues `event`; called by the bus under its lock, so all subscriptions see one order.
-    func enqueue(_ event: MeasurementEvent) {
+    func enqueue(_ event: consuming MeasurementEvent) {
         var signal = false
         var handOff: CheckedContinuation<MeasurementEvent?, Never>?
+        var pending: MeasurementEvent? = consume event
         state.withLock { state in
             guard !state.cancelled, !state.stopping else { return }
             let sequence = state.accepted
@@ -144,23 +148,30 @@ final class Subscription: Sendable {
                 case .dropNewest:
                     return
                 case .dropOldest:
-                    _ = state.buffer.popFirst()
+                    state.buffer.overwriteOldest(with: Queued(sequence: sequence, event: pending.take()!))
                 }
+            } else {
+                state.buffer.append(Queued(sequence: sequence, event: pending.take()!))
             }
-            state.buffer.append(Queued(sequence: sequence, event: event))
             if state.idle {
                 state.idle = false
                 signal = true
             }
         }
         if signal { wake.signal() }
-        handOff?.resume(returning: event)
+        if let handOff { handOff.resume(returning: pending.take()) }
     }
 
-    /// Records events that never reached this sink (rejected by the bus before delivery).
+    /// Records events that never reached this sink (rejected by the bus before delivery), and wakes
+    /// its worker to report them.
     func noteLoss(_ reason: DropReason) {
         guard isSink else { return }
-        state.withLock { $0.unreportedLosses[reason, default: 0] += 1 }
+        let signal = state.withLock { state -> Bool in
+            state.unreportedLosses[reason, default: 0] += 1
+            defer { state.idle = false }
+            return state.idle
+        }
+        if signal { wake.signal() }
     }
 
     // MARK: Flush, stop, cancel
@@ -170,9 +181,8 @@ final class Subscription: Sendable {
     func addFlushWaiter(_ resume: @escaping @Sendable () -> Void) -> Bool {
         var signal = false
         let added = state.withLock { state -> Bool in
-            guard state.accepted > 0 else { return false }
-            let target = state.accepted - 1
-            if state.isSettled(through: target) { return false }
+            let target = state.accepted
+            if state.isSettled(below: target) { return false }
             state.waiters.append(Waiter(target: target, resume: resume))
             if state.idle {
                 state.idle = false
@@ -230,7 +240,8 @@ final class Subscription: Sendable {
     func statistics() -> ObserverStatistics {
         state.withLock { state in
             ObserverStatistics(
-                label: label, delivered: state.delivered, buffered: state.buffer.count, capacity: capacity,
+                label: label, delivered: state.delivered, buffered: state.buffer.count + state.inFlightCount,
+                capacity: capacity,
                 dropped: state.dropped)
         }
     }
@@ -258,155 +269,8 @@ final class Subscription: Sendable {
     }
 
     // MARK: Worker
-
-    /// Starts the delivery thread of a handler or sink subscription.
-    func startWorker() {
-        let thread = Thread { [self] in runWorker() }
-        thread.name = "alstats.bus.\(label)"
-        thread.start()
-    }
-
-    private func runWorker() {
-        workerThreadID.store(Subscription.currentThreadID(), ordering: .sequentiallyConsistent)
-        let sink: (any EventSink)?
-        if case .sink(let attached) = consumer { sink = attached } else { sink = nil }
-        let batchLimit = sink?.commitPolicy.maximumEvents ?? 1_024
-        let maximumDelay = sink.map { sink -> DispatchTimeInterval in
-            let (seconds, attoseconds) = sink.commitPolicy.maximumDelay.components
-            return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        }
-        var batch: [MeasurementEvent] = []
-        batch.reserveCapacity(min(batchLimit, capacity))
-        var uncommitted = 0
-        var commitDeadline: DispatchTime?
-
-        func commit() {
-            guard let sink, uncommitted > 0 else { return }
-            var failure = false
-            do { try sink.commit() } catch { failure = true }
-            let lost = uncommitted
-            uncommitted = 0
-            commitDeadline = nil
-            let ready = state.withLock { state -> [@Sendable () -> Void] in
-                state.uncommittedFirst = nil
-                if failure {
-                    state.delivered -= lost
-                    state.dropped[.sinkError, default: 0] += lost
-                    state.unreportedLosses[.sinkError, default: 0] += lost
-                }
-                return state.takeSettledWaiters()
-            }
-            ready.forEach { $0() }
-        }
-
-        while true {
-            var firstSequence: UInt64 = 0
-            var losses: [DropReason: Int] = [:]
-            var exit = false
-            var commitNow = false
-            var sleep = false
-            state.withLock { state in
-                if state.cancelled {
-                    exit = true
-                    return
-                }
-                if sink != nil, !state.unreportedLosses.isEmpty {
-                    losses = state.unreportedLosses
-                    state.unreportedLosses = [:]
-                }
-                if let first = state.buffer.firstSequence {
-                    firstSequence = first
-                    state.inFlightFirst = first
-                    while batch.count < batchLimit, let queued = state.buffer.popFirst() { batch.append(queued.event) }
-                    return
-                }
-                if uncommitted > 0, !state.waiters.isEmpty || state.stopping {
-                    commitNow = true
-                } else if state.stopping {
-                    exit = true
-                } else if losses.isEmpty {
-                    state.idle = true
-                    sleep = true
-                }
-            }
-            if let sink, !losses.isEmpty {
-                do {
-                    try sink.recordLosses(losses)
-                } catch {
-                    state.withLock { $0.unreportedLosses.merge(losses, uniquingKeysWith: +) }
-                }
-            }
-            if exit { break }
-            if sleep {
-                if let deadline = commitDeadline {
-                    if wake.wait(timeout: deadline) == .timedOut {
-                        state.withLock { $0.idle = false }
-                        commit()
-                    }
-                } else {
-                    wake.wait()
-                }
-                continue
-            }
-            if commitNow {
-                commit()
-                continue
-            }
-            guard !batch.isEmpty else { continue }
-
-            let count = batch.count
-            var written = true
-            switch consumer {
-            case .handler(let handler):
-                for event in batch {
-                    if cancelledFlag.load(ordering: .relaxed) { break }
-                    deliveryLock.lock()
-                    if !cancelledFlag.load(ordering: .relaxed) { handler(event) }
-                    deliveryLock.unlock()
-                }
-            case .sink(let sink):
-                do { try sink.write(batch) } catch { written = false }
-            case .stream:
-                break
-            }
-            batch.removeAll(keepingCapacity: true)
-
-            let (ready, flushWanted) = state.withLock { state -> ([@Sendable () -> Void], Bool) in
-                state.inFlightFirst = nil
-                if written {
-                    state.delivered += count
-                    if sink != nil, state.uncommittedFirst == nil { state.uncommittedFirst = firstSequence }
-                } else {
-                    state.dropped[.sinkError, default: 0] += count
-                    state.unreportedLosses[.sinkError, default: 0] += count
-                }
-                return (state.takeSettledWaiters(), !state.waiters.isEmpty && state.buffer.isEmpty)
-            }
-            ready.forEach { $0() }
-
-            if sink != nil, written {
-                uncommitted += count
-                if commitDeadline == nil, let maximumDelay { commitDeadline = .now() + maximumDelay }
-                if uncommitted >= batchLimit || flushWanted || (commitDeadline.map { .now() >= $0 } ?? false) {
-                    commit()
-                }
-            }
-        }
-
-        commit()
-        let (ready, exits) = state.withLock { state -> ([@Sendable () -> Void], [@Sendable () -> Void]) in
-            state.exited = true
-            let ready = state.waiters.map(\.resume)
-            state.waiters.removeAll()
-            let exits = state.exitWaiters
-            state.exitWaiters.removeAll()
-            return (ready, exits)
-        }
-        ready.forEach { $0() }
-        exits.forEach { $0() }
-    }
 }
 
-extension RingBuffer where Element == Subscription.Queued {
+extension EventInbox where Element == Subscription.Queued {
     var firstSequence: UInt64? { first?.sequence }
 }

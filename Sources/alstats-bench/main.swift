@@ -5,7 +5,8 @@ import Foundation
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
-    "bus": BusBenchmark.run
+    "bus": BusBenchmark.run,
+    "store": StoreBenchmark.run,
 ]
 
 /// Options every suite may read.

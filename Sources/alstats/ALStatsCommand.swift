@@ -11,7 +11,9 @@ struct ALStatsCommand: ParsableCommand {
               alstats --version
             """,
         version: ALStatsVersion.current,
-        subcommands: [Inspect.self, Resolve.self, Navigate.self]
+        subcommands: [
+            IngestCommand.self, ExportCommand.self, MigrateCommand.self, Inspect.self, Resolve.self, Navigate.self,
+        ]
     )
 }
 

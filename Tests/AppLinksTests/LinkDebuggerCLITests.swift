@@ -95,4 +95,22 @@ struct LinkDebuggerCLITests {
         #expect(json["chosen"]?["type"] == "fail")
         #expect(json["event"]?["fields"]?["error"] == "http_status_410")
     }
+
+    @Test(arguments: ["text", "json"])
+    func secretsArePrintedOnlyWhenAskedFor(format: String) throws {
+        let legacy = "fb123://authorize#access_token=TOKEN123&target_url=https%3A%2F%2Fexample.com%2Fa"
+        let embedded = "example://p?al_applink_data=" + encoded(#"{"extras":{"fb_access_token":"TOKEN456"}}"#)
+        for url in [legacy, embedded] {
+            let hidden = try run(["inspect", url, "--format", format])
+            #expect(hidden.status == 0)
+            #expect(!hidden.output.contains("TOKEN"))
+            #expect(hidden.output.contains("REDACTED"))
+            #expect(try run(["inspect", url, "--format", format, "--show-secrets"]).output.contains("TOKEN"))
+        }
+        let navigation = try run([
+            "navigate", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", format,
+            "--app-link-data", #"{"access_token":"TOKEN789"}"#,
+        ])
+        #expect(!navigation.output.contains("TOKEN789"))
+    }
 }

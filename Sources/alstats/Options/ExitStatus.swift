@@ -1,9 +1,5 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The exit statuses of shared/spec/cli.md (the BSD sysexits values).
 enum ExitStatus {
@@ -39,13 +35,7 @@ struct CLIFailure: Error, CustomStringConvertible {
 func printError(_ line: String) {
     var text = line
     if !text.hasSuffix("\n") { text += "\n" }
-    // write(2) on the descriptor: the C `stderr` global is shared mutable state to Swift 6.
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-        guard written > 0 else { return }
-        bytes = bytes.dropFirst(written)
-    }
+    FileHandle.standardError.write(Data(text.utf8))
 }
 
 extension ParsableCommand {

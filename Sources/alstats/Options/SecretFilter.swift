@@ -2,28 +2,29 @@ import MeasurementEvents
 
 /// Replaces secret values with `REDACTED` in what the link debugger prints, unless `--show-secrets`.
 ///
-/// The rules (which keys are secret, in fields, URLs and embedded `al_applink_data`) belong to
-/// `MeasurementEvents.Redactor`, which is written on another branch. Until it is merged, these methods
-/// pass values through unchanged; each body is where the matching `Redactor` call goes:
-/// `Redactor().redact(urlString:)`, `redact(fields:)`, `redact(json:)`.
+/// The rules (which keys are secret; in fields, in URL queries and fragments, inside embedded
+/// `al_applink_data` whatever its percent-encoding) are `MeasurementEvents.Redactor`'s, the same that
+/// guard storage, so the terminal shows what the database would keep.
 struct SecretFilter {
     var showSecrets: Bool
+    private let redactor = Redactor()
+
+    init(showSecrets: Bool) {
+        self.showSecrets = showSecrets
+    }
 
     /// A URL with secret query and fragment values (and those inside `al_applink_data`) redacted.
     func url(_ string: String) -> String {
-        guard !showSecrets else { return string }
-        return string  // Redactor: Redactor().redact(urlString: string)
+        showSecrets ? string : redactor.redact(urlString: string)
     }
 
     /// Flat fields (query parameters, event fields) with secret values redacted.
     func fields(_ fields: [String: String]) -> [String: String] {
-        guard !showSecrets else { return fields }
-        return fields  // Redactor: Redactor().redact(fields: fields)
+        showSecrets ? fields : redactor.redact(fields: fields)
     }
 
     /// A JSON value (app-link data, extras) with secret members redacted, at any depth.
     func json(_ value: JSONValue) -> JSONValue {
-        guard !showSecrets else { return value }
-        return value  // Redactor: Redactor().redact(json: value)
+        showSecrets ? value : redactor.redact(json: value)
     }
 }

@@ -1,0 +1,185 @@
+import CSQLite
+import MeasurementEvents
+
+/// How an event maps to a row of `events` (Migrations/0001_create_events.sql) and back.
+///
+/// The catalogue fields have real columns; `success` is stored as the integer 1 or 0 when it is "1" or
+/// "0"; every other field, and any other value of `success`, goes into `extra` as a JSON object of
+/// strings with sorted keys. A UUID id is stored as 16 bytes, any other id as text.
+enum EventColumns {
+    /// The field columns, in statement order after `id`, `ts_ms`, `name`.
+    static let fields: [(field: String, column: String)] = [
+        (FieldName.ref, "ref"),
+        (FieldName.success, "success"),
+        (FieldName.type, "type"),
+        (FieldName.refererAppName, "referer_app_name"),
+        (FieldName.sourceURLHost, "source_url_host"),
+        (FieldName.error, "error"),
+        (FieldName.inputURL, "input_url"),
+        (FieldName.inputURLScheme, "input_url_scheme"),
+        (FieldName.targetURL, "target_url"),
+        (FieldName.refererURL, "referer_url"),
+        (FieldName.sourceApplication, "source_application"),
+        (FieldName.outputURL, "output_url"),
+        (FieldName.outputURLScheme, "output_url_scheme"),
+        (FieldName.sourceURL, "source_url"),
+        (FieldName.version, "version"),
+    ]
+
+    /// The bind index (1-based) of a field's column, or `nil` for a field kept in `extra`.
+    ///
+    /// A switch on length, then literal comparison: cheaper than hashing every key of every event.
+    @inline(__always)
+    static func bindIndex(of key: String) -> Int32? {
+        switch key.utf8.count {
+        case 3: return key == FieldName.ref ? 4 : nil
+        case 4: return key == FieldName.type ? 6 : nil
+        case 5: return key == FieldName.error ? 9 : nil
+        case 7:
+            if key == FieldName.success { return 5 }
+            return key == FieldName.version ? 18 : nil
+        case 8:
+            if key == FieldName.inputURL { return 10 }
+            return nil
+        case 9:
+            if key == FieldName.targetURL { return 12 }
+            if key == FieldName.outputURL { return 15 }
+            return key == FieldName.sourceURL ? 17 : nil
+        case 10: return key == FieldName.refererURL ? 13 : nil
+        case 13: return key == FieldName.sourceURLHost ? 8 : nil
+        case 14:
+            if key == FieldName.refererAppName { return 7 }
+            return key == FieldName.inputURLScheme ? 11 : nil
+        case 15: return key == FieldName.outputURLScheme ? 16 : nil
+        case 17: return key == FieldName.sourceApplication ? 14 : nil
+        default: return nil
+        }
+    }
+
+    /// The bind index of `success`.
+    static let successIndex: Int32 = 5
+    /// The bind index of `extra`.
+    static let extraIndex = Int32(fields.count + 4)
+
+    static let columnList = "id, ts_ms, name, " + fields.map(\.column).joined(separator: ", ") + ", extra"
+
+    /// Inserts one event; a duplicate id changes nothing (check `changes`).
+    static let insertSQL =
+        "INSERT INTO events (\(columnList)) VALUES ("
+        + (1...(fields.count + 4)).map { "?\($0)" }.joined(separator: ", ") + ") ON CONFLICT (id) DO NOTHING"
+
+    /// Reads events in time order within [?1, ?2).
+    static let selectSQL =
+        "SELECT \(columnList) FROM events WHERE ts_ms >= ?1 AND ts_ms < ?2 ORDER BY ts_ms, id"
+
+    /// Binds `event` (already redacted) to an insert statement.
+    /// - Returns: the event's rollup group, read from the same pass over its fields.
+    static func bind(
+        _ event: MeasurementEvent, to statement: SQLiteStatement, extra: inout [(String, String)]
+    ) -> RollupKey {
+        statement.clearBindings()
+        bindID(event.id, at: 1, to: statement)
+        statement.bind(2, event.timestamp)
+        statement.bind(3, event.name)
+        extra.removeAll(keepingCapacity: true)
+        var key = RollupKey(timestamp: event.timestamp, name: event.name)
+        for (field, value) in event.fields {
+            guard let index = bindIndex(of: field) else {
+                extra.append((field, value))
+                continue
+            }
+            switch index {
+            case successIndex:
+                switch value {
+                case "1":
+                    statement.bind(index, Int64(1))
+                    key.success = 1
+                case "0":
+                    statement.bind(index, Int64(0))
+                    key.success = 0
+                default:
+                    extra.append((field, value))
+                }
+                continue
+            case 4: key.ref = value
+            case 6: key.type = value
+            case 7: key.refererAppName = value
+            case 8: key.sourceURLHost = value
+            case 9: key.error = value
+            default: break
+            }
+            statement.bind(index, value)
+        }
+        if !extra.isEmpty {
+            statement.bind(extraIndex, encodeExtra(&extra))
+        }
+        return key
+    }
+
+    /// Binds an id: 16 bytes for a UUID, text otherwise.
+    static func bindID(_ id: EventID, at index: Int32, to statement: SQLiteStatement) {
+        if let (high, low) = id.uuidValue {
+            var bytes = (high.bigEndian, low.bigEndian)
+            withUnsafeBytes(of: &bytes) { statement.bind(index, blob: $0) }
+        } else {
+            statement.bind(index, id.description)
+        }
+    }
+
+    /// Reads an id bound by ``bindID(_:at:to:)``.
+    static func readID(_ statement: SQLiteStatement, column: Int32) -> EventID {
+        if statement.type(column) == SQLITE_BLOB {
+            let bytes = statement.blob(column)
+            if bytes.count == 16 {
+                var high: UInt64 = 0
+                var low: UInt64 = 0
+                for byte in bytes[0..<8] { high = high << 8 | UInt64(byte) }
+                for byte in bytes[8..<16] { low = low << 8 | UInt64(byte) }
+                return EventID(uuidHigh: high, low: low)
+            }
+        }
+        return EventID(statement.text(column) ?? "")
+    }
+
+    /// Reads a row selected with ``columnList``.
+    static func readEvent(_ statement: SQLiteStatement) throws(StoreError) -> MeasurementEvent {
+        var fields: [String: String] = [:]
+        for (offset, entry) in EventColumns.fields.enumerated() {
+            let column = Int32(offset + 3)
+            if statement.isNull(column) { continue }
+            if entry.field == FieldName.success {
+                fields[entry.field] = String(statement.int64(column))
+            } else {
+                fields[entry.field] = statement.text(column)
+            }
+        }
+        let extraColumn = Int32(EventColumns.fields.count + 3)
+        if let extra = statement.text(extraColumn) {
+            guard case .object(let object) = try? JSONValue.parse(extra) else {
+                throw StoreError(
+                    .corrupt, path: statement.connection.path,
+                    "an event's extra fields in \(statement.connection.path) are not a JSON object: restore the file")
+            }
+            for member in object {
+                if let value = member.value.stringValue { fields[member.key] = value }
+            }
+        }
+        return MeasurementEvent(
+            id: readID(statement, column: 0), name: statement.text(2) ?? "", fields: fields,
+            timestamp: statement.int64(1))
+    }
+
+    /// The extra fields as a JSON object with keys in byte order.
+    static func encodeExtra(_ extra: inout [(String, String)]) -> String {
+        extra.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        var text = "{"
+        for (offset, (key, value)) in extra.enumerated() {
+            if offset > 0 { text += "," }
+            JSONValue.writeString(key, to: &text)
+            text += ":"
+            JSONValue.writeString(value, to: &text)
+        }
+        text += "}"
+        return text
+    }
+}

@@ -1,0 +1,146 @@
+import MeasurementEvents
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How ``EventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.
+public struct IngestOptions: Sendable {
+    /// Commit all or nothing: any invalid line rolls everything back.
+    public var strict: Bool
+    /// Events per transaction when not strict.
+    public var batchSize: Int
+    /// How lines are read into events.
+    public var codec: NDJSONCodec
+
+    /// Creates options: not strict, 10,000 events per transaction, standard limits.
+    public init(strict: Bool = false, batchSize: Int = 10_000, codec: NDJSONCodec = NDJSONCodec()) {
+        self.strict = strict
+        self.batchSize = max(1, batchSize)
+        self.codec = codec
+    }
+}
+
+/// One NDJSON input: a file path, or `-` for standard input.
+public struct IngestInput: Sendable, Hashable {
+    /// The path as the user gave it; `-` is standard input.
+    public var path: String
+
+    /// Creates an input.
+    public init(path: String) { self.path = path }
+
+    /// The name used in messages: the path, or `stdin`.
+    public var label: String { path == "-" ? "stdin" : path }
+}
+
+/// What an ingest did.
+public struct IngestSummary: Sendable, Hashable {
+    /// Non-blank lines read.
+    public var lines = 0
+    /// Events stored for the first time.
+    public var stored = 0
+    /// Valid events whose id was already stored (nothing changed for them).
+    public var duplicates = 0
+    /// Invalid lines (reported one by one to the caller).
+    public var invalid = 0
+    /// Bytes read.
+    public var bytes = 0
+    /// Whether the events were committed (false after a strict ingest with an invalid line).
+    public var committed = true
+}
+
+extension EventStore {
+    /// Imports NDJSON events from `inputs`, redacted, each id once.
+    ///
+    /// Valid lines are committed in batches while invalid ones are reported to `onInvalidLine` as
+    /// `file:line: reason`; with ``IngestOptions/strict`` one invalid line commits nothing.
+    /// - Parameters:
+    ///   - progress: called about every 65,536 lines with the summary so far.
+    /// - Throws: ``IngestError`` for a missing or unreadable input, ``StoreError`` for the database.
+    public func ingest(
+        _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
+        onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
+    ) throws -> IngestSummary {
+        try withConnection { store in
+            var summary = IngestSummary()
+            var batch: [MeasurementEvent] = []
+            batch.reserveCapacity(options.batchSize)
+            func flushBatch() throws {
+                guard !batch.isEmpty else { return }
+                let stored = try store.writer.write(batch)
+                summary.stored += stored
+                summary.duplicates += batch.count - stored
+                batch.removeAll(keepingCapacity: true)
+                if !options.strict { try store.writer.commit() }
+            }
+            do {
+                for input in inputs {
+                    let descriptor = try EventStore.openInput(input)
+                    defer { if input.path != "-" { close(descriptor) } }
+                    var lineNumber = 0
+                    let bytesBefore = summary.bytes
+                    let reader = LineReader(descriptor: descriptor)
+                    try reader.forEachLine { line, bytesRead in
+                        lineNumber += 1
+                        summary.bytes = bytesBefore + bytesRead
+                        switch line {
+                        case .tooLong:
+                            summary.lines += 1
+                            summary.invalid += 1
+                            onInvalidLine(
+                                IngestError(
+                                    .invalidLine, file: input.label, line: lineNumber,
+                                    reason: "line is longer than \(reader.maximumLineBytes) bytes"))
+                        case .text(let bytes):
+                            if EventStore.isBlank(bytes) { return }
+                            summary.lines += 1
+                            do throws(NDJSONLineError) {
+                                batch.append(try options.codec.decode(utf8: bytes))
+                            } catch {
+                                summary.invalid += 1
+                                onInvalidLine(
+                                    IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
+                            }
+                            if batch.count >= options.batchSize { try flushBatch() }
+                            if summary.lines & 0xFFFF == 0 { progress?(summary) }
+                        }
+                    }
+                }
+                try flushBatch()
+                if options.strict, summary.invalid > 0 {
+                    store.writer.rollback()
+                    summary.committed = false
+                    summary.stored = 0
+                    summary.duplicates = 0
+                } else {
+                    try store.writer.commit()
+                }
+            } catch {
+                store.writer.rollback()
+                throw error
+            }
+            progress?(summary)
+            return summary
+        }
+    }
+
+    private static func openInput(_ input: IngestInput) throws(IngestError) -> Int32 {
+        if input.path == "-" { return STDIN_FILENO }
+        let descriptor = open(input.path, O_RDONLY)
+        guard descriptor >= 0 else {
+            if errno == ENOENT {
+                throw IngestError(.missingFile, file: input.label, reason: "no such file: check the path")
+            }
+            throw IngestError(
+                .unreadable, file: input.label, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+}

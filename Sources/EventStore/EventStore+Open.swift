@@ -1,0 +1,83 @@
+import CSQLite
+import Foundation
+
+extension EventStore {
+    /// The 16 bytes every SQLite 3 database file starts with.
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Opens `path` after checking it, configures the connection and migrates.
+    static func openChecked(path: String, options: Options) throws(StoreError) -> SQLiteConnection {
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists, !options.create {
+            throw StoreError(
+                .missing, path: path,
+                "no database at \(path): give an existing file with --database, or create one with `alstats migrate`")
+        }
+        let size = try checkHeader(path: path, exists: exists)
+        let connection = try SQLiteConnection(path: path, create: options.create)
+        let timeout = options.busyTimeout.components
+        sqlite3_busy_timeout(connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        let migrator = SchemaMigrator()
+        // Reading the header page fails here on a damaged first page.
+        try migrator.checkNotNewer(connection)
+        let pending = try migrator.hasPending(connection)
+        if pending || size <= options.integrityCheckLimit {
+            try checkIntegrity(connection)
+        }
+        if connection.isReadOnly {
+            throw StoreError(
+                .readOnly, path: path,
+                "the database \(path) is read-only: make it writable or copy it somewhere writable")
+        }
+        let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw StoreError(
+                .io, path: path,
+                "cannot switch \(path) to WAL mode (it stays '\(mode ?? "?")'): put the database on a local disk")
+        }
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        try migrator.migrate(connection)
+        return connection
+    }
+
+    /// Refuses a non-empty file that does not start with the SQLite header. Returns the file's size.
+    private static func checkHeader(path: String, exists: Bool) throws(StoreError) -> Int {
+        guard exists else { return 0 }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError(.notADatabase, path: path, "\(path) is a folder, not a database: give a file path")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError(.readOnly, path: path, "cannot read \(path): check its permissions")
+        }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = Int((try? handle.seekToEnd()) ?? 0)
+        guard size > 0 else { return 0 }
+        guard head.count >= 100, Array(head.prefix(16)) == sqliteHeader else {
+            throw StoreError(
+                .notADatabase, path: path,
+                "\(path) is not an SQLite database; it was left untouched: choose another path with --database")
+        }
+        return size
+    }
+
+    /// Runs `PRAGMA quick_check` and refuses a damaged database.
+    private static func checkIntegrity(_ connection: SQLiteConnection) throws(StoreError) {
+        let result: String?
+        do throws(StoreError) {
+            result = try connection.scalarText("PRAGMA quick_check(1)")
+        } catch {
+            throw StoreError(
+                .corrupt, path: connection.path,
+                "the database \(connection.path) is damaged (\(error.message)); it was left untouched: restore it "
+                    + "from a copy or use a new file")
+        }
+        guard result == "ok" else {
+            throw StoreError(
+                .corrupt, path: connection.path,
+                "the database \(connection.path) is damaged (\(result ?? "no answer")); it was left untouched: "
+                    + "restore it from a copy or use a new file")
+        }
+    }
+}

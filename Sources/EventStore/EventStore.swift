@@ -1,0 +1,150 @@
+import CSQLite
+import Foundation
+import MeasurementEvents
+
+/// The SQLite event store: one database file that `sqlite3` can read while alstats writes.
+///
+/// Opening checks the file before anything is written: a file that is not SQLite, or is damaged, or
+/// has a schema newer than this binary, is refused and left untouched. Then it switches to WAL,
+/// `synchronous=NORMAL`, a busy timeout, and applies the pending migrations embedded in the binary.
+///
+/// ```swift
+/// let store = try EventStore(path: "alstats.sqlite")
+/// try store.write([MeasurementEvent(name: EventName.navOut, fields: ["success": "1"], timestamp: 1_763_683_200_000)])
+/// try store.export { line in print(line) }
+/// ```
+// @unchecked Sendable: the connection and writer are only touched inside `lock` (``withConnection``).
+public final class EventStore: @unchecked Sendable {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// Create the file when it does not exist (writing commands); `false` refuses a missing file.
+        public var create: Bool
+        /// The redactor applied to every event before it is written.
+        public var redactor: Redactor
+        /// Run `PRAGMA quick_check` at open when the file is at most this many bytes (always before migrating).
+        public var integrityCheckLimit: Int
+        /// How long a statement waits for another writer's lock.
+        public var busyTimeout: Duration
+
+        /// Creates options; the defaults create the file, redact the default secret keys, check files
+        /// up to 256 MiB, and wait 5 s for locks.
+        public init(
+            create: Bool = true, redactor: Redactor = Redactor(), integrityCheckLimit: Int = 256 << 20,
+            busyTimeout: Duration = .seconds(5)
+        ) {
+            self.create = create
+            self.redactor = redactor
+            self.integrityCheckLimit = integrityCheckLimit
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    /// The database file.
+    public let path: String
+
+    /// The connection and writer, used under `lock` only (the connection is opened without SQLite's mutex).
+    private let store: StoreConnection
+    private let lock = NSLock()
+
+    /// Opens (and by default creates) the database at `path` and applies pending migrations.
+    /// - Throws: ``StoreError`` naming the file and what to do.
+    public init(path: String, options: Options = Options()) throws(StoreError) {
+        self.path = path
+        let connection = try EventStore.openChecked(path: path, options: options)
+        let writer = try EventWriter(connection: connection, redactor: options.redactor)
+        store = StoreConnection(connection: connection, writer: writer)
+    }
+
+    /// The schema version of the database (the latest migration applied).
+    public var schemaVersion: Int {
+        get throws(StoreError) {
+            try withConnection { store throws(StoreError) in try SchemaMigrator().currentVersion(of: store.connection) }
+        }
+    }
+
+    /// The schema version this binary migrates databases to.
+    public static var latestSchemaVersion: Int { SchemaMigrator().latestVersion }
+
+    /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
+    /// - Returns: how many events were new.
+    @discardableResult
+    public func write(_ events: [MeasurementEvent]) throws(StoreError) -> Int {
+        try withConnection { store throws(StoreError) in
+            let inserted = try store.writer.write(events)
+            try store.writer.commit()
+            return inserted
+        }
+    }
+
+    /// Adds loss counts to the completeness table, in a transaction of their own.
+    public func recordLosses(_ losses: [DropReason: Int]) throws(StoreError) {
+        try withConnection { store throws(StoreError) in
+            try store.writer.recordLosses(losses, nowMilliseconds: EventStore.nowMilliseconds())
+        }
+    }
+
+    /// The completeness counts, keyed by kind (`dropped`, `rejected`) and reason.
+    public func completeness() throws(StoreError) -> [String: [String: Int]] {
+        try withConnection { store throws(StoreError) in
+            let statement = try store.connection.prepare("SELECT kind, reason, count FROM completeness")
+            var result: [String: [String: Int]] = [:]
+            while try statement.step() {
+                result[statement.text(0) ?? "", default: [:]][statement.text(1) ?? ""] = Int(statement.int64(2))
+            }
+            return result
+        }
+    }
+
+    /// The number of stored events.
+    public func count() throws(StoreError) -> Int {
+        try withConnection { store throws(StoreError) in Int(try store.connection.scalarInt("SELECT count(*) FROM events")) }
+    }
+
+    /// Recomputes `event_rollup` from the raw events, in one transaction.
+    public func rebuildRollups() throws(StoreError) {
+        try withConnection { store throws(StoreError) in
+            try store.connection.execute("BEGIN IMMEDIATE", doing: "rebuilding rollups")
+            do throws(StoreError) {
+                try store.connection.execute(RollupKey.rebuildSQL, doing: "rebuilding rollups")
+                try store.connection.execute("COMMIT", doing: "rebuilding rollups")
+            } catch {
+                try? store.connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Calls `body` with each stored event with `since <= timestamp < until`, in time order.
+    public func forEachEvent(
+        since: Int64 = .min, until: Int64 = .max, _ body: (MeasurementEvent) throws -> Void
+    ) throws {
+        try withConnection { store in
+            let statement = try store.connection.prepare(EventColumns.selectSQL)
+            statement.bind(1, since)
+            statement.bind(2, until)
+            defer { statement.reset() }
+            while try statement.step() {
+                try body(try EventColumns.readEvent(statement))
+            }
+        }
+    }
+
+    /// Runs `body` with the connection and writer, under the lock.
+    func withConnection<Result, Failure: Error>(
+        _ body: (StoreConnection) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(store)
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+/// The connection of a store and its writer.
+struct StoreConnection {
+    let connection: SQLiteConnection
+    let writer: EventWriter
+}

@@ -1,0 +1,131 @@
+import CSQLite
+import MeasurementEvents
+
+/// The one write path into `events`: redacts, inserts with a prepared statement (a duplicate id is
+/// ignored), and aggregates the rollups of the rows really inserted, upserted once per group at commit.
+///
+/// Used by one thread at a time (``SQLiteEventSink`` and ``EventStore`` hold a lock around it).
+final class EventWriter {
+    let connection: SQLiteConnection
+    let redactor: Redactor
+    private let insert: SQLiteStatement
+    private let upsertRollup: SQLiteStatement
+    private let upsertLoss: SQLiteStatement
+    private let begin: SQLiteStatement
+    private let commitStatement: SQLiteStatement
+    private let savepoint: SQLiteStatement
+    private let release: SQLiteStatement
+    private let rollbackToSavepoint: SQLiteStatement
+    private var pending: [RollupKey: Int] = [:]
+    private var extra: [(String, String)] = []
+
+    init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
+        self.connection = connection
+        self.redactor = redactor
+        insert = try connection.prepare(EventColumns.insertSQL)
+        upsertRollup = try connection.prepare(RollupKey.upsertSQL)
+        upsertLoss = try connection.prepare(
+            """
+            INSERT INTO completeness (kind, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (kind, reason) DO UPDATE SET count = count + excluded.count, updated_ms = excluded.updated_ms
+            """)
+        begin = try connection.prepare("BEGIN IMMEDIATE")
+        commitStatement = try connection.prepare("COMMIT")
+        savepoint = try connection.prepare("SAVEPOINT write_batch")
+        release = try connection.prepare("RELEASE write_batch")
+        rollbackToSavepoint = try connection.prepare("ROLLBACK TO write_batch")
+    }
+
+    /// Whether a transaction is open.
+    var inTransaction: Bool { connection.inTransaction }
+
+    /// Opens a transaction when none is open.
+    func beginIfNeeded() throws(StoreError) {
+        if !connection.inTransaction { try begin.run() }
+    }
+
+    /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
+    /// - Returns: how many were new (duplicates of stored ids are not counted and change nothing).
+    @discardableResult
+    func write(_ events: some Collection<MeasurementEvent>) throws(StoreError) -> Int {
+        try beginIfNeeded()
+        try savepoint.run()
+        var groups: [RollupKey: Int] = [:]
+        var inserted = 0
+        do throws(StoreError) {
+            for original in events {
+                let event = redactor.redact(original)
+                let key = EventColumns.bind(event, to: insert, extra: &extra)
+                try insert.run()
+                if connection.changes > 0 {
+                    inserted += 1
+                    groups[key, default: 0] += 1
+                }
+            }
+            try release.run()
+        } catch {
+            try? rollbackToSavepoint.run()
+            try? release.run()
+            throw error
+        }
+        if pending.isEmpty {
+            pending = groups
+        } else {
+            pending.merge(groups, uniquingKeysWith: +)
+        }
+        return inserted
+    }
+
+    /// Upserts the pending rollups and commits the transaction (nothing to do when none is open).
+    func commit() throws(StoreError) {
+        guard connection.inTransaction else {
+            pending.removeAll()
+            return
+        }
+        do throws(StoreError) {
+            for (key, count) in pending {
+                key.bind(to: upsertRollup, count: count)
+                try upsertRollup.run()
+            }
+            pending.removeAll(keepingCapacity: true)
+            try commitStatement.run()
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Abandons the open transaction and its pending rollups.
+    func rollback() {
+        pending.removeAll()
+        if connection.inTransaction { try? connection.execute("ROLLBACK") }
+    }
+
+    /// Adds loss counts to `completeness`: inside the open transaction when there is one, else in one of its own.
+    func recordLosses(_ losses: [DropReason: Int], nowMilliseconds: Int64) throws(StoreError) {
+        guard !losses.isEmpty else { return }
+        let ownTransaction = !connection.inTransaction
+        if ownTransaction { try begin.run() }
+        do throws(StoreError) {
+            for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
+                upsertLoss.bind(1, EventWriter.kind(of: reason))
+                upsertLoss.bind(2, reason.rawValue)
+                upsertLoss.bind(3, Int64(count))
+                upsertLoss.bind(4, nowMilliseconds)
+                try upsertLoss.run()
+            }
+            if ownTransaction { try commitStatement.run() }
+        } catch {
+            if ownTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// `dropped` for events lost after the bus accepted them, `rejected` for events it refused.
+    static func kind(of reason: DropReason) -> String {
+        switch reason {
+        case .bufferFull, .sinkError: return "dropped"
+        default: return "rejected"
+        }
+    }
+}

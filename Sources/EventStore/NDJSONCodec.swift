@@ -1,0 +1,170 @@
+import MeasurementEvents
+
+/// Reads and writes the NDJSON interchange of shared/spec/events.md, one event per line:
+///
+///     {"id":"0192f5c3-...","name":"al_nav_out","ts":1763683200000,"fields":{"success":"1","type":"app"}}
+///
+/// Reading: `name` (non-empty string) and `ts` (integer milliseconds or an RFC 3339 string) are required;
+/// `fields` values are flattened with ``Flattener``; aliases are normalised (`sourceHost` → `sourceURLHost`,
+/// `intentData` → `outputURL`, `type` "failed" → "fail"); a missing `id` is derived from name, ts and
+/// fields, so re-reading a file gives the same ids; other top-level keys are ignored. Any bytes give an
+/// event or an ``NDJSONLineError``, never a crash. Writing gives keys in byte order, so the output of a
+/// read event is byte-for-byte what was exported.
+///
+/// ```swift
+/// let event = try NDJSONCodec().decode(#"{"name":"al_nav_in","ts":"2025-11-21T00:00:00Z","fields":{"ref":"a"}}"#)
+/// NDJSONCodec.line(for: event)   // {"id":"…","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}
+/// ```
+public struct NDJSONCodec: Sendable {
+    /// The flattening limits applied to `fields`.
+    public var flattener: Flattener
+
+    /// Creates a codec with `flattener` (standard limits by default).
+    public init(flattener: Flattener = Flattener()) {
+        self.flattener = flattener
+    }
+
+    /// Reads one line (without its newline).
+    /// - Throws: ``NDJSONLineError`` saying what is wrong with the line.
+    public func decode(_ line: String) throws(NDJSONLineError) -> MeasurementEvent {
+        var line = line
+        let result = line.withUTF8 { bytes in
+            Result { () throws(NDJSONLineError) -> MeasurementEvent in try decode(utf8: bytes) }
+        }
+        return try result.get()
+    }
+
+    /// Reads one line of UTF-8 bytes (without its newline). See ``decode(_:)``.
+    public func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(NDJSONLineError) -> MeasurementEvent {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(utf8: bytes)
+        } catch {
+            throw NDJSONLineError(error.description)
+        }
+        guard case .object(let object) = value else { throw NDJSONLineError("a line must be a JSON object") }
+        var name: String?
+        var timestamp: JSONValue?
+        var fieldsValue: JSONValue?
+        var idValue: JSONValue?
+        for member in object {
+            switch member.key {
+            case "name": name = member.value.stringValue ?? ""
+            case "ts": timestamp = member.value
+            case "fields": fieldsValue = member.value
+            case "id": idValue = member.value
+            default: continue  // unknown top-level keys are ignored
+            }
+        }
+        guard let name, !name.isEmpty else { throw NDJSONLineError("\"name\" must be a non-empty string") }
+        let milliseconds = try NDJSONCodec.milliseconds(timestamp)
+        var fields: [String: String] = [:]
+        switch fieldsValue {
+        case nil, .null?:
+            break
+        case .object(let members)?:
+            do {
+                fields = try flattener.flatten(members).fields
+            } catch {
+                throw NDJSONLineError("\"fields\": \(error.description)")
+            }
+        default:
+            throw NDJSONLineError("\"fields\" must be an object")
+        }
+        NDJSONCodec.normaliseAliases(&fields)
+        let id: EventID
+        switch idValue {
+        case nil, .null?:
+            id = NDJSONCodec.derivedID(name: name, timestamp: milliseconds, fields: fields)
+        case .string(let text)? where !text.isEmpty:
+            id = EventID(text)
+        default:
+            throw NDJSONLineError("\"id\" must be a non-empty string when present")
+        }
+        return MeasurementEvent(id: id, name: name, fields: fields, timestamp: milliseconds)
+    }
+
+    private static func milliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
+        switch value {
+        case .int(let milliseconds)?:
+            return milliseconds
+        case .double(let value)? where value.rounded() == value && abs(value) < 9.0e15:
+            return Int64(value)
+        case .string(let text)?:
+            guard let milliseconds = EventTime.milliseconds(rfc3339: text) else {
+                throw NDJSONLineError("\"ts\" is not an RFC 3339 time: \(text.prefix(40))")
+            }
+            return milliseconds
+        case nil:
+            throw NDJSONLineError("\"ts\" is missing")
+        default:
+            throw NDJSONLineError("\"ts\" must be integer milliseconds or an RFC 3339 string")
+        }
+    }
+
+    /// The aliases met in logs of other implementations, renamed to the catalogue's names.
+    static func normaliseAliases(_ fields: inout [String: String]) {
+        for (alias, name) in [("sourceHost", FieldName.sourceURLHost), ("intentData", FieldName.outputURL)] {
+            if let value = fields[alias], fields[name] == nil {
+                fields[name] = value
+                fields[alias] = nil
+            }
+        }
+        if fields[FieldName.type] == "failed" { fields[FieldName.type] = NavigationType.fail.rawValue }
+    }
+
+    /// A version-8 UUID from a 128-bit FNV-1a hash of name, ts and the sorted fields.
+    static func derivedID(name: String, timestamp: Int64, fields: [String: String]) -> EventID {
+        var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+        func mix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            for byte in bytes {
+                hash ^= UInt128(byte)
+                hash = hash &* prime
+            }
+            hash ^= 0xFF  // a separator no UTF-8 text contains
+            hash = hash &* prime
+        }
+        mix(name.utf8)
+        mix(String(timestamp).utf8)
+        for key in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            mix(key.utf8)
+            mix(fields[key]!.utf8)
+        }
+        let high = UInt64(truncatingIfNeeded: hash >> 64) & ~0xF000 | 0x8000
+        let low = UInt64(truncatingIfNeeded: hash) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        return EventID(uuidHigh: high, low: low)
+    }
+
+    /// The NDJSON line of `event` (without newline): id, name, ts, fields with keys in byte order.
+    public static func line(for event: MeasurementEvent) -> String {
+        var text = "{\"id\":"
+        JSONValue.writeString(event.id.description, to: &text)
+        text += ",\"name\":"
+        JSONValue.writeString(event.name, to: &text)
+        text += ",\"ts\":"
+        text += String(event.timestamp)
+        text += ",\"fields\":{"
+        let keys = event.fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for (offset, key) in keys.enumerated() {
+            if offset > 0 { text += "," }
+            JSONValue.writeString(key, to: &text)
+            text += ":"
+            JSONValue.writeString(event.fields[key]!, to: &text)
+        }
+        text += "}}"
+        return text
+    }
+}
+
+/// Why one NDJSON line is not an event.
+public struct NDJSONLineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in a few words.
+    public var reason: String
+
+    /// Creates an error.
+    public init(_ reason: String) { self.reason = reason }
+
+    /// The reason.
+    public var description: String { reason }
+}

@@ -1,0 +1,40 @@
+/// Why the event store could not do what was asked. Every message names the database file and says
+/// what to do.
+///
+/// ```swift
+/// do { _ = try EventStore(path: "alstats.sqlite") } catch let error as StoreError { print(error) }
+/// ```
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, so that callers (the CLI) can choose an exit status.
+    public enum Kind: Sendable, Hashable {
+        /// The file exists but is not an SQLite database; it was not touched.
+        case notADatabase
+        /// The file is an SQLite database that fails its integrity check; it was not touched.
+        case corrupt
+        /// The database was written by a newer alstats (its schema version is above the latest known here).
+        case newerSchema
+        /// No database exists at the path and the operation does not create one.
+        case missing
+        /// The database or its folder cannot be written.
+        case readOnly
+        /// Any other SQLite or file-system failure (full disk, locked database, I/O error).
+        case io
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The database file concerned.
+    public var path: String
+    /// One line: what was wrong with `path` and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, path: String, _ message: String) {
+        self.kind = kind
+        self.path = path
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,247 @@
+/// The byte scanner behind ``Redactor/redact(urlString:)``: it finds `key=value` and `"key":value`
+/// pairs at any layer of percent-encoding and rewrites only the secret values' bytes.
+extension Redactor {
+    /// One character of the text after percent-decoding as many layers as it was encoded: `%22` is `"`
+    /// at layer 1, `%2522` is `"` at layer 2. `start..<end` are its bytes in the text.
+    struct Element {
+        var byte: UInt8
+        var layer: Int
+        var start: Int
+        var end: Int
+    }
+
+    /// A quick scan: whether `text` contains one of the keys as a whole word (percent escapes count as
+    /// separators). `false` means the text certainly holds no secret pair, and is left as it is.
+    func mayHoldSecret(_ text: String) -> Bool {
+        if let answer = text.utf8.withContiguousStorageIfAvailable({ mayHoldSecret(bytes: $0) }) { return answer }
+        return Array(text.utf8).withUnsafeBufferPointer { mayHoldSecret(bytes: $0) }
+    }
+
+    private func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count >= minimumKeyLength else { return false }
+        var index = 0
+        var tokenStart = -1
+        while index < count {
+            let byte = bytes[index]
+            if Redactor.isTokenByte(byte) {
+                if tokenStart < 0 { tokenStart = index }
+                index += 1
+                continue
+            }
+            if tokenStart >= 0 {
+                if checkToken(bytes, tokenStart, index) { return true }
+                tokenStart = -1
+            }
+            if byte == UInt8(ascii: "%"), index + 2 < count, let high = Redactor.hexValue(bytes[index + 1]),
+                let low = Redactor.hexValue(bytes[index + 2])
+            {
+                // Skip the whole escape, however many times it was encoded (%2522 is one `"`).
+                var value = high << 4 | low
+                index += 3
+                while value == 0x25, index + 1 < count, let high = Redactor.hexValue(bytes[index]),
+                    let low = Redactor.hexValue(bytes[index + 1])
+                {
+                    value = high << 4 | low
+                    index += 2
+                }
+            } else {
+                index += 1
+            }
+        }
+        return tokenStart >= 0 && checkToken(bytes, tokenStart, count)
+    }
+
+    @inline(__always)
+    private func checkToken(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let length = end - start
+        return length < 64 && keyLengths & (1 << UInt64(length)) != 0
+            && firstBytes & (1 << UInt64(Redactor.lowercase(bytes[start]) & 63)) != 0
+            && matches(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+    }
+
+    private func matches(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
+        for key in keyBytes where key.count == token.count {
+            var equal = true
+            for offset in 0..<token.count where Redactor.lowercase(token[offset]) != key[offset] {
+                equal = false
+                break
+            }
+            if equal { return true }
+        }
+        return false
+    }
+
+    /// Rewrites every secret value of `text`; see ``Redactor``.
+    func redactText(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let elements = Redactor.decode(bytes)
+        var replacements: [(range: Range<Int>, text: [UInt8])] = []
+        var index = 0
+        while index < elements.count {
+            guard Redactor.isTokenByte(elements[index].byte),
+                index == 0 || !Redactor.isTokenByte(elements[index - 1].byte)
+            else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < elements.count, Redactor.isTokenByte(elements[end].byte) { end += 1 }
+            let token = elements[index..<end].map { Redactor.lowercase($0.byte) }
+            if keyBytes.contains(token), let found = valueRange(in: elements, after: end) {
+                replacements.append((found.range, found.replacement))
+                index = found.next
+            } else {
+                index = end
+            }
+        }
+        guard !replacements.isEmpty else { return text }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var position = 0
+        for replacement in replacements {
+            output.append(contentsOf: bytes[position..<replacement.range.lowerBound])
+            output.append(contentsOf: replacement.text)
+            position = replacement.range.upperBound
+        }
+        output.append(contentsOf: bytes[position...])
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The bytes of the value that follows a key ending before element `start`, with what replaces them.
+    private func valueRange(in elements: [Element], after start: Int) -> (
+        range: Range<Int>, replacement: [UInt8], next: Int
+    )? {
+        var position = start
+        if let quote = Redactor.quoteLength(elements, at: position) { position += quote }
+        position = Redactor.skipSpace(elements, from: position)
+        guard position < elements.count,
+            elements[position].byte == UInt8(ascii: "=") || elements[position].byte == UInt8(ascii: ":")
+        else { return nil }
+        let delimiter = elements[position]
+        position = Redactor.skipSpace(elements, from: position + 1)
+        let redacted = Array(Redactor.replacement.utf8)
+        if let quote = Redactor.quoteLength(elements, at: position) {
+            // A JSON string: up to the same kind of quote at the same layer.
+            let layer = elements[position + quote - 1].layer
+            let first = position + quote
+            var end = first
+            while end < elements.count {
+                if let closing = Redactor.quoteLength(elements, at: end), closing == quote,
+                    elements[end + closing - 1].layer == layer
+                {
+                    break
+                }
+                if quote == 1, elements[end].byte == UInt8(ascii: "\\") { end += 1 }  // an escape inside the string
+                end += 1
+            }
+            end = min(end, elements.count)
+            let lower = first < elements.count ? elements[first].start : elements[elements.count - 1].end
+            let upper = end > first ? elements[end - 1].end : lower
+            return (lower..<upper, redacted, end)
+        }
+        var end = position
+        while end < elements.count, !Redactor.isTerminator(elements[end].byte) { end += 1 }
+        guard end > position else { return nil }
+        var replacement = redacted
+        if delimiter.byte == UInt8(ascii: ":") {
+            // A JSON value that is not a string becomes the string "REDACTED", quoted at the delimiter's layer.
+            let quote = Redactor.encoded(UInt8(ascii: "\""), layer: delimiter.layer)
+            replacement = quote + redacted + quote
+        }
+        return (elements[position].start..<elements[end - 1].end, replacement, end)
+    }
+
+    /// Decodes percent escapes of any depth into elements.
+    static func decode(_ bytes: [UInt8]) -> [Element] {
+        var elements: [Element] = []
+        elements.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                var value = high << 4 | low
+                var layer = 1
+                var next = index + 3
+                while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]),
+                    let low = hexValue(bytes[next + 1])
+                {
+                    value = high << 4 | low
+                    layer += 1
+                    next += 2
+                }
+                elements.append(Element(byte: value, layer: layer, start: index, end: next))
+                index = next
+            } else {
+                elements.append(Element(byte: bytes[index], layer: 0, start: index, end: index + 1))
+                index += 1
+            }
+        }
+        return elements
+    }
+
+    /// `"` (1 element) or `\"` (2 elements) at `index`, or `nil`.
+    static func quoteLength(_ elements: [Element], at index: Int) -> Int? {
+        guard index < elements.count else { return nil }
+        if elements[index].byte == UInt8(ascii: "\"") { return 1 }
+        if elements[index].byte == UInt8(ascii: "\\"), index + 1 < elements.count,
+            elements[index + 1].byte == UInt8(ascii: "\"")
+        {
+            return 2
+        }
+        return nil
+    }
+
+    static func skipSpace(_ elements: [Element], from start: Int) -> Int {
+        var index = start
+        while index < elements.count {
+            switch elements[index].byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
+            case UInt8(ascii: "+") where elements[index].layer == 0: index += 1  // a space in form encoding
+            default: return index
+            }
+        }
+        return index
+    }
+
+    /// The text of `byte` percent-encoded `layer` times.
+    static func encoded(_ byte: UInt8, layer: Int) -> [UInt8] {
+        guard layer > 0 else { return [byte] }
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = [UInt8(ascii: "%")]
+        for _ in 1..<layer { text += [UInt8(ascii: "2"), UInt8(ascii: "5")] }
+        text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        return text
+    }
+
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        // Bit sets of [0-9-] in 0..<64 and [A-Za-z_] in 64..<128.
+        let low: UInt64 = 0x03FF_2000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 && high & (1 << UInt64(byte - 64)) != 0
+    }
+
+    /// Ends an unquoted value: a pair separator, a quote, white space, or JSON punctuation.
+    static func isTerminator(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: ";"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+            UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: ","),
+            UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: "\\"), UInt8(ascii: "<"), UInt8(ascii: ">"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

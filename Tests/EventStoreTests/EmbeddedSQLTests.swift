@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import EventStore
+
+struct EmbeddedSQLTests {
+    /// The repository root, from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func sqlFiles(_ folder: String) throws -> [EmbeddedSQLFile] {
+        let directory = root.appendingPathComponent(folder)
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }
+            .sorted().map { name in
+                EmbeddedSQLFile(
+                    name: name, text: try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
+            }
+    }
+
+    @Test func embeddedMigrationsEqualTheFilesInMigrations() throws {
+        let files = try Self.sqlFiles("Migrations")
+        #expect(!files.isEmpty)
+        #expect(EmbeddedSQL.migrations == files, "run scripts/embed-sql after changing Migrations/*.sql")
+    }
+
+    @Test func embeddedQueriesEqualTheFilesInQueries() throws {
+        #expect(EmbeddedSQL.queries == (try Self.sqlFiles("Queries")), "run scripts/embed-sql after changing Queries/*.sql")
+    }
+
+    @Test func migrationsAreNumberedInOrderWithoutGaps() {
+        let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion)
+        #expect(versions == Array(1...versions.count))
+        #expect(EmbeddedSQL.migrations.allSatisfy { $0.name.wholeMatch(of: /\d{4}_[a-z0-9_]+\.sql/) != nil })
+    }
+}
