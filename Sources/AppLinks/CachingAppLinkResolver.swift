@@ -1,6 +1,5 @@
 import Foundation
 import MeasurementEvents
-import Synchronization
 
 /// Wraps a resolver and keeps each AppLink for a time to live, measured on an injectable clock.
 ///
@@ -19,7 +18,7 @@ public final class CachingAppLinkResolver<Wrapped: AppLinkResolving>: AppLinkRes
     private let wrapped: Wrapped
     private let timeToLiveMilliseconds: Int64
     private let clock: any EventClock
-    private let entries = Mutex<[URL: Entry]>([:])
+    private let entries = StateLock<[URL: Entry]>([:])
 
     /// Creates a caching resolver.
     /// - Parameters:

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import MeasurementEvents
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -85,7 +85,7 @@ public struct HTTPAppLinkResolver: AppLinkResolving {
 /// the waiting task once.
 ///
 /// `@unchecked Sendable`: URLSession calls it on its delegate queue while the resolver's task waits; every
-/// mutable field lives in `state`, behind a Mutex.
+/// mutable field lives in `state`, behind a StateLock (a Mutex; a pthread mutex under ThreadSanitizer).
 final class PageFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct State {
         var body: [UInt8] = []
@@ -98,7 +98,7 @@ final class PageFetch: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let maximumBytes: Int
     private let maximumRedirects: Int
     private let timeoutSeconds: Double
-    private let state = Mutex(State())
+    private let state = StateLock(State())
 
     init(maximumBytes: Int, maximumRedirects: Int, timeoutSeconds: Double) {
         self.maximumBytes = maximumBytes

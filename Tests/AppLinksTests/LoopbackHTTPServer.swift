@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MeasurementEvents
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +29,7 @@ final class LoopbackHTTPServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let routes: [String: Response]
-    private let state = Mutex<(requests: [Request], open: Set<Int32>, stopped: Bool)>(([], [], false))
+    private let state = StateLock<(requests: [Request], open: Set<Int32>, stopped: Bool)>(([], [], false))
 
     /// Starts listening; `stop()` ends it.
     init(routes: [String: Response]) throws {
