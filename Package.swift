@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
+        .library(name: "AppLinks", targets: ["AppLinks"]),
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .executable(name: "alstats", targets: ["alstats"]),
@@ -22,6 +23,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
+        .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
@@ -30,6 +32,7 @@ let package = Package(
             name: "alstats",
             dependencies: [
                 "MeasurementEvents",
+                "AppLinks",
                 "EventStore",
                 "EventReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -40,6 +43,12 @@ let package = Package(
             name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
             swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .testTarget(
+            name: "AppLinksTests",
+            dependencies: ["AppLinks", "MeasurementEvents"],
+            exclude: ["Regressions"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .testTarget(

@@ -13,6 +13,7 @@ struct ALStatsCommand: ParsableCommand {
         version: ALStatsVersion.current,
         subcommands: [
             ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self, MigrateCommand.self,
+            Inspect.self, Resolve.self, Navigate.self,
         ]
     )
 }

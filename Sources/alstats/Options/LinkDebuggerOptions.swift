@@ -1,0 +1,115 @@
+import AppLinks
+import ArgumentParser
+import Foundation
+import MeasurementEvents
+
+/// The output of `inspect`, `resolve` and `navigate`: readable text or JSON with the spec's key names.
+enum DebuggerFormat: String, ExpressibleByArgument, CaseIterable {
+    case text
+    case json
+}
+
+/// `--format` and `--show-secrets`, shared by the link debugger commands.
+struct DebuggerOutputOptions: ParsableArguments {
+    @Option(help: "Output format: text (aligned, for people) or json (the key names of cli.md).")
+    var format: DebuggerFormat = .text
+
+    @Flag(help: "Print secret values (access tokens, ...) instead of REDACTED. Keep them out of logs.")
+    var showSecrets = false
+
+    /// What replaces secrets in this command's output.
+    var secrets: SecretFilter { SecretFilter(showSecrets: showSecrets) }
+
+    /// Prints `json` (pretty, sorted keys) or the text lines, to stdout.
+    func emit(json: JSONValue, text: [String]) {
+        switch format {
+        case .json: print(json.prettyText())
+        case .text: print(text.joined(separator: "\n"))
+        }
+    }
+}
+
+/// Where `resolve` and `navigate` get a page: `URL` (fetched over HTTP(S)), or `--html FILE --url PAGE_URL`.
+struct PageSourceOptions: ParsableArguments {
+    @Argument(help: "The page URL to fetch (http or https).")
+    var pageURL: String?
+
+    @Option(
+        name: .customLong("html"), help: ArgumentHelp("Read the page from this HTML file instead.", valueName: "file"))
+    var htmlFile: String?
+
+    @Option(name: .customLong("url"), help: ArgumentHelp("The URL of the page in --html.", valueName: "page-url"))
+    var htmlPageURL: String?
+
+    @Option(help: "The device kind targets are chosen for: iphone, ipad or android.")
+    var platform: AppLinkPlatform = .iphone
+
+    @Option(help: ArgumentHelp("Fetch time limit in seconds.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    func validate() throws {
+        switch (pageURL, htmlFile, htmlPageURL) {
+        case (.some, nil, nil), (nil, .some, .some): break
+        case (.some, _, _): throw ValidationError("Give either a page URL or --html FILE --url PAGE_URL, not both.")
+        case (nil, .some, nil): throw ValidationError("--html needs --url PAGE_URL: the URL the page was served at.")
+        case (nil, nil, .some): throw ValidationError("--url needs --html FILE (or give the URL as the argument).")
+        case (nil, nil, nil): throw ValidationError("Give a page URL, or --html FILE --url PAGE_URL.")
+        }
+        let url = pageURL ?? htmlPageURL ?? ""
+        guard RawURL(url).isAbsolute, URL(string: url) != nil else {
+            throw ValidationError("'\(url)' is not an absolute URL; give one such as https://example.com/article.")
+        }
+        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+    }
+
+    /// The page URL (validated).
+    var sourceURL: URL { URL(string: pageURL ?? htmlPageURL ?? "")! }
+
+    /// The resolver for the page: the HTML file's, or HTTP.
+    /// - Throws: ``CLIFailure`` 66 for a missing file, 74 for an unreadable one.
+    func resolver() throws -> any AppLinkResolving {
+        guard let htmlFile else {
+            return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+        }
+        guard FileManager.default.fileExists(atPath: htmlFile) else {
+            throw CLIFailure(ExitStatus.noInput, "\(htmlFile): no such file; give the path of a saved HTML page")
+        }
+        guard let data = FileManager.default.contents(atPath: htmlFile) else {
+            throw CLIFailure(ExitStatus.ioError, "\(htmlFile): cannot be read; check its permissions")
+        }
+        return HTMLAppLinkResolver(html: String(decoding: data, as: UTF8.self), platform: platform)
+    }
+
+    /// Resolves the page, blocking the command until done.
+    func resolve() throws -> Result<AppLink, AppLinkError> {
+        let resolver = try resolver()
+        let url = sourceURL
+        return waitFor { () async -> Result<AppLink, AppLinkError> in
+            do throws(AppLinkError) {
+                return .success(try await resolver.appLink(for: url))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+}
+
+extension AppLinkPlatform: ExpressibleByArgument {}
+
+/// Runs async work from a synchronous command and waits for its result (the CLI's root command is
+/// synchronous; the main thread has nothing else to do meanwhile).
+func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.value = await operation()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
+/// `@unchecked Sendable`: written once by the task before it signals, read after the wait.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+}

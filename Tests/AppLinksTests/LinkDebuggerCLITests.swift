@@ -1,0 +1,116 @@
+import Foundation
+import MeasurementEvents
+import Testing
+
+/// End to end: runs the built `alstats` binary (next to the test bundle) on the example page.
+struct LinkDebuggerCLITests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let binary = Bundle.main.bundleURL.appendingPathComponent("alstats")
+        let candidates = [
+            binary,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "alstats"),
+        ]
+        let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func inspectPrintsTheLegacyLinkAsJSON() throws {
+        let result = try run([
+            "inspect",
+            "fb123://authorize#expires_in=0&access_token=T&target_url=https%3A%2F%2Fexample.com%2Fa%3Fref%3Dfeed",
+            "--format", "json", "--show-secrets",
+        ])
+        #expect(result.status == 0)
+        let json = try JSONValue.parse(result.output)
+        #expect(json["targetURL"] == "https://example.com/a?ref=feed")
+        #expect(json["isAppLink"] == true)
+        #expect(json["ref"] == "feed")
+        #expect(json["event"]?["name"] == "al_nav_in")
+        #expect(json["inputQueryParameters"]?["access_token"] == "T")
+    }
+
+    @Test func resolveListsTargetsInPlatformOrder() throws {
+        let result = try run([
+            "resolve", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        guard case .array(let targets)? = try JSONValue.parse(result.output)["targets"] else {
+            Issue.record("no targets in \(result.output)")
+            return
+        }
+        #expect(targets.map { $0["url"] } == ["example-iphone://article/42?view=compact", "example-ios://article/42"])
+    }
+
+    @Test func navigateChoosesTheInstalledApp() throws {
+        let result = try run([
+            "navigate", "--html", "Examples/article.html", "--url", "https://example.com/article", "--installed",
+            "EXAMPLE-IOS", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        let json = try JSONValue.parse(result.output)
+        #expect(json["chosen"]?["type"] == "app")
+        #expect(json["chosen"]?["url"]?.stringValue?.hasPrefix("example-ios://article/42?al_applink_data=") == true)
+        #expect(json["event"]?["name"] == "al_nav_out")
+    }
+
+    @Test(arguments: [
+        (["resolve", "--html", "missing.html", "--url", "https://example.com/a"], Int32(66)),
+        (["resolve", "--html", "Examples/article.html"], Int32(64)),
+        (
+            ["navigate", "--html", "Examples/article.html", "--url", "https://example.com/a", "--extras", "{"],
+            Int32(65)
+        ),
+        (["inspect", "no scheme"], Int32(65)),
+    ])
+    func exitsWithTheSpecStatus(arguments: [String], status: Int32) throws {
+        #expect(try run(arguments).status == status)
+    }
+
+    @Test func resolveAndNavigateFetchPagesOverHTTP() throws {
+        let server = try LoopbackHTTPServer(routes: [
+            "/article": .page(status: 200, body: HTTPAppLinkResolverTests.page), "/gone": .page(status: 410, body: ""),
+        ])
+        defer { server.stop() }
+        let resolved = try run(["resolve", server.url("/article").absoluteString, "--format", "json"])
+        #expect(resolved.status == 0)
+        #expect(try JSONValue.parse(resolved.output)["webURL"] == .null)
+
+        let failed = try run(["navigate", server.url("/gone").absoluteString, "--format", "json"])
+        #expect(failed.status == 74)
+        let json = try JSONValue.parse(failed.output)
+        #expect(json["chosen"]?["type"] == "fail")
+        #expect(json["event"]?["fields"]?["error"] == "http_status_410")
+    }
+
+    @Test(arguments: ["text", "json"])
+    func secretsArePrintedOnlyWhenAskedFor(format: String) throws {
+        let legacy = "fb123://authorize#access_token=TOKEN123&target_url=https%3A%2F%2Fexample.com%2Fa"
+        let embedded = "example://p?al_applink_data=" + encoded(#"{"extras":{"fb_access_token":"TOKEN456"}}"#)
+        for url in [legacy, embedded] {
+            let hidden = try run(["inspect", url, "--format", format])
+            #expect(hidden.status == 0)
+            #expect(!hidden.output.contains("TOKEN"))
+            #expect(hidden.output.contains("REDACTED"))
+            #expect(try run(["inspect", url, "--format", format, "--show-secrets"]).output.contains("TOKEN"))
+        }
+        let navigation = try run([
+            "navigate", "--html", "Examples/article.html", "--url", "https://example.com/article", "--format", format,
+            "--app-link-data", #"{"access_token":"TOKEN789"}"#,
+        ])
+        #expect(!navigation.output.contains("TOKEN789"))
+    }
+}
