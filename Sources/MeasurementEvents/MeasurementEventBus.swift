@@ -46,10 +46,13 @@ public final class MeasurementEventBus: Sendable {
     /// - Parameters:
     ///   - clock: the time source for event timestamps; by default the system clock.
     ///   - limits: the field limits every posted event is checked against; by default ``FlatteningLimits/standard``.
-    public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard) {
+    ///   - idSeed: makes the ids reproducible: with the same seed and clock, the same posts get the same ids
+    ///     (for simulations such as `alstats demo`, whose re-runs then store nothing twice). Leave it `nil` in
+    ///     production: two buses with one seed would give out the same ids.
+    public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard, idSeed: UInt64? = nil) {
         self.clock = clock
         self.flattener = Flattener(limits: limits)
-        self.state = StateLock(State(ids: EventIDSequence()))
+        self.state = StateLock(State(ids: EventIDSequence(seed: idSeed)))
     }
 
     deinit {

@@ -2,17 +2,20 @@ import ArgumentParser
 
 /// The `alstats` command: App Links analytics from the command line.
 @main
-struct ALStatsCommand: ParsableCommand {
+struct ALStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alstats",
         abstract: "App Links analytics: measurement events into SQLite, reports out.",
         discussion: """
             Examples:
-              alstats --version
+              alstats demo                       simulated traffic through the real library, then the report
+              alstats ingest events.ndjson       import NDJSON events
+              alstats report --since 2025-11-01  the report of the stored events
+              alstats inspect 'myapp://item?al_applink_data=...'
             """,
         version: ALStatsVersion.current,
         subcommands: [
-            ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self, MigrateCommand.self,
+            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self, MigrateCommand.self,
             Inspect.self, Resolve.self, Navigate.self,
         ]
     )

@@ -37,4 +37,14 @@ struct EventIDTests {
         #expect(EventID(text).description == text)
         #expect(EventID(text).milliseconds == nil)
     }
+
+    @Test func aSeededBusGivesTheSameIdsForTheSamePostsAndClock() {
+        func ids(seed: UInt64) -> [EventID] {
+            let bus = MeasurementEventBus(clock: ManualEventClock(milliseconds: 1_763_683_200_000), idSeed: seed)
+            return (0..<5).compactMap { _ in bus.post("e") }
+        }
+        #expect(ids(seed: 42) == ids(seed: 42))
+        #expect(ids(seed: 42) != ids(seed: 43))
+        #expect(Set(ids(seed: 42)).count == 5)
+    }
 }

@@ -48,4 +48,14 @@ extension ParsableCommand {
             throw ExitCode(failure.status)
         }
     }
+
+    /// Runs `body`; a ``CLIFailure`` becomes a message on stderr and its exit status.
+    func reportingFailures(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let failure as CLIFailure {
+            printError("alstats: \(failure.message)")
+            throw ExitCode(failure.status)
+        }
+    }
 }

@@ -1,0 +1,99 @@
+import AppLinks
+import Foundation
+import MeasurementEvents
+
+/// Drives the real App Links code through a simulated fortnight of Readly visits, posting every event to
+/// a bus: inbound links (`al_nav_in`, or a counted rejection), outbound navigations to partner pages
+/// (`al_nav_out`: app, web or fail), and returns to the referer (`al_ref_back_out`).
+struct DemoSimulation {
+    /// 2025-11-03T00:00:00Z: the simulated fortnight starts here, whatever the day the demo runs.
+    static let start: Int64 = 1_762_128_000_000
+    static let span: Int64 = 14 * 86_400_000
+
+    var events: Int
+    var seed: UInt64
+
+    /// What the simulation did.
+    struct Summary {
+        var visits = 0
+        var posted = 0
+    }
+
+    /// Runs the simulation on `bus`, whose clock must be `clock`; returns when `events` events are posted.
+    func run(on bus: MeasurementEventBus, clock: ManualEventClock) async -> Summary {
+        var random = DemoRandom(state: seed)
+        var summary = Summary()
+        let resolver = DemoWorld.Resolver()
+        let step = max(1, DemoSimulation.span / Int64(max(1, events)))
+        clock.set(milliseconds: DemoSimulation.start)
+        func tick() { clock.advance(by: Int64.random(in: 1...(2 * step), using: &random)) }
+
+        while summary.posted < events {
+            summary.visits += 1
+            // 1. Someone taps a link in another app: Readly opens, parses it, records al_nav_in.
+            let referer = random.pick(DemoWorld.referers, weight: \.weight)
+            let ref = random.pick(DemoWorld.inboundRefs, weight: \.1).0
+            let inbound = AppLinkURL(parsing: inboundURL(referer: referer, ref: ref, random: &random))
+            tick()
+            inbound.recordOpen(sourceApplication: referer.bundle, on: bus)
+            summary.posted += 1
+
+            // 2. The reader follows zero to two links to partner content, on this visit's device.
+            let installed = Set(DemoWorld.pages.compactMap { page in
+                page.scheme.flatMap { random.chance(page.installedPercent) ? $0 : nil }
+            })
+            for _ in 0..<Int.random(in: 0...2, using: &random) where summary.posted < events {
+                let page = random.pick(DemoWorld.pages, weight: \.weight)
+                let pageURL = URL(string: "https://\(page.host)/item/\(Int.random(in: 1...500, using: &random))")!
+                tick()
+                await AppLinkNavigation.navigate(
+                    to: pageURL, resolver: resolver, appLinkData: ["ref": .string(inbound.ref ?? ref)],
+                    referer: AppLinkReferer(url: "\(DemoWorld.ourScheme)://article", appName: DemoWorld.ourName),
+                    canOpen: { url in
+                        guard let scheme = url.scheme?.lowercased() else { return false }
+                        return scheme == "https" || installed.contains(scheme)
+                    },
+                    open: { _ in true }, on: bus)
+                summary.posted += 1
+            }
+
+            // 3. Some go back to the app they came from, through the "Touch to return to ..." bar.
+            if let back = AppLinkReturnToReferer(inbound: inbound), random.chance(referer.returnPercent),
+                summary.posted < events
+            {
+                let stillInstalled = random.chance(97)
+                tick()
+                back.navigate(canOpen: { _ in stillInstalled }, open: { _ in true }, on: bus)
+                summary.posted += 1
+            }
+        }
+        return summary
+    }
+
+    /// The URL another app opens Readly with: an App Link with `al_applink_data` (target, ref, extras,
+    /// the referer's back link), now and then a legacy Facebook link, a malformed payload or a newer version.
+    private func inboundURL(referer: DemoWorld.Referer, ref: String, random: inout DemoRandom) -> String {
+        let article = Int.random(in: 1...2_000, using: &random)
+        let target = "https://readly.example.com/article/\(article)?ref=\(ref)"
+        let roll = Int.random(in: 0..<1_000, using: &random)
+        if roll < 15 {
+            return "\(DemoWorld.ourScheme)://article/\(article)?al_applink_data=%7B%22target_url%22%3A%22https"  // cut short
+        }
+        if roll < 22 {
+            return "\(DemoWorld.ourScheme)://article/\(article)?al_applink_data="
+                + "%7B%22version%22%3A%222.0%22%2C%22target_url%22%3A%22https%3A%2F%2Freadly.example.com%22%7D"
+        }
+        if referer.name == "Facebook", roll < 60 {
+            let token = String(format: "EAAB%016llx", UInt64.random(in: 0...UInt64.max, using: &random))
+            let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
+            return "fb1234567890://authorize#expires_in=5183999&access_token=\(token)&target_url=\(encoded)"
+        }
+        var data: JSONObject = ["target_url": .string(target), "ref": .string(ref), "version": "1.0"]
+        data["extras"] = ["fb_app_id": 1_234_567_890, "campaign": .string("autumn-\(ref)")]
+        if let name = referer.name {
+            data["referer_app_link"] = ["app_name": .string(name), "url": .string(referer.backURL)]
+        }
+        let base = URL(string: "\(DemoWorld.ourScheme)://article/\(article)")!
+        return AppLinkNavigation.url(base, appending: data)?.absoluteString ?? base.absoluteString
+    }
+}
