@@ -3,32 +3,6 @@ import ArgumentParser
 import Foundation
 import MeasurementEvents
 
-/// The output of `inspect`, `resolve` and `navigate`: readable text or JSON with the spec's key names.
-enum DebuggerFormat: String, ExpressibleByArgument, CaseIterable {
-    case text
-    case json
-}
-
-/// `--format` and `--show-secrets`, shared by the link debugger commands.
-struct DebuggerOutputOptions: ParsableArguments {
-    @Option(help: "Output format: text (aligned, for people) or json (the key names of cli.md).")
-    var format: DebuggerFormat = .text
-
-    @Flag(help: "Print secret values (access tokens, ...) instead of REDACTED. Keep them out of logs.")
-    var showSecrets = false
-
-    /// What replaces secrets in this command's output.
-    var secrets: SecretFilter { SecretFilter(showSecrets: showSecrets) }
-
-    /// Prints `json` (pretty, sorted keys) or the text lines, to stdout.
-    func emit(json: JSONValue, text: [String]) {
-        switch format {
-        case .json: print(json.prettyText())
-        case .text: print(text.joined(separator: "\n"))
-        }
-    }
-}
-
 /// Where `resolve` and `navigate` get a page: `URL` (fetched over HTTP(S)), or `--html FILE --url PAGE_URL`.
 struct PageSourceOptions: ParsableArguments {
     @Argument(help: "The page URL to fetch (http or https).")
