@@ -127,7 +127,7 @@ struct EventIDSequence: Sendable {
     /// A sequence with a random node and counter start; with `seed`, the same ones for the same seed.
     init(seed: UInt64? = nil) {
         if let seed {
-            var generator = SeededGenerator(state: seed)
+            var generator = SeededGenerator(seed: seed)
             node = UInt64(UInt32.random(in: .min ... .max, using: &generator))
             counter = UInt64.random(in: 0 ..< (1 << 41), using: &generator)
         } else {
@@ -157,17 +157,4 @@ struct EventIDSequence: Sendable {
 /// The process-wide sequence behind ``EventID/init()``.
 enum EventIDGenerator {
     static let shared = StateLock(EventIDSequence())
-}
-
-/// SplitMix64: a small deterministic generator for seeded id sequences.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -92,21 +92,9 @@ enum ReportOracle {
     }
 }
 
-/// Deterministic pseudo-random numbers (SplitMix64), so that generated datasets are the same every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Events of every shape the report distinguishes, over `days` days from `start`, deterministic for `seed`.
 func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12) -> [MeasurementEvent] {
-    var random = SeededRandom(state: seed)
+    var random = SeededGenerator(seed: seed)
     let apps: [String?] = ["Facebook", "Messenger", "Instagram", nil, "Notes | \"quoted\", app"]
     let refs: [String?] = ["feed", "search", nil, "share", "émoji 🎉"]
     let hosts: [String?] = ["example.com", "news.example.org", nil]

@@ -46,7 +46,7 @@ struct NDJSONTests {
     }
 
     @Test func neverCrashesOnArbitraryBytes() {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let alphabet = Array(#"{}[]":,\ 0123456789.eE-+truefalsnameidtsfields"#.utf8) + [0xC3, 0xFF, 0x80, 0x00, 0x0A]
         for _ in 0..<3_000 {
             let count = Int(generator.next() % 80)
@@ -66,18 +66,5 @@ struct NDJSONTests {
         #expect(EventTime.milliseconds(rfc3339: "2025-02-29T00:00:00Z") == nil)
         #expect(EventTime.milliseconds(timeOrDate: "2025-11-21T00:00") == nil)
         #expect(EventTime.rfc3339(milliseconds: 1_763_683_200_123) == "2025-11-21T00:00:00.123Z")
-    }
-}
-
-/// A small deterministic generator for tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

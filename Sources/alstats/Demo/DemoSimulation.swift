@@ -21,7 +21,7 @@ struct DemoSimulation {
 
     /// Runs the simulation on `bus`, whose clock must be `clock`; returns when `events` events are posted.
     func run(on bus: MeasurementEventBus, clock: ManualEventClock) async -> Summary {
-        var random = DemoRandom(state: seed)
+        var random = SeededGenerator(seed: seed)
         var summary = Summary()
         let resolver = DemoWorld.Resolver()
         let step = max(1, DemoSimulation.span / Int64(max(1, events)))
@@ -72,7 +72,7 @@ struct DemoSimulation {
 
     /// The URL another app opens Readly with: an App Link with `al_applink_data` (target, ref, extras,
     /// the referer's back link), now and then a legacy Facebook link, a malformed payload or a newer version.
-    private func inboundURL(referer: DemoWorld.Referer, ref: String, random: inout DemoRandom) -> String {
+    private func inboundURL(referer: DemoWorld.Referer, ref: String, random: inout SeededGenerator) -> String {
         let article = Int.random(in: 1...2_000, using: &random)
         let target = "https://readly.example.com/article/\(article)?ref=\(ref)"
         let roll = Int.random(in: 0..<1_000, using: &random)

@@ -98,18 +98,9 @@ enum DemoWorld {
     }
 }
 
-/// SplitMix64, so that a seed gives the same simulation every time.
-struct DemoRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The draws of the demo's simulation, on the package's seeded generator, so that a seed gives the same
+/// simulation every time.
+extension SeededGenerator {
     /// `true` with probability `percent` / 100.
     mutating func chance(_ percent: Int) -> Bool {
         Int.random(in: 0..<100, using: &self) < percent

@@ -66,16 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
                 "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
                     + "in \(String(format: "%.1f", seconds)) s (\(statistics.totalDropped) dropped)")
 
-            let store = try database.openStore(create: false, readOnly: true)
-            let query = ReportQuery(timeZone: .utc, top: format == .table ? 10 : nil)
-            let report: Report
-            do throws(StoreError) {
-                report = try ReportReader(store: store).report(for: query)
-            } catch {
-                throw CLIFailure(error)
-            }
-            let output = format.format.render(report, colour: format == .table && Terminal.wantsColour)
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try printReport(of: database, query: ReportQuery(timeZone: .utc, top: format == .table ? 10 : nil), format: format)
         }
     }
 }

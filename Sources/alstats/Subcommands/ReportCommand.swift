@@ -41,15 +41,7 @@ struct ReportCommand: ParsableCommand {
         try reportingFailures {
             var query = try filters.query()
             query.top = top ?? (format == .table ? 10 : nil)
-            let store = try database.openStore(create: false, readOnly: true)
-            let report: Report
-            do throws(StoreError) {
-                report = try ReportReader(store: store).report(for: query)
-            } catch {
-                throw CLIFailure(error)
-            }
-            let output = format.format.render(report, colour: format == .table && Terminal.wantsColour)
-            FileHandle.standardOutput.write(Data(output.utf8))
+            try printReport(of: database, query: query, format: format)
         }
     }
 }
@@ -91,6 +83,20 @@ struct ReportFilterOptions: ParsableArguments {
             since: try time("--since", since), until: try time("--until", until), ref: ref, refererApp: refererApp,
             timeZone: zone)
     }
+}
+
+/// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
+/// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
+func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormatOption) throws {
+    let store = try database.openStore(create: false, readOnly: true)
+    let report: Report
+    do throws(StoreError) {
+        report = try ReportReader(store: store).report(for: query)
+    } catch {
+        throw CLIFailure(error)
+    }
+    let output = format.format.render(report, colour: format == .table && Terminal.wantsColour)
+    FileHandle.standardOutput.write(Data(output.utf8))
 }
 
 /// `--format` of `alstats report`.
