@@ -40,6 +40,7 @@ extension HTMLRenderer {
         @media (max-width: 760px) {
           body { padding: 0.75rem; }
           figure.chart { grid-template-columns: minmax(0, 1fr); padding: 0.6rem; }
+          svg.chart { font-size: 13px; }
         }
         svg.chart { display: block; width: 100%; height: auto; font-size: 12px; overflow: visible; }
         svg.chart text { fill: var(--fg); }
@@ -60,8 +61,8 @@ extension HTMLRenderer {
         caption { text-align: left; color: var(--muted); font-size: 0.8rem; padding-bottom: 0.25rem; }
         th, td { padding: 0.2rem 0.4rem; border-bottom: 1px solid var(--line); }
         thead th { text-align: right; position: sticky; top: 0; background: var(--bg); }
-        thead th:first-child, tbody th { text-align: left; font-weight: normal; overflow-wrap: break-word; }
-        tbody th { min-width: 5rem; }
+        thead th:first-child, tbody th { text-align: left; font-weight: normal; overflow-wrap: anywhere; }
+        tbody th { min-width: 7rem; }
         td { text-align: right; white-space: nowrap; }
         """
 }

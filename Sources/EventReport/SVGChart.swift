@@ -41,7 +41,7 @@ struct SVGChart {
     var annotations: [String] = []
 
     static let width = 420.0
-    static let maxLabelCharacters = 20
+    static let maxLabelCharacters = 17
 
     /// The chart as an `<svg>` element with `role="img"`, labelled by `labelledBy` (the figure's caption).
     func svg(labelledBy: String) -> String {
