@@ -116,3 +116,40 @@ struct HTMLReportTests {
         #expect(scale.top == top)
     }
 }
+
+/// The hostile report loaded in headless Chromium, when it is installed (.ci/browser checks more).
+struct HTMLBrowserTests {
+    static let chromium = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
+        .split(separator: ":").map { "\($0)/chromium" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: chromium != nil, "chromium is not installed"))
+    func chromiumShowsHostileFieldsAsTextAndBuildsNoInjectedElement() throws {
+        let page = ReportFormat.html.render(try HTMLReportTests.hostileReport())
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("report.html")
+        try page.write(to: file, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.chromium))
+        process.arguments = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--user-data-dir=\(folder.appendingPathComponent("profile").path)", "--dump-dom", file.absoluteString,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let dom = String(decoding: data, as: UTF8.self)
+
+        #expect(process.terminationStatus == 0)
+        #expect(dom.components(separatedBy: "<svg ").count - 1 == HTMLRenderer.figureIDs.count)
+        #expect(dom.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"), "the payload shows as text")
+        #expect(!dom.contains("<script"), "no script element exists")
+        #expect(!dom.contains("<img"), "no img element exists")
+        #expect(!dom.contains("<svg onload"))
+    }
+}
