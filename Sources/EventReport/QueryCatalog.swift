@@ -87,7 +87,7 @@ public struct QueryResult: Sendable, Hashable {
     /// Rows of values (integers, doubles, text, null).
     public var rows: [[JSONValue]]
 
-    /// The rows as a table, JSON (an array of objects), CSV or Markdown.
+    /// The rows as a table, JSON (an array of objects), CSV, Markdown or an HTML page with one table.
     public func render(_ format: ReportFormat) -> String {
         func text(_ value: JSONValue) -> String {
             switch value {
@@ -110,6 +110,14 @@ public struct QueryResult: Sendable, Hashable {
             var lines = ["| " + columns.map(escape).joined(separator: " | ") + " |", "|" + columns.map { _ in " --- |" }.joined()]
             lines += rows.map { "| " + $0.map { escape(text($0)) }.joined(separator: " | ") + " |" }
             return lines.joined(separator: "\n") + "\n"
+        case .html:
+            let head = "<tr>" + columns.map { "<th scope=\"col\">\($0.htmlEscaped)</th>" }.joined() + "</tr>"
+            let body = rows.map { "<tr>" + $0.map { "<td>\(text($0).htmlEscaped)</td>" }.joined() + "</tr>" }
+            return (["<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+                "<meta name=\"color-scheme\" content=\"light dark\">", "<title>alstats query</title>", "</head>", "<body>",
+                "<table>", "<thead>\(head)</thead>", "<tbody>"] + body + ["</tbody>", "</table>", "</body>", "</html>"])
+                .joined(separator: "\n") + "\n"
         case .table:
             guard !columns.isEmpty else { return "" }
             return TextTable(header: columns, rows: rows.map { $0.map(text) }).lines(indent: "").joined(separator: "\n") + "\n"

@@ -10,6 +10,8 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     case csv
     /// Markdown headings and tables.
     case markdown
+    /// One self-contained HTML page: inline SVG charts beside tables of the same numbers, no script.
+    case html
 
     /// The report in this format.
     /// - Parameters:
@@ -21,6 +23,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
         case .json: return report.json().jsonText() + "\n"
         case .csv: return CSVRenderer().render(report)
         case .markdown: return MarkdownRenderer().render(report)
+        case .html: return HTMLRenderer().render(report)
         }
     }
 }

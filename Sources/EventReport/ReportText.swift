@@ -35,14 +35,17 @@ enum ReportText {
 
     /// The window as one line.
     static func window(_ window: Report.Window) -> String {
-        let span: String
+        "\(span(window)), days in \(window.timeZone)"
+    }
+
+    /// The window's time span, without the time zone: `all events`, `events from ... on`.
+    static func span(_ window: Report.Window) -> String {
         switch (window.since.map(time), window.until.map(time)) {
-        case (nil, nil): span = "all events"
-        case (let since?, nil): span = "events from \(since) on"
-        case (nil, let until?): span = "events before \(until)"
-        case (let since?, let until?): span = "events from \(since) to \(until) (exclusive)"
+        case (nil, nil): return "all events"
+        case (let since?, nil): return "events from \(since) on"
+        case (nil, let until?): return "events before \(until)"
+        case (let since?, let until?): return "events from \(since) to \(until) (exclusive)"
         }
-        return "\(span), days in \(window.timeZone)"
     }
 
     /// The completeness as one line.

@@ -41,7 +41,7 @@ struct ReportCLITests {
         #expect(table.output.contains("Referer apps"))
         #expect(!table.output.contains("\u{1B}["), "no colour when the output is not a terminal")
 
-        for format in ["csv", "markdown"] {
+        for format in ["csv", "markdown", "html"] {
             let result = try Self.run(["report", "--database", database.path, "--format", format, "--ref", "feed"])
             #expect(result.status == 0)
             #expect(!result.output.isEmpty)

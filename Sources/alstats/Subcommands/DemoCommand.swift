@@ -36,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The seed of the simulation.")
     var seed: UInt64 = 1
 
-    @Option(help: "Report format: table, json, csv or markdown.")
+    @Option(help: "Report format: table, json, csv, markdown or html.")
     var format: ReportFormatOption = .table
 
     func validate() throws {

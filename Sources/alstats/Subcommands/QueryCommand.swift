@@ -31,7 +31,7 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("param"), help: ArgumentHelp("A parameter, key=value (repeatable).", valueName: "key=value"))
     var parameters: [String] = []
 
-    @Option(help: "Output format: table, json, csv or markdown.")
+    @Option(help: "Output format: table, json, csv, markdown or html.")
     var format: ReportFormatOption = .table
 
     func validate() throws {

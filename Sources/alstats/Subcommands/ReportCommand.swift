@@ -20,13 +20,14 @@ struct ReportCommand: ParsableCommand {
               alstats report
               alstats report --since 2025-11-01 --until 2025-12-01 --tz Europe/Paris --format json
               alstats report --ref newsfeed --format markdown > newsfeed.md
+              alstats report --format html > report.html
             """
     )
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var filters: ReportFilterOptions
 
-    @Option(help: "Output format: table, json, csv or markdown.")
+    @Option(help: "Output format: table, json, csv, markdown or html.")
     var format: ReportFormatOption = .table
 
     @Option(help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
@@ -101,7 +102,7 @@ func printReport(of database: DatabaseOptions, query: ReportQuery, format: Repor
 
 /// `--format` of `alstats report`.
 enum ReportFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv, markdown
+    case table, json, csv, markdown, html
 
     var format: ReportFormat { ReportFormat(rawValue: rawValue)! }
 }

@@ -1,0 +1,68 @@
+extension HTMLRenderer {
+    /// The page's only stylesheet, inline: the system font stack, light and dark colours by
+    /// `prefers-color-scheme`, chart and table side by side on wide screens and stacked on a phone.
+    static let style = """
+        :root {
+          color-scheme: light dark;
+          --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --grid: #d1d9e0; --panel: #f6f8fa; --line: #d1d9e0;
+          --c1: #0969da; --c2: #bc4c00; --c3: #1a7f37; --c4: #cf222e;
+        }
+        @media (prefers-color-scheme: dark) {
+          :root {
+            --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --grid: #3d444d; --panel: #151b23; --line: #3d444d;
+            --c1: #4493f8; --c2: #f0883e; --c3: #3fb950; --c4: #ff7b72;
+          }
+        }
+        * { box-sizing: border-box; }
+        body {
+          margin: 0 auto; max-width: 1100px; padding: 1rem 1.25rem 2rem; background: var(--bg); color: var(--fg);
+          font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Liberation Sans", sans-serif;
+        }
+        h1 { font-size: 1.6rem; margin: 0.5rem 0; }
+        h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
+        code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.9em; }
+        .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; margin: 0 0 1rem; }
+        .facts dt { font-weight: 600; }
+        .facts dd { margin: 0; overflow-wrap: anywhere; }
+        header .table { max-width: 40rem; }
+        .summary { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.75rem; margin: 1rem 0 1.5rem; }
+        .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.6rem 0.8rem; }
+        .card span { display: block; }
+        .card .label, .card .detail, .note, footer { color: var(--muted); font-size: 0.85rem; }
+        .card .number { font-size: 1.6rem; font-weight: 650; font-variant-numeric: tabular-nums; }
+        figure.chart, section.hosts {
+          margin: 0 0 1.5rem; padding: 0.9rem; border: 1px solid var(--line); border-radius: 8px;
+          display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 0.75rem 1.25rem; align-items: start;
+        }
+        section.hosts { display: block; }
+        figcaption { grid-column: 1 / -1; font-weight: 650; font-size: 1.1rem; }
+        .note { grid-column: 1 / -1; margin: 0; }
+        @media (max-width: 760px) {
+          body { padding: 0.75rem; }
+          figure.chart { grid-template-columns: minmax(0, 1fr); padding: 0.6rem; }
+          svg.chart { font-size: 13px; }
+        }
+        svg.chart { display: block; width: 100%; height: auto; font-size: 12px; overflow: visible; }
+        svg.chart text { fill: var(--fg); }
+        svg.chart text.muted, svg.chart .axis text { fill: var(--muted); }
+        svg.chart .axis-title { fill: var(--fg); font-weight: 600; }
+        svg.chart .axis-line { stroke: var(--muted); stroke-width: 1; }
+        svg.chart .grid { stroke: var(--grid); stroke-width: 1; stroke-dasharray: 2 3; }
+        svg.chart .value { font-size: 11px; font-variant-numeric: tabular-nums; }
+        svg.chart .line { fill: none; stroke-width: 2; }
+        .s1 { fill: var(--c1); stroke: var(--c1); }
+        .s2 { fill: var(--c2); stroke: var(--c2); }
+        .s3 { fill: var(--c3); stroke: var(--c3); }
+        .s4 { fill: var(--c4); stroke: var(--c4); }
+        rect.s1, rect.s2, rect.s3, rect.s4, .s1 rect, .s2 rect, .s3 rect, .s4 rect { stroke: none; }
+        .table { max-height: 26rem; overflow: auto; }
+        .table:focus { outline: 2px solid var(--c1); }
+        table { border-collapse: collapse; width: 100%; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
+        caption { text-align: left; color: var(--muted); font-size: 0.8rem; padding-bottom: 0.25rem; }
+        th, td { padding: 0.2rem 0.4rem; border-bottom: 1px solid var(--line); }
+        thead th { text-align: right; position: sticky; top: 0; background: var(--bg); }
+        thead th:first-child, tbody th { text-align: left; font-weight: normal; overflow-wrap: anywhere; }
+        tbody th { min-width: 7rem; }
+        td { text-align: right; white-space: nowrap; }
+        """
+}

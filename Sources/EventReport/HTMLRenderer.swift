@@ -1,0 +1,235 @@
+import MeasurementEvents
+
+/// The report as one self-contained HTML page: the window, time zone and completeness at the top, the
+/// totals, then a figure per chart (inline SVG from ``SVGChart``) with a table of the same numbers beside
+/// it. No script, no external stylesheet, font or image; a Content-Security-Policy forbids them too.
+///
+/// Every value that comes from events is escaped (``HTMLEscaping``). The numbers are those of
+/// `Report.json()`, formatted as in the table output (thousands separators, one-decimal percentages).
+struct HTMLRenderer {
+    /// The ids of the figures, in page order: what the browser check counts.
+    static let figureIDs = [
+        "fig-daily", "fig-outbound-daily", "fig-outbound-type", "fig-referer-apps", "fig-ref-categories",
+        "fig-failure-reasons",
+    ]
+
+    func render(_ report: Report) -> String {
+        var page = [
+            "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<meta name=\"color-scheme\" content=\"light dark\">",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+            "<title>alstats report</title>", "<style>", HTMLRenderer.style, "</style>", "</head>", "<body>",
+        ]
+        page += header(report)
+        page.append("<main>")
+        page += summary(report)
+        for figure in figures(report) { page += figure }
+        page += sourceHosts(report)
+        page.append("</main>")
+        page.append(
+            "<footer><p>Written by <code>alstats report --format html</code>; the numbers are those of "
+                + "<code>--format json</code> for the same window and filters.</p></footer>")
+        page += ["</body>", "</html>"]
+        return page.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Top of the page
+
+    private func header(_ report: Report) -> [String] {
+        let completeness = report.completeness
+        var lines = [
+            "<header>", "<h1>alstats report</h1>", "<dl class=\"facts\">",
+            "<dt>Window</dt><dd id=\"window\">\(ReportText.span(report.window).capitalisedFirst.htmlEscaped)</dd>",
+            "<dt>Time zone</dt><dd id=\"timezone\">\(report.window.timeZone.htmlEscaped)</dd>",
+            "<dt>Completeness</dt><dd id=\"completeness\">\(ReportText.completeness(completeness).htmlEscaped)</dd>",
+            "</dl>",
+        ]
+        if !completeness.byReason.isEmpty {
+            lines += table(
+                id: "completeness-table", caption: "Events dropped or rejected, by reason",
+                header: ["reason", "events"],
+                rows: completeness.byReason.sorted { $0.key < $1.key }.map { [$0.key, ReportText.count($0.value)] })
+        }
+        lines.append("</header>")
+        return lines
+    }
+
+    private func summary(_ report: Report) -> [String] {
+        let n = ReportText.count
+        let p = ReportText.percent
+        let cards: [(id: String, label: String, value: String, detail: String)] = [
+            (
+                "total-events", "events", n(report.totals.events),
+                "\(n(report.totals.byName["other", default: 0])) other"
+            ),
+            ("total-nav-in", "arrivals (al_nav_in)", n(report.totals.byName[EventName.navIn, default: 0]), ""),
+            (
+                "total-nav-out", "outbound (al_nav_out)", n(report.navigation.attempts),
+                "\(n(report.navigation.succeeded)) succeeded, \(p(report.navigation.successRate))"
+            ),
+            (
+                "total-ref-back-out", "returns (al_ref_back_out)", n(report.backNavigation.attempts),
+                "\(n(report.backNavigation.succeeded)) succeeded, \(p(report.backNavigation.successRate))"
+            ),
+        ]
+        var lines = ["<section class=\"summary\" aria-label=\"Totals\">"]
+        for card in cards {
+            lines.append(
+                "<div class=\"card\"><span class=\"label\">\(card.label.htmlEscaped)</span>"
+                    + "<span class=\"number\" id=\"\(card.id)\">\(card.value)</span>"
+                    + "<span class=\"detail\">\(card.detail.htmlEscaped)</span></div>")
+        }
+        lines.append("</section>")
+        return lines
+    }
+
+    // MARK: Figures
+
+    private func figures(_ report: Report) -> [[String]] {
+        let n = ReportText.count
+        let p = ReportText.percent
+        let name = { (value: String?) in value ?? ReportText.none }
+        let days = report.daily
+        let zone = report.window.timeZone
+        let succeeded = days.map { day in
+            day.navOutSuccessRate.map { Int(($0 * Double(day.navOut)).rounded()) } ?? 0
+        }
+        let navigation = report.navigation
+        let types = ReportText.typeOrder
+        return [
+            figure(
+                SVGChart(
+                    id: "fig-daily", kind: .lines, title: "Events per day", xLabel: "date (\(zone))", yLabel: "events",
+                    categories: days.map(\.date),
+                    series: [
+                        .init(name: "arrivals (al_nav_in)", values: days.map(\.navIn), style: 1),
+                        .init(name: "outbound (al_nav_out)", values: days.map(\.navOut), style: 2),
+                        .init(name: "returns (al_ref_back_out)", values: days.map(\.refBackOut), style: 3),
+                    ]),
+                header: ["date", "arrivals", "outbound", "returns"],
+                rows: days.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut)] }),
+            figure(
+                SVGChart(
+                    id: "fig-outbound-daily", kind: .stackedColumns,
+                    title: "Outbound navigations per day: succeeded and failed",
+                    xLabel: "date (\(zone))", yLabel: "al_nav_out events", categories: days.map(\.date),
+                    series: [
+                        .init(name: "succeeded (app or web)", values: succeeded, style: 3),
+                        .init(name: "failed", values: zip(days, succeeded).map { $0.navOut - $1 }, style: 4),
+                    ]),
+                header: ["date", "attempts", "succeeded", "failed", "success rate"],
+                rows: zip(days, succeeded).map { day, ok in
+                    [day.date, n(day.navOut), n(ok), n(day.navOut - ok), p(day.navOutSuccessRate)]
+                },
+                note: "The daily series counts successes (type app or web) and failures (type fail); the split of "
+                    + "successes between app and web is shown for the whole window below."),
+            figure(
+                SVGChart(
+                    id: "fig-outbound-type", kind: .horizontalBars, title: "Outbound navigations by type",
+                    xLabel: "al_nav_out events", yLabel: "type", categories: types,
+                    series: [
+                        .init(name: "navigations", values: types.map { navigation.byType[$0, default: 0] }, style: 2)
+                    ],
+                    annotations: types.map { type in
+                        p(
+                            navigation.attempts == 0
+                                ? nil : Double(navigation.byType[type, default: 0]) / Double(navigation.attempts))
+                    }),
+                header: ["type", "navigations", "share"],
+                rows: types.map { type in
+                    let count = navigation.byType[type, default: 0]
+                    return [
+                        type, n(count), p(navigation.attempts == 0 ? nil : Double(count) / Double(navigation.attempts)),
+                    ]
+                }),
+            figure(
+                SVGChart(
+                    id: "fig-referer-apps", kind: .horizontalBars, title: "Referer apps: arrivals and returns",
+                    xLabel: "events", yLabel: "referer app", categories: report.refererApps.map { name($0.name) },
+                    series: [
+                        .init(name: "arrivals (al_nav_in)", values: report.refererApps.map(\.arrivals), style: 1),
+                        .init(name: "returns (al_ref_back_out)", values: report.refererApps.map(\.returns), style: 3),
+                    ],
+                    annotations: report.refererApps.map { "return rate \(p($0.returnRate))" }),
+                header: ["referer app", "arrivals", "share", "returns", "return rate"],
+                rows: report.refererApps.map {
+                    [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
+                }),
+            figure(
+                SVGChart(
+                    id: "fig-ref-categories", kind: .horizontalBars,
+                    title: "Ref categories: arrivals, outbound and returns",
+                    xLabel: "events", yLabel: "ref", categories: report.refCategories.map { name($0.ref) },
+                    series: [
+                        .init(name: "arrivals", values: report.refCategories.map(\.arrivals), style: 1),
+                        .init(name: "outbound", values: report.refCategories.map(\.navOutAttempts), style: 2),
+                        .init(name: "returns", values: report.refCategories.map(\.returns), style: 3),
+                    ],
+                    annotations: report.refCategories.map { "out success \(p($0.navOutSuccessRate))" }),
+                header: ["ref", "arrivals", "outbound", "out ok", "out success", "returns"],
+                rows: report.refCategories.map {
+                    [
+                        name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded),
+                        p($0.navOutSuccessRate), n($0.returns),
+                    ]
+                }),
+            figure(
+                SVGChart(
+                    id: "fig-failure-reasons", kind: .horizontalBars, title: "Failure reasons of outbound navigations",
+                    xLabel: "failed al_nav_out events", yLabel: "error",
+                    categories: navigation.failureReasons.map { name($0.error) },
+                    series: [.init(name: "failed", values: navigation.failureReasons.map(\.count), style: 4)]),
+                header: ["error", "failed"],
+                rows: navigation.failureReasons.map { [name($0.error), n($0.count)] }),
+        ]
+    }
+
+    /// A `<figure>`: caption, chart, and the table of its numbers (first column names the row).
+    private func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
+        let captionID = "\(chart.id)-caption"
+        var lines = [
+            "<figure class=\"chart\" id=\"\(chart.id)\" aria-labelledby=\"\(captionID)\">",
+            "<figcaption id=\"\(captionID)\">\(chart.title.htmlEscaped)</figcaption>",
+            "<div class=\"plot\">", chart.svg(labelledBy: captionID), "</div>",
+        ]
+        lines += table(id: "\(chart.id)-table", caption: "\(chart.title) (table)", header: header, rows: rows)
+        if let note { lines.append("<p class=\"note\">\(note.htmlEscaped)</p>") }
+        lines.append("</figure>")
+        return lines
+    }
+
+    private func sourceHosts(_ report: Report) -> [String] {
+        let n = ReportText.count
+        let rows = report.navigation.sourceHosts.map { host -> [String] in
+            let rate = host.attempts == 0 ? nil : Double(host.succeeded) / Double(host.attempts)
+            return [host.host ?? ReportText.none, n(host.attempts), n(host.succeeded), ReportText.percent(rate)]
+        }
+        return ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
+            + table(
+                id: "source-hosts-table", caption: "Source hosts",
+                header: ["host", "attempts", "succeeded", "success rate"], rows: rows)
+            + ["</section>"]
+    }
+
+    /// An accessible table in a scrollable region; every cell escaped.
+    private func table(id: String, caption: String, header: [String], rows: [[String]]) -> [String] {
+        var lines = [
+            "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-labelledby=\"\(id)-caption\">",
+            "<table id=\"\(id)\">", "<caption id=\"\(id)-caption\">\(caption.htmlEscaped)</caption>",
+            "<thead><tr>" + header.map { "<th scope=\"col\">\($0.htmlEscaped)</th>" }.joined() + "</tr></thead>",
+            "<tbody>",
+        ]
+        if rows.isEmpty {
+            lines.append("<tr><td colspan=\"\(header.count)\">No events.</td></tr>")
+        }
+        for row in rows {
+            let cells = row.enumerated().map { column, cell in
+                column == 0 ? "<th scope=\"row\">\(cell.htmlEscaped)</th>" : "<td>\(cell.htmlEscaped)</td>"
+            }
+            lines.append("<tr>" + cells.joined() + "</tr>")
+        }
+        lines += ["</tbody>", "</table>", "</div>"]
+        return lines
+    }
+}

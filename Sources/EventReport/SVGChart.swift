@@ -1,0 +1,275 @@
+/// A chart drawn as inline SVG text: lines over a series of dates, stacked columns, or horizontal bars
+/// for named categories. Colours come from the page's CSS classes (`s1` to `s4`), so the same SVG reads
+/// in light and dark schemes; the `viewBox` with `width: 100%` scales it to a phone's width.
+///
+/// Every text that can come from events (category names, annotations) is escaped.
+///
+/// ```swift
+/// let chart = SVGChart(
+///     id: "fig-failures", kind: .horizontalBars, title: "Failure reasons", xLabel: "failed navigations",
+///     yLabel: "error", categories: ["timeout"], series: [.init(name: "failed", values: [3], style: 4)])
+/// let svg = chart.svg()
+/// ```
+struct SVGChart {
+    /// How the values are drawn.
+    enum Kind {
+        /// One line per series across the categories (dates), a dot at each value.
+        case lines
+        /// One column per category, the series stacked bottom up.
+        case stackedColumns
+        /// One row per category, a bar per series side by side.
+        case horizontalBars
+    }
+
+    /// One series of values, one per category.
+    struct Series {
+        var name: String
+        var values: [Int]
+        /// The colour class `s1` to `s4`.
+        var style: Int
+    }
+
+    /// The id of the figure; the SVG's title is `<id>-svg-title`.
+    var id: String
+    var kind: Kind
+    var title: String
+    var xLabel: String
+    var yLabel: String
+    var categories: [String]
+    var series: [Series]
+    /// A note per category shown under its name in horizontal bars (for example a rate), or empty.
+    var annotations: [String] = []
+
+    static let width = 420.0
+    static let maxLabelCharacters = 17
+
+    /// The chart as an `<svg>` element with `role="img"`, labelled by `labelledBy` (the figure's caption).
+    func svg(labelledBy: String) -> String {
+        let titleID = "\(id)-svg-title"
+        let body: (height: Double, content: [String])
+        if categories.isEmpty || series.isEmpty {
+            body = (
+                80, [text("No events in this window.", x: Self.width / 2, y: 44, anchor: "middle", className: "muted")]
+            )
+        } else {
+            switch kind {
+            case .lines, .stackedColumns: body = columnsOrLines()
+            case .horizontalBars: body = horizontalBars()
+            }
+        }
+        return
+            ([
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-labelledby=\"\(labelledBy) \(titleID)\""
+                    + " viewBox=\"0 0 \(Self.width.svg) \(body.height.svg)\" class=\"chart\" preserveAspectRatio=\"xMidYMin meet\">",
+                "<title id=\"\(titleID)\">\(title.htmlEscaped)</title>",
+            ]
+            + body.content + ["</svg>"]).joined(separator: "\n")
+    }
+
+    // MARK: Lines and columns over categories (dates)
+
+    private func columnsOrLines() -> (Double, [String]) {
+        let key = legend()
+        let left = 56.0
+        let right = 34.0
+        let top = key.bottom + 2
+        let plotHeight = 170.0
+        let plotWidth = Self.width - left - right
+        let bottom = top + plotHeight
+        let height = bottom + 46
+        let totals = categories.indices.map { index in
+            kind == .stackedColumns
+                ? series.reduce(0) { $0 + $1.values[index] } : series.map { $0.values[index] }.max() ?? 0
+        }
+        let scale = Scale(maximum: totals.max() ?? 0)
+        func y(_ value: Int) -> Double { bottom - Double(value) / Double(scale.top) * plotHeight }
+        let band = plotWidth / Double(categories.count)
+        func x(_ index: Int) -> Double {
+            kind == .lines && categories.count > 1
+                ? left + Double(index) * plotWidth / Double(categories.count - 1) : left + band * (Double(index) + 0.5)
+        }
+        var content = key.content
+        content += yAxis(scale: scale, left: left, right: Self.width - right, y: y, top: top, bottom: bottom)
+        // X tick labels: at most one per 80 units, evenly spread, always the first and the last.
+        let labelCount = min(categories.count, max(2, Int(plotWidth / 80)))
+        let labelled = Set(
+            (0..<labelCount).map { labelCount == 1 ? 0 : $0 * (categories.count - 1) / (labelCount - 1) })
+        content.append("<g class=\"axis\">")
+        content.append(line(x1: left, y1: bottom, x2: Self.width - right, y2: bottom, className: "axis-line"))
+        for index in labelled.sorted() {
+            content.append(line(x1: x(index), y1: bottom, x2: x(index), y2: bottom + 4, className: "axis-line"))
+            content.append(text(categories[index], x: x(index), y: bottom + 16, anchor: "middle"))
+        }
+        content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
+        content.append("</g>")
+        switch kind {
+        case .lines:
+            for series in series {
+                let points = series.values.indices.map { "\(x($0).svg),\(y(series.values[$0]).svg)" }
+                content.append("<g class=\"s\(series.style)\"><title>\(series.name.htmlEscaped)</title>")
+                if points.count > 1 {
+                    content.append("<polyline class=\"line\" points=\"\(points.joined(separator: " "))\"/>")
+                }
+                for index in series.values.indices where series.values.count <= 62 {
+                    content.append("<circle cx=\"\(x(index).svg)\" cy=\"\(y(series.values[index]).svg)\" r=\"2.5\"/>")
+                }
+                content.append("</g>")
+            }
+        case .stackedColumns, .horizontalBars:
+            let barWidth = max(1, band * 0.7)
+            for series in series.indices.map({ ($0, self.series[$0]) }) {
+                content.append("<g class=\"s\(series.1.style)\">")
+                for index in categories.indices where series.1.values[index] > 0 {
+                    let below = self.series[..<series.0].reduce(0) { $0 + $1.values[index] }
+                    let top = y(below + series.1.values[index])
+                    content.append(
+                        "<rect x=\"\((x(index) - barWidth / 2).svg)\" y=\"\(top.svg)\" width=\"\(barWidth.svg)\""
+                            + " height=\"\((y(below) - top).svg)\"><title>\(categories[index].htmlEscaped) "
+                            + "\(series.1.name.htmlEscaped): \(ReportText.count(series.1.values[index]))</title></rect>"
+                    )
+                }
+                content.append("</g>")
+            }
+        }
+        return (height, content)
+    }
+
+    private func yAxis(
+        scale: Scale, left: Double, right: Double, y: (Int) -> Double, top: Double, bottom: Double
+    ) -> [String] {
+        var content = ["<g class=\"axis\">"]
+        for tick in stride(from: 0, through: scale.top, by: scale.step) {
+            content.append(
+                line(x1: left, y1: y(tick), x2: right, y2: y(tick), className: tick == 0 ? "axis-line" : "grid"))
+            content.append(text(ReportText.count(tick), x: left - 6, y: y(tick) + 4, anchor: "end"))
+        }
+        let middle = (top + bottom) / 2
+        content.append(
+            "<text class=\"axis-title\" x=\"14\" y=\"\(middle.svg)\" text-anchor=\"middle\""
+                + " transform=\"rotate(-90 14 \(middle.svg))\">\(yLabel.htmlEscaped)</text>")
+        content.append("</g>")
+        return content
+    }
+
+    // MARK: Horizontal bars for named categories
+
+    private func horizontalBars() -> (Double, [String]) {
+        let key = legend()
+        let left = 150.0
+        let right = 48.0
+        let top = key.bottom
+        let barHeight = 13.0
+        let gap = 3.0
+        let rowHeight = max(Double(series.count) * (barHeight + gap) + 10, annotations.isEmpty ? 24 : 36)
+        let plotWidth = Self.width - left - right
+        let bottom = top + rowHeight * Double(categories.count)
+        let height = bottom + 44
+        let scale = Scale(maximum: series.flatMap(\.values).max() ?? 0)
+        func x(_ value: Int) -> Double { left + Double(value) / Double(scale.top) * plotWidth }
+        var content = key.content
+        content.append("<g class=\"axis\">")
+        for tick in stride(from: 0, through: scale.top, by: scale.step) {
+            content.append(
+                line(x1: x(tick), y1: top, x2: x(tick), y2: bottom, className: tick == 0 ? "axis-line" : "grid"))
+            content.append(text(ReportText.count(tick), x: x(tick), y: bottom + 14, anchor: "middle"))
+        }
+        content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
+        let middle = (top + bottom) / 2
+        content.append(
+            "<text class=\"axis-title\" x=\"12\" y=\"\(middle.svg)\" text-anchor=\"middle\""
+                + " transform=\"rotate(-90 12 \(middle.svg))\">\(yLabel.htmlEscaped)</text>")
+        content.append("</g>")
+        for index in categories.indices {
+            let rowTop = top + rowHeight * Double(index)
+            let name = categories[index]
+            let shown =
+                name.count > Self.maxLabelCharacters ? String(name.prefix(Self.maxLabelCharacters - 1)) + "…" : name
+            let hasNote = index < annotations.count && !annotations[index].isEmpty
+            let nameY = rowTop + (hasNote ? rowHeight / 2 - 2 : rowHeight / 2 + 4)
+            content.append(
+                "<text class=\"category\" x=\"\((left - 8).svg)\" y=\"\(nameY.svg)\" text-anchor=\"end\">"
+                    + "<title>\(name.htmlEscaped)</title>\(shown.htmlEscaped)</text>")
+            if hasNote {
+                content.append(text(annotations[index], x: left - 8, y: nameY + 13, anchor: "end", className: "muted"))
+            }
+            let barsTop = rowTop + (rowHeight - Double(series.count) * (barHeight + gap) + gap) / 2
+            for (position, series) in series.enumerated() {
+                let value = series.values[index]
+                let barY = barsTop + Double(position) * (barHeight + gap)
+                content.append(
+                    "<rect class=\"s\(series.style)\" x=\"\(left.svg)\" y=\"\(barY.svg)\" width=\"\((x(value) - left).svg)\""
+                        + " height=\"\(barHeight.svg)\"><title>\(name.htmlEscaped) \(series.name.htmlEscaped): "
+                        + "\(ReportText.count(value))</title></rect>")
+                content.append(
+                    text(
+                        ReportText.count(value), x: x(value) + 4, y: barY + barHeight - 2.5, anchor: "start",
+                        className: "value"))
+            }
+        }
+        return (height, content)
+    }
+
+    // MARK: Parts
+
+    /// The legend: a swatch and a name per series, wrapped onto more rows when they do not fit the width;
+    /// empty for a single series (the title names it). Returns the y where the plot may start.
+    private func legend() -> (content: [String], bottom: Double) {
+        guard series.count > 1 else { return ([], 12) }
+        var content = ["<g class=\"legend\">"]
+        var x = 56.0
+        var y = 12.0
+        for series in series {
+            let itemWidth = 17 + Double(series.name.count) * 6.8 + 14
+            if x > 56, x + itemWidth > Self.width {
+                x = 56
+                y += 18
+            }
+            content.append(
+                "<rect class=\"s\(series.style)\" x=\"\(x.svg)\" y=\"\((y - 9).svg)\" width=\"12\" height=\"12\" rx=\"2\"/>"
+            )
+            content.append(text(series.name, x: x + 17, y: y + 1, anchor: "start"))
+            x += itemWidth
+        }
+        content.append("</g>")
+        return (content, y + 22)
+    }
+
+    private func text(_ value: String, x: Double, y: Double, anchor: String, className: String? = nil) -> String {
+        let classAttribute = className.map { " class=\"\($0)\"" } ?? ""
+        return
+            "<text\(classAttribute) x=\"\(x.svg)\" y=\"\(y.svg)\" text-anchor=\"\(anchor)\">\(value.htmlEscaped)</text>"
+    }
+
+    private func line(x1: Double, y1: Double, x2: Double, y2: Double, className: String) -> String {
+        "<line class=\"\(className)\" x1=\"\(x1.svg)\" y1=\"\(y1.svg)\" x2=\"\(x2.svg)\" y2=\"\(y2.svg)\"/>"
+    }
+}
+
+/// A value axis from 0 to a round top (1, 2 or 5 times a power of ten per step), about four steps.
+struct Scale {
+    var step: Int
+    var top: Int
+
+    init(maximum: Int) {
+        guard maximum > 0 else {
+            (step, top) = (1, 1)
+            return
+        }
+        let rough = Double(maximum) / 4
+        var magnitude = 1
+        while Double(magnitude) * 10 <= rough { magnitude *= 10 }
+        let step = [1, 2, 5, 10].map { $0 * magnitude }.first { Double($0) >= rough } ?? magnitude * 10
+        self.step = step
+        self.top = (maximum + step - 1) / step * step
+    }
+}
+
+extension Double {
+    /// A coordinate with at most one decimal, as SVG wants it (`12`, `12.5`).
+    var svg: String {
+        let tenths = Int((self * 10).rounded())
+        let sign = tenths < 0 ? "-" : ""
+        let magnitude = tenths.magnitude
+        return magnitude % 10 == 0 ? "\(sign)\(magnitude / 10)" : "\(sign)\(magnitude / 10).\(magnitude % 10)"
+    }
+}
