@@ -5,8 +5,8 @@
 -- events. These two tables stay small:
 --   event_rollup_day: the same dimensions per UTC day (day_ms: the day's start, a multiple of 86400000),
 --     read by the report for the whole UTC days of its window;
---   event_rollup_series: per 15-minute bucket, only name and success, read for the daily series in any
---     time zone (every real offset is a multiple of 15 minutes).
+--   event_rollup_series: per 15-minute bucket, only name, type and success, read for the daily series in
+--     any time zone (every real offset is a multiple of 15 minutes).
 -- The writers update both in the same transaction as the events, from the same groups as event_rollup;
 -- EventStore.rebuildRollups() recomputes all three from the raw events. Existing rollups are carried over.
 
@@ -32,12 +32,15 @@ CREATE UNIQUE INDEX event_rollup_day_group ON event_rollup_day (
 CREATE TABLE event_rollup_series (
     bucket_ms INTEGER NOT NULL,
     name      TEXT    NOT NULL,
+    type      TEXT,
     success   INTEGER,
     count     INTEGER NOT NULL
 );
 
 -- One row per group; the upsert target and the daily series' range scan.
-CREATE UNIQUE INDEX event_rollup_series_group ON event_rollup_series (bucket_ms, name, ifnull(success, x''));
+CREATE UNIQUE INDEX event_rollup_series_group ON event_rollup_series (
+    bucket_ms, name, ifnull(type, x''), ifnull(success, x'')
+);
 
 INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
 SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
@@ -45,7 +48,7 @@ SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, re
 FROM event_rollup
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 
-INSERT INTO event_rollup_series (bucket_ms, name, success, count)
-SELECT bucket_ms, name, success, sum(count)
+INSERT INTO event_rollup_series (bucket_ms, name, type, success, count)
+SELECT bucket_ms, name, type, success, sum(count)
 FROM event_rollup
-GROUP BY 1, 2, 3;
+GROUP BY 1, 2, 3, 4;

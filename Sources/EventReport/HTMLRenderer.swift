@@ -92,9 +92,6 @@ struct HTMLRenderer {
         let name = { (value: String?) in value ?? ReportText.none }
         let days = report.daily
         let zone = report.window.timeZone
-        let succeeded = days.map { day in
-            day.navOutSuccessRate.map { Int(($0 * Double(day.navOut)).rounded()) } ?? 0
-        }
         let navigation = report.navigation
         let types = ReportText.typeOrder
         return [
@@ -112,18 +109,21 @@ struct HTMLRenderer {
             figure(
                 SVGChart(
                     id: "fig-outbound-daily", kind: .stackedColumns,
-                    title: "Outbound navigations per day: succeeded and failed",
+                    title: "Outbound navigations per day, by type",
                     xLabel: "date (\(zone))", yLabel: "al_nav_out events", categories: days.map(\.date),
                     series: [
-                        .init(name: "succeeded (app or web)", values: succeeded, style: 3),
-                        .init(name: "failed", values: zip(days, succeeded).map { $0.navOut - $1 }, style: 4),
+                        .init(name: "app opened", values: days.map { $0.navOutByType["app", default: 0] }, style: 3),
+                        .init(name: "web fallback", values: days.map { $0.navOutByType["web", default: 0] }, style: 2),
+                        .init(name: "failed", values: days.map { $0.navOutByType["fail", default: 0] }, style: 4),
                     ]),
-                header: ["date", "attempts", "succeeded", "failed", "success rate"],
-                rows: zip(days, succeeded).map { day, ok in
-                    [day.date, n(day.navOut), n(ok), n(day.navOut - ok), p(day.navOutSuccessRate)]
-                },
-                note: "The daily series counts successes (type app or web) and failures (type fail); the split of "
-                    + "successes between app and web is shown for the whole window below."),
+                header: ["date", "attempts", "app", "web", "fail", "success rate"],
+                rows: days.map { day in
+                    [
+                        day.date, n(day.navOut), n(day.navOutByType["app", default: 0]),
+                        n(day.navOutByType["web", default: 0]), n(day.navOutByType["fail", default: 0]),
+                        p(day.navOutSuccessRate),
+                    ]
+                }),
             figure(
                 SVGChart(
                     id: "fig-outbound-type", kind: .horizontalBars, title: "Outbound navigations by type",

@@ -111,6 +111,10 @@ public struct Report: Sendable, Hashable {
         public var navOut: Int
         public var refBackOut: Int
         public var navOutSuccessRate: Double?
+        /// Outbound navigations that succeeded (`success == "1"`).
+        public var navOutSucceeded: Int
+        /// Outbound navigations by `type`: `app`, `web`, `fail` (for charts; not part of the JSON contract).
+        public var navOutByType: [String: Int]
     }
 
     /// What is missing.

@@ -69,7 +69,7 @@ public struct ReportBuilder: Sendable {
     }
 
     private func daily(_ buckets: [ReportRows.Bucket], timeZone: ReportTimeZone) -> [Report.Day] {
-        var days: [String: (navIn: Int, navOut: Int, succeeded: Int, back: Int, any: Int)] = [:]
+        var days: [String: (navIn: Int, navOut: Int, succeeded: Int, back: Int, any: Int, types: [String: Int])] = [:]
         var dateOfBucket: [Int64: String] = [:]
         for bucket in buckets {
             let date: String
@@ -79,13 +79,14 @@ public struct ReportBuilder: Sendable {
                 date = timeZone.date(of: bucket.start)
                 dateOfBucket[bucket.start] = date
             }
-            var day = days[date, default: (0, 0, 0, 0, 0)]
+            var day = days[date, default: (0, 0, 0, 0, 0, Tally.emptyTypes)]
             day.any += bucket.count
             switch bucket.name {
             case EventName.navIn: day.navIn += bucket.count
             case EventName.navOut:
                 day.navOut += bucket.count
                 if bucket.success == 1 { day.succeeded += bucket.count }
+                if let type = bucket.type, day.types[type] != nil { day.types[type, default: 0] += bucket.count }
             case EventName.refBackOut: day.back += bucket.count
             default: break
             }
@@ -94,7 +95,8 @@ public struct ReportBuilder: Sendable {
         return days.filter { $0.value.any > 0 }.sorted { $0.key < $1.key }.map { date, day in
             Report.Day(
                 date: date, navIn: day.navIn, navOut: day.navOut, refBackOut: day.back,
-                navOutSuccessRate: rate(day.succeeded, day.navOut))
+                navOutSuccessRate: rate(day.succeeded, day.navOut), navOutSucceeded: day.succeeded,
+                navOutByType: day.types)
         }
     }
 
@@ -157,7 +159,9 @@ struct Tally {
     var navIn = 0
     var navOut = Counts()
     var back = Counts()
-    var byType: [String: Int] = [NavigationType.app.rawValue: 0, NavigationType.web.rawValue: 0, NavigationType.fail.rawValue: 0]
+    /// Zero for each of `app`, `web`, `fail`: the keys counted by type.
+    static let emptyTypes = [NavigationType.app.rawValue: 0, NavigationType.web.rawValue: 0, NavigationType.fail.rawValue: 0]
+    var byType: [String: Int] = Tally.emptyTypes
     var failures: [String?: Int] = [:]
     var hosts: [String?: Counts] = [:]
     var arrivalsByApp: [String?: Int] = [:]

@@ -43,9 +43,9 @@ public struct ReportReader: Sendable {
             while try dailyStatement.step() {
                 buckets.append(
                     ReportRows.Bucket(
-                        start: dailyStatement.int64(0), name: dailyStatement.text(2) ?? "",
-                        success: dailyStatement.isNull(3) ? nil : Int(dailyStatement.int64(3)),
-                        count: Int(dailyStatement.int64(4))))
+                        start: dailyStatement.int64(0), name: dailyStatement.text(2) ?? "", type: dailyStatement.text(3),
+                        success: dailyStatement.isNull(4) ? nil : Int(dailyStatement.int64(4)),
+                        count: Int(dailyStatement.int64(5))))
             }
             var completeness: [String: [String: Int]] = [:]
             let lossStatement = try connection.prepare("SELECT kind, reason, count FROM completeness")

@@ -3,7 +3,7 @@
 public struct ReportRows: Sendable, Hashable {
     /// Events per combination of the report's dimensions.
     public var groups: [Group]
-    /// Events per 15-minute UTC bucket, name and success.
+    /// Events per 15-minute UTC bucket, name, type and success.
     public var buckets: [Bucket]
     /// Loss counts by kind (`dropped`, `rejected`) and reason.
     public var completeness: [String: [String: Int]]
@@ -48,13 +48,16 @@ public struct ReportRows: Sendable, Hashable {
         /// The bucket's start, ms since the Unix epoch (a multiple of 900,000).
         public var start: Int64
         public var name: String
+        /// `app`, `web`, `fail` or `nil`.
+        public var type: String?
         public var success: Int?
         public var count: Int
 
         /// Creates a bucket.
-        public init(start: Int64, name: String, success: Int?, count: Int) {
+        public init(start: Int64, name: String, type: String? = nil, success: Int?, count: Int) {
             self.start = start
             self.name = name
+            self.type = type
             self.success = success
             self.count = count
         }

@@ -211,8 +211,8 @@ SELECT CASE WHEN typeof(e.id) = 'blob' THEN lower(substr(hex(e.id), 1, 8) || '-'
 -- events. These two tables stay small:
 --   event_rollup_day: the same dimensions per UTC day (day_ms: the day's start, a multiple of 86400000),
 --     read by the report for the whole UTC days of its window;
---   event_rollup_series: per 15-minute bucket, only name and success, read for the daily series in any
---     time zone (every real offset is a multiple of 15 minutes).
+--   event_rollup_series: per 15-minute bucket, only name, type and success, read for the daily series in
+--     any time zone (every real offset is a multiple of 15 minutes).
 -- The writers update both in the same transaction as the events, from the same groups as event_rollup;
 -- EventStore.rebuildRollups() recomputes all three from the raw events. Existing rollups are carried over.
 
@@ -238,12 +238,15 @@ CREATE UNIQUE INDEX event_rollup_day_group ON event_rollup_day (
 CREATE TABLE event_rollup_series (
     bucket_ms INTEGER NOT NULL,
     name      TEXT    NOT NULL,
+    type      TEXT,
     success   INTEGER,
     count     INTEGER NOT NULL
 );
 
 -- One row per group; the upsert target and the daily series' range scan.
-CREATE UNIQUE INDEX event_rollup_series_group ON event_rollup_series (bucket_ms, name, ifnull(success, x''));
+CREATE UNIQUE INDEX event_rollup_series_group ON event_rollup_series (
+    bucket_ms, name, ifnull(type, x''), ifnull(success, x'')
+);
 
 INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
 SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
@@ -251,10 +254,10 @@ SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, re
 FROM event_rollup
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 
-INSERT INTO event_rollup_series (bucket_ms, name, success, count)
-SELECT bucket_ms, name, success, sum(count)
+INSERT INTO event_rollup_series (bucket_ms, name, type, success, count)
+SELECT bucket_ms, name, type, success, sum(count)
 FROM event_rollup
-GROUP BY 1, 2, 3;
+GROUP BY 1, 2, 3, 4;
 
 """#
         ),
@@ -384,14 +387,14 @@ ORDER BY arrivals DESC, referer_app_name IS NULL, referer_app_name;
         EmbeddedSQLFile(
             name: "report_daily.sql",
             text: #"""
--- report_daily: events per 15-minute UTC bucket, event name and success, in a time window; alstats report turns the buckets into days of its --tz (every real offset is a multiple of 15 minutes).
+-- report_daily: events per 15-minute UTC bucket, event name, type and success, in a time window; alstats report turns the buckets into days of its --tz (every real offset is a multiple of 15 minutes).
 --
 -- Without filters it reads the narrow series rollup; with :ref or :referer_app, the 15-minute rollups
 -- (which have those dimensions); the raw events only of the partial buckets at the window's edges.
 -- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch; inclusive, exclusive),
 --   :ref, :referer_app (keep only events whose ref / refererAppName is this).
 -- Columns: bucket_ms (bucket start, ms since the Unix epoch), bucket_start (RFC 3339 UTC), name,
---   success (1, 0 or NULL), events.
+--   type (app, web, fail or NULL), success (1, 0 or NULL), events.
 WITH bounds AS (
     SELECT
         coalesce(:since, -9223372036854775807) AS s,
@@ -401,30 +404,30 @@ WITH bounds AS (
         CASE WHEN :until IS NULL THEN 9223372036854775807
              ELSE :until - ((:until % 900000) + 900000) % 900000 END AS b2
 )
-SELECT bucket_ms, strftime('%Y-%m-%dT%H:%M:%SZ', bucket_ms / 1000, 'unixepoch') AS bucket_start, name, success,
-       sum(events) AS events
+SELECT bucket_ms, strftime('%Y-%m-%dT%H:%M:%SZ', bucket_ms / 1000, 'unixepoch') AS bucket_start, name, type,
+       success, sum(events) AS events
 FROM (
-    SELECT r.bucket_ms, r.name, r.success, r.count AS events
+    SELECT r.bucket_ms, r.name, r.type, r.success, r.count AS events
     FROM event_rollup_series AS r, bounds AS b
     WHERE :ref IS NULL AND :referer_app IS NULL AND r.bucket_ms >= b.b1 AND r.bucket_ms < b.b2
     UNION ALL
-    SELECT r.bucket_ms, r.name, r.success, r.count
+    SELECT r.bucket_ms, r.name, r.type, r.success, r.count
     FROM event_rollup AS r, bounds AS b
     WHERE (:ref IS NOT NULL OR :referer_app IS NOT NULL) AND r.bucket_ms >= b.b1 AND r.bucket_ms < b.b2
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
     UNION ALL
-    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.success, 1
+    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.type, e.success, 1
     FROM events AS e, bounds AS b
     WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
     UNION ALL
-    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.success, 1
+    SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.type, e.success, 1
     FROM events AS e, bounds AS b
     WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 )
-GROUP BY bucket_ms, name, success
-ORDER BY bucket_ms, name, success;
+GROUP BY bucket_ms, name, type, success
+ORDER BY bucket_ms, name, type, success;
 
 """#
         ),

@@ -66,10 +66,11 @@ struct RollupKey: Hashable {
         DO UPDATE SET count = count + excluded.count
         """
 
-    /// Upserts `count` more events of a bucket, name and success into `event_rollup_series` (Migrations/0005).
+    /// Upserts `count` more events of a bucket, name, type and success into `event_rollup_series` (Migrations/0005).
     static let seriesUpsertSQL = """
-        INSERT INTO event_rollup_series (bucket_ms, name, success, count) VALUES (?1, ?2, ?3, ?4)
-        ON CONFLICT (bucket_ms, name, ifnull(success, x'')) DO UPDATE SET count = count + excluded.count
+        INSERT INTO event_rollup_series (bucket_ms, name, type, success, count) VALUES (?1, ?2, ?3, ?4, ?5)
+        ON CONFLICT (bucket_ms, name, ifnull(type, x''), ifnull(success, x''))
+        DO UPDATE SET count = count + excluded.count
         """
 
     /// A day length, in milliseconds.
@@ -83,8 +84,8 @@ struct RollupKey: Hashable {
         return key
     }
 
-    /// This group's bucket, name and success: the key of `event_rollup_series`.
-    var series: SeriesKey { SeriesKey(bucket: bucket, name: name, success: success) }
+    /// This group's bucket, name, type and success: the key of `event_rollup_series`.
+    var series: SeriesKey { SeriesKey(bucket: bucket, name: name, type: type, success: success) }
 
     /// Recomputes the three rollup tables from the raw events (same grouping as ``init(_:)``).
     static let rebuildSQL = """
@@ -101,8 +102,8 @@ struct RollupKey: Hashable {
             source_url_host, error, sum(count)
         FROM event_rollup
         GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-        INSERT INTO event_rollup_series (bucket_ms, name, success, count)
-        SELECT bucket_ms, name, success, sum(count) FROM event_rollup GROUP BY 1, 2, 3;
+        INSERT INTO event_rollup_series (bucket_ms, name, type, success, count)
+        SELECT bucket_ms, name, type, success, sum(count) FROM event_rollup GROUP BY 1, 2, 3, 4;
         """
 
     func bind(to statement: SQLiteStatement, count: Int) {
@@ -118,16 +119,18 @@ struct RollupKey: Hashable {
     }
 }
 
-/// One group of `event_rollup_series`: a 15-minute bucket, an event name and its success.
+/// One group of `event_rollup_series`: a 15-minute bucket, an event name, its type and success.
 struct SeriesKey: Hashable {
     var bucket: Int64
     var name: String
+    var type: String?
     var success: Int64?
 
     func bind(to statement: SQLiteStatement, count: Int) {
         statement.bind(1, bucket)
         statement.bind(2, name)
-        statement.bind(3, success)
-        statement.bind(4, Int64(count))
+        statement.bind(3, type)
+        statement.bind(4, success)
+        statement.bind(5, Int64(count))
     }
 }

@@ -62,7 +62,7 @@ struct HTMLReportTests {
         for label in [
             "Events per day", "date (Europe/Paris)", ">events</text>", "arrivals (al_nav_in)",
             "returns (al_ref_back_out)",
-            "Outbound navigations per day: succeeded and failed", "succeeded (app or web)",
+            "Outbound navigations per day, by type", "app opened", "web fallback",
             "Outbound navigations by type",
             "Referer apps: arrivals and returns", ">referer app</text>", "return rate ",
             "Ref categories: arrivals, outbound and returns",

@@ -84,7 +84,10 @@ enum ReportOracle {
                 return Report.Day(
                     date: date, navIn: events.filter { $0.name == EventName.navIn }.count, navOut: out.count,
                     refBackOut: events.filter { $0.name == EventName.refBackOut }.count,
-                    navOutSuccessRate: rate(out.filter(ok).count, out.count))
+                    navOutSuccessRate: rate(out.filter(ok).count, out.count), navOutSucceeded: out.filter(ok).count,
+                    navOutByType: Dictionary(uniqueKeysWithValues: ["app", "web", "fail"].map { type in
+                        (type, out.filter { $0.fields[FieldName.type] == type }.count)
+                    }))
             },
             completeness: Report.Completeness(
                 dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +),
