@@ -37,6 +37,8 @@ extension EventStore {
                 "cannot switch \(path) to WAL mode (it stays '\(mode ?? "?")'): put the database on a local disk")
         }
         try connection.execute("PRAGMA synchronous = NORMAL")
+        // Checkpoint every ~40 MB of WAL instead of 4 MB: ten times fewer fsyncs under sustained writes.
+        try connection.execute("PRAGMA wal_autocheckpoint = 10000")
         try migrator.migrate(connection)
         return connection
     }
