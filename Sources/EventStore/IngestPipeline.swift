@@ -29,6 +29,7 @@ final class IngestPipeline: @unchecked Sendable {
     private var queue: [Batch] = []
     private var finished = false
     private var cancelled = false
+    private var joined = false
     private let capacity = 4
     private let done = DispatchSemaphore(value: 0)
 
@@ -61,12 +62,16 @@ final class IngestPipeline: @unchecked Sendable {
         queue.removeAll()
         condition.broadcast()
         condition.unlock()
-        done.wait()
+        join()
     }
 
-    /// Waits for the reader's thread to end (after ``next()`` returned `nil`).
+    /// Waits for the reader's thread to end; calling it again returns at once.
     func join() {
-        done.wait()
+        condition.lock()
+        let first = !joined
+        joined = true
+        condition.unlock()
+        if first { done.wait() }
     }
 
     /// Queues `batch`; `false` when cancelled.
