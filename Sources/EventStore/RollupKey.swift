@@ -48,24 +48,12 @@ struct RollupKey: Hashable {
         hasher.combine(refererAppName)
     }
 
-    /// Upserts `count` more events of this group.
-    static let upsertSQL = """
-        INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        ON CONFLICT (bucket_ms, name, ifnull(ref, x''), ifnull(referer_app_name, x''), ifnull(type, x''),
-            ifnull(success, x''), ifnull(source_url_host, x''), ifnull(error, x''))
-        DO UPDATE SET count = count + excluded.count
-        """
+    /// Upserts `count` more events of this group. Statements/upsert_rollup.sql.
+    static let upsertSQL = EmbeddedSQL.statement("upsert_rollup")
 
     /// Recomputes the whole table from the raw events (same grouping as ``init(_:)``).
-    static let rebuildSQL = """
-        DELETE FROM event_rollup;
-        INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, ref, referer_app_name, type, success,
-            source_url_host, error, count(*)
-        FROM events
-        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-        """
+    /// Statements/rebuild_rollups.sql.
+    static let rebuildSQL = EmbeddedSQL.statement("rebuild_rollups")
 
     func bind(to statement: SQLiteStatement, count: Int) {
         statement.bind(1, bucket)
