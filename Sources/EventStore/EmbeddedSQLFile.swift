@@ -11,3 +11,13 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
     /// The leading number of a migration file name (`0001_create_events.sql` → 1), or `nil`.
     var migrationVersion: Int? { Int(name.prefix(while: { $0.isNumber })) }
 }
+
+extension EmbeddedSQL {
+    /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by EmbeddedSQLTests.
+    static func statement(_ name: String) -> String {
+        guard let file = statements.first(where: { $0.stem == name }) else {
+            preconditionFailure("Statements/\(name).sql is not embedded: run scripts/embed-sql")
+        }
+        return file.text
+    }
+}

@@ -61,16 +61,11 @@ enum EventColumns {
     /// The bind index of `extra`.
     static let extraIndex = Int32(fields.count + 4)
 
-    static let columnList = "id, ts_ms, name, " + fields.map(\.column).joined(separator: ", ") + ", extra"
+    /// Inserts one event; a duplicate id changes nothing (check `changes`). Statements/insert_event.sql.
+    static let insertSQL = EmbeddedSQL.statement("insert_event")
 
-    /// Inserts one event; a duplicate id changes nothing (check `changes`).
-    static let insertSQL =
-        "INSERT INTO events (\(columnList)) VALUES ("
-        + (1...(fields.count + 4)).map { "?\($0)" }.joined(separator: ", ") + ") ON CONFLICT (id) DO NOTHING"
-
-    /// Reads events in time order within [?1, ?2).
-    static let selectSQL =
-        "SELECT \(columnList) FROM events WHERE ts_ms >= ?1 AND ts_ms < ?2 ORDER BY ts_ms, id"
+    /// Reads events in time order within [?1, ?2), columns in insert order. Statements/select_events.sql.
+    static let selectSQL = EmbeddedSQL.statement("select_events")
 
     /// Binds `event` (already redacted) to an insert statement.
     /// - Returns: the event's rollup group, read from the same pass over its fields.
@@ -141,7 +136,7 @@ enum EventColumns {
         return EventID(statement.text(column) ?? "")
     }
 
-    /// Reads a row selected with ``columnList``.
+    /// Reads a row selected by Statements/select_events.sql.
     static func readEvent(_ statement: SQLiteStatement) throws(StoreError) -> MeasurementEvent {
         var fields: [String: String] = [:]
         for (offset, entry) in EventColumns.fields.enumerated() {

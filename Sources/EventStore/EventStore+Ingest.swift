@@ -84,6 +84,7 @@ extension EventStore {
                         let stored = try store.writer.write(batch.events, redacted: true)
                         summary.stored += stored
                         summary.duplicates += batch.events.count - stored
+                        pipeline.recycle(batch.events)
                         uncommitted += batch.events.count
                         if !options.strict, uncommitted >= options.batchSize {
                             try store.writer.commit()

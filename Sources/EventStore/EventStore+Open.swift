@@ -30,6 +30,11 @@ extension EventStore {
                 .readOnly, path: path,
                 "the database \(path) is read-only: make it writable or copy it somewhere writable")
         }
+        if size == 0 {
+            // 16 KiB pages: fewer WAL frames and write calls per event than 4 KiB, same bytes per event.
+            // Only possible before the first table and before WAL, hence here and not in a migration.
+            try connection.execute("PRAGMA page_size = 16384")
+        }
         let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
             throw StoreError(
@@ -37,6 +42,8 @@ extension EventStore {
                 "cannot switch \(path) to WAL mode (it stays '\(mode ?? "?")'): put the database on a local disk")
         }
         try connection.execute("PRAGMA synchronous = NORMAL")
+        // Checkpoint every ~40 MB of WAL instead of 4 MB: ten times fewer fsyncs under sustained writes.
+        try connection.execute("PRAGMA wal_autocheckpoint = 10000")
         try migrator.migrate(connection)
         return connection
     }

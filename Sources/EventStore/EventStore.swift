@@ -11,10 +11,11 @@ import MeasurementEvents
 /// ```swift
 /// let store = try EventStore(path: "alstats.sqlite")
 /// try store.write([MeasurementEvent(name: EventName.navOut, fields: ["success": "1"], timestamp: 1_763_683_200_000)])
-/// try store.export { line in print(line) }
+/// try store.export { chunk in FileHandle.standardOutput.write(Data(chunk)) }   // NDJSON lines
 /// ```
-// @unchecked Sendable: the connection and writer are only touched inside `lock` (``withConnection``).
 public final class EventStore: @unchecked Sendable {
+    // @unchecked Sendable: the connection and writer are only touched inside `lock` (``withConnection``).
+
     /// How a store is opened.
     public struct Options: Sendable {
         /// Create the file when it does not exist (writing commands); `false` refuses a missing file.

@@ -30,11 +30,7 @@ final class EventWriter {
         upsertRollup = try connection.prepare(RollupKey.upsertSQL)
         upsertDayRollup = try connection.prepare(RollupKey.dayUpsertSQL)
         upsertSeriesRollup = try connection.prepare(RollupKey.seriesUpsertSQL)
-        upsertLoss = try connection.prepare(
-            """
-            INSERT INTO completeness (kind, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4)
-            ON CONFLICT (kind, reason) DO UPDATE SET count = count + excluded.count, updated_ms = excluded.updated_ms
-            """)
+        upsertLoss = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
         savepoint = try connection.prepare("SAVEPOINT write_batch")

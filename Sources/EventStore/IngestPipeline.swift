@@ -29,6 +29,9 @@ final class IngestPipeline: @unchecked Sendable {
     private var queue: [Batch] = []
     private var finished = false
     private var cancelled = false
+    private var joined = false
+    /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
+    private var consumed: [[MeasurementEvent]] = []
     private let capacity = 4
     private let done = DispatchSemaphore(value: 0)
 
@@ -54,6 +57,13 @@ final class IngestPipeline: @unchecked Sendable {
         return batch
     }
 
+    /// Hands written events back to the reader thread, which releases them (the writer is the bottleneck).
+    func recycle(_ events: consuming [MeasurementEvent]) {
+        condition.lock()
+        consumed.append(events)
+        condition.unlock()
+    }
+
     /// Stops the reader and waits for its thread to end.
     func cancel() {
         condition.lock()
@@ -61,22 +71,32 @@ final class IngestPipeline: @unchecked Sendable {
         queue.removeAll()
         condition.broadcast()
         condition.unlock()
-        done.wait()
+        join()
     }
 
-    /// Waits for the reader's thread to end (after ``next()`` returned `nil`).
+    /// Waits for the reader's thread to end; calling it again returns at once.
     func join() {
-        done.wait()
+        condition.lock()
+        let first = !joined
+        joined = true
+        condition.unlock()
+        if first { done.wait() }
     }
 
     /// Queues `batch`; `false` when cancelled.
     private func send(_ batch: Batch) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
         while queue.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
+        guard !cancelled else {
+            condition.unlock()
+            return false
+        }
         queue.append(batch)
         condition.broadcast()
+        let garbage = consumed
+        consumed.removeAll()
+        condition.unlock()
+        _ = consume garbage  // released here, on the reader thread
         return true
     }
 

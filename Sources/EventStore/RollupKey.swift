@@ -48,30 +48,16 @@ struct RollupKey: Hashable {
         hasher.combine(refererAppName)
     }
 
-    /// Upserts `count` more events of this group.
-    static let upsertSQL = """
-        INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        ON CONFLICT (bucket_ms, name, ifnull(ref, x''), ifnull(referer_app_name, x''), ifnull(type, x''),
-            ifnull(success, x''), ifnull(source_url_host, x''), ifnull(error, x''))
-        DO UPDATE SET count = count + excluded.count
-        """
+    /// Upserts `count` more events of this group. Statements/upsert_rollup.sql.
+    static let upsertSQL = EmbeddedSQL.statement("upsert_rollup")
 
     /// Upserts `count` more events of this group's UTC day into `event_rollup_day` (Migrations/0005).
-    static let dayUpsertSQL = """
-        INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        ON CONFLICT (day_ms, name, ifnull(ref, x''), ifnull(referer_app_name, x''), ifnull(type, x''),
-            ifnull(success, x''), ifnull(source_url_host, x''), ifnull(error, x''))
-        DO UPDATE SET count = count + excluded.count
-        """
+    /// Statements/upsert_rollup_day.sql.
+    static let dayUpsertSQL = EmbeddedSQL.statement("upsert_rollup_day")
 
-    /// Upserts `count` more events of a bucket, name, type and success into `event_rollup_series` (Migrations/0005).
-    static let seriesUpsertSQL = """
-        INSERT INTO event_rollup_series (bucket_ms, name, type, success, count) VALUES (?1, ?2, ?3, ?4, ?5)
-        ON CONFLICT (bucket_ms, name, ifnull(type, x''), ifnull(success, x''))
-        DO UPDATE SET count = count + excluded.count
-        """
+    /// Upserts `count` more events of a bucket, name, type and success into `event_rollup_series`
+    /// (Migrations/0005). Statements/upsert_rollup_series.sql.
+    static let seriesUpsertSQL = EmbeddedSQL.statement("upsert_rollup_series")
 
     /// A day length, in milliseconds.
     static let dayMilliseconds: Int64 = 86_400_000
@@ -88,23 +74,8 @@ struct RollupKey: Hashable {
     var series: SeriesKey { SeriesKey(bucket: bucket, name: name, type: type, success: success) }
 
     /// Recomputes the three rollup tables from the raw events (same grouping as ``init(_:)``).
-    static let rebuildSQL = """
-        DELETE FROM event_rollup;
-        DELETE FROM event_rollup_day;
-        DELETE FROM event_rollup_series;
-        INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, ref, referer_app_name, type, success,
-            source_url_host, error, count(*)
-        FROM events
-        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-        INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
-        SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
-            source_url_host, error, sum(count)
-        FROM event_rollup
-        GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
-        INSERT INTO event_rollup_series (bucket_ms, name, type, success, count)
-        SELECT bucket_ms, name, type, success, sum(count) FROM event_rollup GROUP BY 1, 2, 3, 4;
-        """
+    /// Statements/rebuild_rollups.sql.
+    static let rebuildSQL = EmbeddedSQL.statement("rebuild_rollups")
 
     func bind(to statement: SQLiteStatement, count: Int) {
         statement.bind(1, bucket)

@@ -18,9 +18,10 @@ import MeasurementEvents
 /// bus.flush()      // returns once the event is committed
 /// bus.close()      // commits, then closes the sink
 /// ```
-// @unchecked Sendable: the bus calls a sink from one thread at a time; `lock` makes that so for any
-// other caller too, and the writer is only touched inside it.
 public final class SQLiteEventSink: EventSink, @unchecked Sendable {
+    // @unchecked Sendable: the bus calls a sink from one thread at a time; `lock` makes that so for any
+    // other caller too, and the writer is only touched inside it.
+
     /// When the bus commits a batch.
     public let commitPolicy: SinkCommitPolicy
     /// The database file.

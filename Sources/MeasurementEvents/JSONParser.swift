@@ -94,11 +94,11 @@ struct JSONParser {
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONObject {
         index += 1  // {
-        var object = JSONObject()
+        var members: [(String, JSONValue)] = []
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return object
+            return JSONObject()
         }
         while true {
             skipSpace()
@@ -108,14 +108,14 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipSpace()
-            object[key] = try parseValue(depth: depth)
+            members.append((key, try parseValue(depth: depth)))
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return object
+                return JSONObject(members)  // linear even for many keys
             } else {
                 throw error("expected ',' or '}'")
             }

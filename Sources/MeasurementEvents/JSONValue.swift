@@ -60,7 +60,20 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// An object with `members` in order; for a repeated key, the last value wins.
     public init(_ members: some Sequence<(String, JSONValue)>) {
-        for (key, value) in members { self[key] = value }
+        // Linear search while small; past 16 members an index keeps hostile input (many keys) linear.
+        var positions: [String: Int]?
+        for (key, value) in members {
+            if positions == nil, self.members.count >= 16 {
+                positions = Dictionary(self.members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { $1 })
+            }
+            let found = positions != nil ? positions![key] : self.members.firstIndex(where: { $0.key == key })
+            if let found {
+                self.members[found].value = value
+            } else {
+                positions?[key] = self.members.count
+                self.members.append(Member(key: key, value: value))
+            }
+        }
     }
 
     /// An object from a dictionary literal, in the literal's order.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-/// A few end-to-end runs of the built `alstats` (build it first: `swift build`).
+/// A few end-to-end runs of the built `alstats` (build it first: `swift build`). Serialized: a binary copied
+/// while another test forks cannot be executed ("text file busy").
+@Suite(.serialized)
 struct CLITests {
     static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/debug/alstats").path

@@ -29,6 +29,21 @@ struct EmbeddedSQLTests {
             EmbeddedSQL.queries == (try Self.sqlFiles("Queries")), "run scripts/embed-sql after changing Queries/*.sql")
     }
 
+    @Test func embeddedStatementsEqualTheFilesInStatements() throws {
+        #expect(
+            EmbeddedSQL.statements == (try Self.sqlFiles("Statements")),
+            "run scripts/embed-sql after changing Statements/*.sql")
+    }
+
+    @Test func theInsertAndSelectStatementsListTheColumnsInBindingOrder() {
+        let expected = ["id", "ts_ms", "name"] + EventColumns.fields.map(\.column) + ["extra"]
+        for sql in [EventColumns.insertSQL, EventColumns.selectSQL] {
+            let code = sql.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: " ")
+            let list = code.firstMatch(of: /(?:INSERT INTO events \(|SELECT)\s*([a-z_,\s]+?)\s*(?:\)|FROM)/)?.1 ?? ""
+            #expect(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == expected)
+        }
+    }
+
     @Test func migrationsAreNumberedInOrderWithoutGaps() {
         let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion)
         #expect(versions == Array(1...versions.count))

@@ -68,3 +68,21 @@ struct NDJSONTests {
         #expect(EventTime.rfc3339(milliseconds: 1_763_683_200_123) == "2025-11-21T00:00:00.123Z")
     }
 }
+
+struct HostileInputTests {
+    @Test func aLineWithAHundredThousandKeysIsRejectedNotHung() throws {
+        var line = #"{"name":"a","ts":1,"fields":{"#
+        line += (0..<100_000).map { #""k\#($0)":"v""# }.joined(separator: ",")
+        line += "}}"
+        let error = #expect(throws: NDJSONLineError.self) { try NDJSONCodec().decode(line) }
+        #expect(error?.reason.contains("fields") == true)
+    }
+
+    @Test func aRepeatedKeyKeepsItsFirstPlaceAndItsLastValue() throws {
+        let keys = (0..<40).map { #""k\#($0)":"\#($0)""# }.joined(separator: ",")
+        let value = try JSONValue.parse("{" + keys + #","k3":"last","k39":"end"}"#)
+        #expect(value.objectValue?.count == 40)
+        #expect(value["k3"] == .string("last"))
+        #expect(value.objectValue?.keys.first == "k0")
+    }
+}

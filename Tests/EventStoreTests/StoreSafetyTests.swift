@@ -23,9 +23,10 @@ struct StoreSafetyTests {
             try store.write(sampleEvents(2_000))
         }
         var bytes = TemporaryDatabase.bytes(database.path)
-        #expect(bytes.count > 16_384)
-        // Scribble over the second and third pages (b-tree pages of the schema's tables).
-        for offset in 4_096..<12_288 { bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31) }
+        let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        #expect(bytes.count > 3 * pageSize)
+        // Scribble over the second page (a b-tree page of the schema's tables).
+        for offset in pageSize..<2 * pageSize { bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31) }
         try bytes.write(to: URL(fileURLWithPath: database.path))
         let error = #expect(throws: StoreError.self) { try EventStore(path: database.path) }
         #expect(error?.kind == .corrupt)
