@@ -34,12 +34,13 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
     /// Opens (creating and migrating when needed) the database at `path`.
     /// - Parameters:
     ///   - path: the database file.
-    ///   - commitPolicy: batch size and latency; by default 8,192 events or 250 ms.
+    ///   - commitPolicy: batch size and latency; by default 32,768 events or 250 ms (each commit also upserts
+    ///     every rollup group its events touched, so larger batches upsert fewer groups per event).
     ///   - options: how the store is opened, including the ``Redactor`` applied to every event.
     /// - Throws: ``StoreError`` when the file cannot be used (see ``EventStore/init(path:options:)``).
     public init(
         path: String,
-        commitPolicy: SinkCommitPolicy = SinkCommitPolicy(maximumEvents: 8_192, maximumDelay: .milliseconds(250)),
+        commitPolicy: SinkCommitPolicy = SinkCommitPolicy(maximumEvents: 32_768, maximumDelay: .milliseconds(250)),
         options: EventStore.Options = EventStore.Options()
     ) throws(StoreError) {
         self.path = path

@@ -146,7 +146,7 @@ enum StoreBenchmark {
             row.bind(statement)
             guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchFailure("insert failed") }
             sqlite3_reset(statement)
-            if index % 8_192 == 8_191 {
+            if index % 32_768 == 32_767 {
                 sqlite3_exec(database, "COMMIT; BEGIN", nil, nil, nil)
             }
         }
