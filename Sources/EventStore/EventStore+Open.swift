@@ -15,6 +15,12 @@ extension EventStore {
         }
         let size = try checkHeader(path: path, exists: exists)
         let connection = try SQLiteConnection(path: path, create: options.create)
+        // Before any read: reading a WAL database would create its -wal and -shm files beside it.
+        if connection.isReadOnly {
+            throw StoreError(
+                .readOnly, path: path,
+                "the database \(path) is read-only: make it writable or copy it somewhere writable")
+        }
         let timeout = options.busyTimeout.components
         sqlite3_busy_timeout(
             connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
@@ -25,11 +31,6 @@ extension EventStore {
         if pending || size <= options.integrityCheckLimit {
             try checkIntegrity(connection)
         }
-        if connection.isReadOnly {
-            throw StoreError(
-                .readOnly, path: path,
-                "the database \(path) is read-only: make it writable or copy it somewhere writable")
-        }
         let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
             throw StoreError(
@@ -38,6 +39,9 @@ extension EventStore {
         }
         try connection.execute("PRAGMA synchronous = NORMAL")
         try migrator.migrate(connection)
+        if let pages = options.maximumPageCount {
+            _ = try connection.scalarInt("PRAGMA max_page_count = \(max(1, pages))")
+        }
         return connection
     }
 
