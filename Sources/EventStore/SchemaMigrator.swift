@@ -26,7 +26,8 @@ struct SchemaMigrator {
         let recorded = try connection.scalarInt(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
         if recorded > 0 {
-            current = max(current, Int(try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")))
+            let newest = try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")
+            current = max(current, Int(newest))
         }
         guard current <= latestVersion else {
             throw StoreError(

@@ -48,7 +48,8 @@ struct FullDiskTests {
         bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: 100_000))
         let posted = 20_000
         for index in 0..<posted {
-            bus.post(EventName.navOut, fields: [FieldName.ref: "r\(index % 7)", "n": "\(index)", "pad": "\(index)-xxxxxx"])
+            bus.post(
+                EventName.navOut, fields: [FieldName.ref: "r\(index % 7)", "n": "\(index)", "pad": "\(index)-xxxxxx"])
         }
         #expect(bus.post("after_full", fields: [:]) != nil)  // the host still posts
         bus.flush()

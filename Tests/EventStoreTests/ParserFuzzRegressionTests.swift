@@ -13,7 +13,8 @@ struct ParserFuzzRegressionTests {
     static let limits = FlatteningLimits(maximumFields: 16, maximumKeyBytes: 32, maximumValueBytes: 48, maximumDepth: 4)
 
     static func inputs(_ target: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(target).path))
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(target).path))
         return (names ?? []).filter { !$0.hasPrefix(".") }.sorted()
     }
 
