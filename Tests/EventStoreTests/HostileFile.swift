@@ -32,6 +32,9 @@ enum HostileFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     static var isRoot: Bool { getuid() == 0 }
 
+    /// util-linux's `setpriv`, which runs a command under another user id.
+    static let setpriv = "/usr/bin/setpriv"
+
     /// What runs before the `alstats` arguments: `setpriv` to `nobody` for read-only cases under root.
     var commandPrefix: [String] {
         guard needsReadOnlyProcess, HostileFile.isRoot else { return [] }

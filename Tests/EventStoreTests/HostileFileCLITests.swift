@@ -16,6 +16,12 @@ struct HostileFileCLITests {
         try #"{"name":"al_nav_in","ts":1763683200000,"fields":{"ref":"hostile"}}"#
             .write(toFile: database.file("in.ndjson"), atomically: true, encoding: .utf8)
         let path = try file.make(in: database.folder)
+        var executable = CLITests.binary
+        if !file.commandPrefix.isEmpty {
+            // `nobody` may not reach the build folder (a clone under /root): it runs a copy in the test's folder.
+            executable = database.file("alstats-copy")
+            try FileManager.default.copyItem(atPath: CLITests.binary, toPath: executable)
+        }
         let before = TemporaryDatabase.bytes(path)
         let listing = try FileManager.default.contentsOfDirectory(atPath: database.folder.path).sorted()
 
@@ -26,7 +32,7 @@ struct HostileFileCLITests {
             result = try CLITests.run(arguments, in: database.folder)
         } else {
             result = try CLITests.run(
-                file.commandPrefix + [CLITests.binary] + arguments, executable: "/usr/bin/setpriv", in: database.folder)
+                file.commandPrefix + [executable] + arguments, executable: HostileFile.setpriv, in: database.folder)
         }
 
         #expect(result.status == 74, "\(result.errors)")
