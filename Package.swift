@@ -50,7 +50,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"], swiftSettings: strict),
+            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"],
+            exclude: ["Regressions"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
             exclude: ["Golden"], swiftSettings: strict),

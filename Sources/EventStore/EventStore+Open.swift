@@ -15,6 +15,12 @@ extension EventStore {
         }
         let size = try checkHeader(path: path, exists: exists)
         let connection = try SQLiteConnection(path: path, create: options.create)
+        // Before any read: reading a WAL database would create its -wal and -shm files beside it.
+        if connection.isReadOnly {
+            throw StoreError(
+                .readOnly, path: path,
+                "the database \(path) is read-only: make it writable or copy it somewhere writable")
+        }
         let timeout = options.busyTimeout.components
         sqlite3_busy_timeout(
             connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
@@ -24,11 +30,6 @@ extension EventStore {
         let pending = try migrator.hasPending(connection)
         if pending || size <= options.integrityCheckLimit {
             try checkIntegrity(connection)
-        }
-        if connection.isReadOnly {
-            throw StoreError(
-                .readOnly, path: path,
-                "the database \(path) is read-only: make it writable or copy it somewhere writable")
         }
         if size == 0 {
             // 16 KiB pages: fewer WAL frames and write calls per event than 4 KiB, same bytes per event.
@@ -45,6 +46,9 @@ extension EventStore {
         // Checkpoint every ~40 MB of WAL instead of 4 MB: ten times fewer fsyncs under sustained writes.
         try connection.execute("PRAGMA wal_autocheckpoint = 10000")
         try migrator.migrate(connection)
+        if let pages = options.maximumPageCount {
+            _ = try connection.scalarInt("PRAGMA max_page_count = \(max(1, pages))")
+        }
         return connection
     }
 

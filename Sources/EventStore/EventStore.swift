@@ -26,17 +26,21 @@ public final class EventStore: @unchecked Sendable {
         public var integrityCheckLimit: Int
         /// How long a statement waits for another writer's lock.
         public var busyTimeout: Duration
+        /// When set, the database may not grow beyond this many pages (`PRAGMA max_page_count`): a write
+        /// that needs more fails as on a full disk, and the transaction is rolled back. For quotas and tests.
+        public var maximumPageCount: Int?
 
         /// Creates options; the defaults create the file, redact the default secret keys, check files
-        /// up to 256 MiB, and wait 5 s for locks.
+        /// up to 256 MiB, wait 5 s for locks, and leave the size unlimited.
         public init(
             create: Bool = true, redactor: Redactor = Redactor(), integrityCheckLimit: Int = 256 << 20,
-            busyTimeout: Duration = .seconds(5)
+            busyTimeout: Duration = .seconds(5), maximumPageCount: Int? = nil
         ) {
             self.create = create
             self.redactor = redactor
             self.integrityCheckLimit = integrityCheckLimit
             self.busyTimeout = busyTimeout
+            self.maximumPageCount = maximumPageCount
         }
     }
 

@@ -22,6 +22,9 @@ final class EventWriter {
     /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
     private var groups: [RollupKey: Int] = [:]
     private var extra: [(String, String)] = []
+    /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
+    /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
+    private var uncommittedRows = false
 
     init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
         self.connection = connection
@@ -42,8 +45,19 @@ final class EventWriter {
     var inTransaction: Bool { connection.inTransaction }
 
     /// Opens a transaction when none is open.
+    /// - Throws: when SQLite rolled back a transaction holding uncommitted rows by itself: a new one must not
+    ///   start (and later commit) as if they were there; ``commit()`` or ``rollback()`` clears this.
     func beginIfNeeded() throws(StoreError) {
-        if !connection.inTransaction { try begin.run() }
+        guard !connection.inTransaction else { return }
+        if uncommittedRows { throw rolledBackError }
+        try begin.run()
+    }
+
+    private var rolledBackError: StoreError {
+        StoreError(
+            .io, path: connection.path,
+            "SQLite rolled back the batch being written to \(connection.path) after an earlier error "
+                + "(a full disk or an I/O error): free some space and write the events again")
     }
 
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
@@ -73,6 +87,7 @@ final class EventWriter {
             throw error
         }
         pending.merge(groups, uniquingKeysWith: +)
+        if inserted > 0 { uncommittedRows = true }
         return inserted
     }
 
@@ -80,6 +95,10 @@ final class EventWriter {
     func commit() throws(StoreError) {
         guard connection.inTransaction else {
             pending.removeAll()
+            if uncommittedRows {
+                uncommittedRows = false
+                throw rolledBackError
+            }
             return
         }
         do throws(StoreError) {
@@ -102,6 +121,7 @@ final class EventWriter {
             }
             pending.removeAll(keepingCapacity: true)
             try commitStatement.run()
+            uncommittedRows = false
         } catch {
             rollback()
             throw error
@@ -111,6 +131,7 @@ final class EventWriter {
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
         pending.removeAll()
+        uncommittedRows = false
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
     }
 

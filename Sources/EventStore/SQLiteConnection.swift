@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One SQLite connection, used by one thread at a time (its owner serialises access).
 ///
 /// Opened with `SQLITE_OPEN_NOMUTEX`: SQLite takes no lock of its own, which is correct only while the
@@ -61,6 +67,11 @@ package final class SQLiteConnection {
                     + "file and its folder")
         case SQLITE_FULL:
             return StoreError(.io, path: path, "the disk holding \(path) is full while \(what): free some space")
+        case SQLITE_IOERR where [ENOSPC, EDQUOT, EFBIG].contains(sqlite3_system_errno(handle)):
+            // A quota or a file-size limit fails the write() itself, which SQLite reports as an I/O error.
+            return StoreError(
+                .io, path: path,
+                "the disk holding \(path) is full, or a size limit was reached, while \(what): free some space")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(
                 .io, path: path,

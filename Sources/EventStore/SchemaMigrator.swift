@@ -18,9 +18,17 @@ struct SchemaMigrator {
         Int(try connection.scalarInt("PRAGMA user_version"))
     }
 
-    /// Refuses a database whose schema is newer than this binary.
+    /// Refuses a database whose schema is newer than this binary: by its `user_version`, or by a migration
+    /// recorded in `schema_migrations` that this binary does not know (a newer alstats that recorded its
+    /// migration but did not get to set `user_version`, or a hand-edited file).
     func checkNotNewer(_ connection: SQLiteConnection) throws(StoreError) {
-        let current = try currentVersion(of: connection)
+        var current = try currentVersion(of: connection)
+        let recorded = try connection.scalarInt(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+        if recorded > 0 {
+            let newest = try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")
+            current = max(current, Int(newest))
+        }
         guard current <= latestVersion else {
             throw StoreError(
                 .newerSchema, path: connection.path,

@@ -66,7 +66,11 @@ extension Subscription {
             let reported = (try? sink.recordLosses(losses)) != nil
             let ready = state.withLock { state -> [@Sendable () -> Void] in
                 // Unreported losses stay with the subscription, to be tried again with the next batch.
-                if !reported { state.unreportedLosses.merge(losses, uniquingKeysWith: +) }
+                // Not at once: that would spin, and hold every flush, while the database stays locked or full.
+                if !reported {
+                    state.unreportedLosses.merge(losses, uniquingKeysWith: +)
+                    state.lossReportFailed = true
+                }
                 return state.takeSettledWaiters()
             }
             ready.forEach { $0() }
@@ -78,8 +82,11 @@ extension Subscription {
             let spin = idleRounds < Subscription.spinRounds
             let step = state.withLock { state -> Step in
                 if state.cancelled { return .exit }
-                if sink != nil, !state.unreportedLosses.isEmpty { swap(&losses, &state.unreportedLosses) }
+                if sink != nil, !state.unreportedLosses.isEmpty, !state.lossReportFailed {
+                    swap(&losses, &state.unreportedLosses)
+                }
                 if let first = state.buffer.firstSequence {
+                    state.lossReportFailed = false
                     state.inFlightFirst = first
                     state.inFlightCount = state.buffer.count
                     state.buffer.take(into: &taken)

@@ -51,6 +51,9 @@ final class Subscription: Sendable {
         var delivered = 0
         var dropped: [DropReason: Int] = [:]
         var unreportedLosses: [DropReason: Int] = [:]
+        /// The sink failed to record the unreported losses (a locked or full database): they wait for the
+        /// next batch instead of being retried at once, and flushes do not wait for them.
+        var lossReportFailed = false
         var inFlightFirst: UInt64?
         var inFlightCount = 0
         var uncommittedFirst: UInt64?
@@ -66,7 +69,7 @@ final class Subscription: Sendable {
         /// a sink uncommitted), and a sink has heard of every loss so far.
         func isSettled(below target: UInt64) -> Bool {
             if exited || cancelled { return true }
-            guard unreportedLosses.isEmpty else { return false }
+            guard unreportedLosses.isEmpty || lossReportFailed else { return false }
             let candidates = [buffer.firstSequence, inFlightFirst, uncommittedFirst].compactMap { $0 }
             guard let lowest = candidates.min() else { return true }
             return lowest >= target

@@ -115,7 +115,7 @@ enum StoreBenchmark {
     }
 
     /// (b) The same rows into the same schema, bound from values prepared outside the timing, in
-    /// transactions of 8,192 rows, WAL and synchronous=NORMAL like ours.
+    /// transactions of 32,768 rows (the sink's commit size), WAL and synchronous=NORMAL like ours.
     static func rawRate(_ events: [MeasurementEvent], path: String) throws -> Double {
         _ = try EventStore(path: path)  // the same schema, by the same migrations
         let rows = events.map(RawRow.init)

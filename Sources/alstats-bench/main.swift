@@ -1,7 +1,7 @@
 import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
-// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report)
+// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report, reliability)
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
@@ -9,6 +9,7 @@ let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "store": StoreBenchmark.run,
     "ingest": IngestBenchmark.run,
     "report": ReportBenchmark.run,
+    "reliability": ReliabilityBenchmark.run,
 ]
 
 /// Options every suite may read.

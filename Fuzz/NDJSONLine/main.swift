@@ -1,0 +1,27 @@
+// libFuzzer target: the NDJSON line parser of ingest (NDJSONCodec.decode) and the export writer.
+// Built by .ci/fuzz together with the MeasurementEvents sources and the files in Fuzz/NDJSONLine/sources, as
+// one module. Small flattening limits, so that fuzzed lines reach them.
+// Invariants checked (a violation traps, which libFuzzer reports as a crash):
+// - any bytes give an event or an NDJSONLineError, never a crash;
+// - decoding is deterministic (the same line gives the same event, derived id included);
+// - a decoded event has a name and respects the limits (fields, key and value bytes);
+// - a decoded event, exported as a line and read again, is the same event, and exports to the same line.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzNDJSONLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let limits = FlatteningLimits(maximumFields: 16, maximumKeyBytes: 32, maximumValueBytes: 48, maximumDepth: 4)
+    let codec = NDJSONCodec(flattener: Flattener(limits: limits))
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    guard let event = try? codec.decode(utf8: bytes) else { return 0 }
+    precondition((try? codec.decode(utf8: bytes)) == event, "decoding is not deterministic")
+    precondition(!event.name.isEmpty)
+    precondition(event.fields.count <= limits.maximumFields)
+    for (key, value) in event.fields {
+        precondition(key.utf8.count <= limits.maximumKeyBytes && value.utf8.count <= limits.maximumValueBytes)
+    }
+    let line = NDJSONCodec.line(for: event)
+    guard let again = try? codec.decode(line) else { preconditionFailure("an exported line does not read back") }
+    precondition(again == event, "export then ingest changed the event")
+    precondition(NDJSONCodec.line(for: again) == line)
+    return 0
+}

@@ -1,0 +1,71 @@
+import Foundation
+import MeasurementEvents
+
+/// The `reliability` suite: millions of events through the bus into a deliberately slow sink. Resident
+/// memory must stay within what the sink's buffer can hold, and every event the sink misses must be counted.
+///
+///     alstats-bench reliability --events 10000000     # the default size; --quick posts 500,000
+enum ReliabilityBenchmark {
+    static let suite = "reliability"
+
+    /// A sink that takes 2 ms per write: it falls behind any poster, so its buffer overflows.
+    final class SlowSink: EventSink {
+        let commitPolicy = SinkCommitPolicy(maximumEvents: 1_024, maximumDelay: .milliseconds(250))
+        let memory = MemoryEventSink(commitPolicy: .standard, keepsEvents: false)
+
+        func write(_ events: [MeasurementEvent]) throws {
+            usleep(2_000)
+            try memory.write(events)
+        }
+        func commit() throws { try memory.commit() }
+        func recordLosses(_ losses: [DropReason: Int]) throws { try memory.recordLosses(losses) }
+        func close() throws { try memory.close() }
+    }
+
+    static func run(_ arguments: BenchArguments) throws -> [Measure] {
+        let events = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 500_000 : 10_000_000)
+        let capacity = 10_000
+        let bus = MeasurementEventBus()
+        let sink = SlowSink()
+        bus.attach(sink, options: ObserverOptions(label: "slow-sink", bufferCapacity: capacity))
+        let before = residentBytes()
+        var peak = before
+        let padding = String(repeating: "x", count: 64)
+        for index in 0..<events {
+            // Distinct values per event, so buffered events really hold memory.
+            bus.post(
+                EventName.navIn,
+                fields: [
+                    FieldName.inputURL: "example://item/\(index)?ref=slow&padding=\(padding)",
+                    FieldName.ref: "slow-\(index % 97)",
+                ])
+            if index % 50_000 == 0 { peak = max(peak, residentBytes()) }
+        }
+        peak = max(peak, residentBytes())
+        bus.flush()
+        let observer = bus.statistics.observers[0]
+        bus.close()
+        let dropped = observer.dropped.values.reduce(0, +)
+        let accounted = observer.delivered + observer.buffered + dropped
+        // Two buffers' worth of events (queued plus the batch being written) at a generous 1 KiB each, plus
+        // 16 MiB for the allocator's slack.
+        let bound = Double(2 * capacity * 1_024 + 16 << 20)
+        let growth = Double(max(0, peak - before))
+        let recorded = sink.memory.losses.values.reduce(0, +)
+        let stored = sink.memory.committedCount
+        return [
+            Measure.absolute(
+                suite: suite, name: "slow_sink_rss_growth_bytes", value: growth, unit: "bytes",
+                goal: "<= \(Int(bound)) (2 x \(capacity) buffered events, \(events) posted)", met: growth <= bound),
+            Measure.absolute(
+                suite: suite, name: "slow_sink_unaccounted_events", value: Double(events - accounted),
+                unit: "events", goal: "0 (delivered + buffered + dropped = posted)", met: accounted == events),
+            Measure.absolute(
+                suite: suite, name: "slow_sink_dropped_not_recorded", value: Double(dropped - recorded),
+                unit: "events", goal: "0 (every drop reported to the sink)", met: recorded == dropped),
+            Measure.absolute(
+                suite: suite, name: "slow_sink_delivered_not_stored", value: Double(observer.delivered - stored),
+                unit: "events", goal: "0", met: observer.delivered == stored),
+        ]
+    }
+}
