@@ -36,13 +36,6 @@ struct EventInbox<Element> {
         if head == elements.count { head = 0 }
     }
 
-    /// Removes and returns the oldest element (O(n): for the async sequence's one-at-a-time consumer).
-    mutating func popFirst() -> Element? {
-        guard !elements.isEmpty else { return nil }
-        normalise()
-        return elements.removeFirst()
-    }
-
     /// Moves every element, oldest first, into `spare` (which must be empty), in O(1) unless the buffer wrapped.
     mutating func take(into spare: inout [Element]) {
         normalise()

@@ -64,6 +64,23 @@ final class Subscription: Sendable {
         var waiters: [Waiter] = []
         var exitWaiters: [@Sendable () -> Void] = []
         var streamWaiter: CheckedContinuation<MeasurementEvent?, Never>?
+        /// An async-sequence consumer's batch, taken from the inbox in one swap, served from `streamIndex`.
+        var streamTaken: [Queued] = []
+        var streamIndex = 0
+
+        /// The oldest event waiting for an async-sequence consumer. The batch taken earlier is served first
+        /// (it is older than anything in the inbox); when it is used up the inbox is taken whole, so a
+        /// consumer that lags pays O(1) per event, not a move of the whole queue.
+        mutating func popStreamEvent() -> MeasurementEvent? {
+            if streamIndex == streamTaken.count {
+                streamTaken.removeAll(keepingCapacity: true)
+                streamIndex = 0
+                buffer.take(into: &streamTaken)
+                if streamTaken.isEmpty { return nil }
+            }
+            defer { streamIndex += 1 }
+            return streamTaken[streamIndex].event
+        }
 
         /// Whether nothing numbered below `target` is still outstanding (queued, being delivered, or for
         /// a sink uncommitted), and a sink has heard of every loss so far.
@@ -225,6 +242,8 @@ final class Subscription: Sendable {
         state.withLock { state in
             state.cancelled = true
             _ = state.buffer.removeAll()
+            state.streamTaken.removeAll()
+            state.streamIndex = 0
             ready = state.waiters.map(\.resume)
             state.waiters.removeAll()
             stream = state.streamWaiter
@@ -243,7 +262,7 @@ final class Subscription: Sendable {
     func statistics() -> ObserverStatistics {
         state.withLock { state in
             ObserverStatistics(
-                label: label, delivered: state.delivered, buffered: state.buffer.count + state.inFlightCount,
+                label: label, delivered: state.delivered, buffered: state.buffer.count + state.inFlightCount + (state.streamTaken.count - state.streamIndex),
                 capacity: capacity,
                 dropped: state.dropped)
         }
@@ -256,9 +275,9 @@ final class Subscription: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<MeasurementEvent?, Never>) in
                 let immediate = state.withLock { state -> MeasurementEvent?? in
-                    if let queued = state.buffer.popFirst() {
+                    if let event = state.popStreamEvent() {
                         state.delivered += 1
-                        return .some(queued.event)
+                        return .some(event)
                     }
                     if state.cancelled || state.stopping || Task.isCancelled { return .some(nil) }
                     state.streamWaiter = continuation

@@ -230,6 +230,28 @@ struct BusDeliveryTests {
         #expect(await consumer.value == (0..<100).map { "e\($0)" })
     }
 
+    @Test func aLaggingAsyncSequenceConsumerGetsEveryQueuedEventInOrder() async {
+        let bus = MeasurementEventBus()
+        let stream = bus.events(options: ObserverOptions(label: "lagging", bufferCapacity: 20_000))
+        for n in 0..<20_000 { bus.post("e", fields: ["n": "\(n)"]) }  // queued before anyone iterates
+        #expect(bus.statistics.observers[0].buffered == 20_000)
+        var iterator = stream.makeAsyncIterator()
+        for n in 0..<20_000 {
+            guard let event = await iterator.next() else {
+                Issue.record("the sequence ended after \(n) events")
+                break
+            }
+            if event.fields["n"] != "\(n)" {
+                Issue.record("event \(n) arrived as \(event.fields["n"] ?? "?")")
+                break
+            }
+        }
+        #expect(bus.statistics.observers[0].buffered == 0)
+        #expect(bus.statistics.observers[0].delivered == 20_000)
+        await bus.close()
+        #expect(await iterator.next() == nil)
+    }
+
     @Test func asyncSequenceEndsWhenTheConsumingTaskIsCancelled() async {
         let bus = MeasurementEventBus()
         let stream = bus.events()
