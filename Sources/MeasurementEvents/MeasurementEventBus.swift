@@ -70,21 +70,10 @@ public final class MeasurementEventBus: Sendable {
     @discardableResult
     public func post(_ name: String, fields: [String: String] = [:]) -> EventID? {
         let timestamp = clock.nowMilliseconds()
-        var truncated = 0
-        var checkedFields = fields
-        if fields.count > flattener.limits.maximumFields || !fieldsWithinLimits(fields) {
-            do {
-                let checked = try flattener.check(fields)
-                checkedFields = checked.fields
-                truncated = checked.truncatedValues
-            } catch {
-                reject(error.dropReason)
-                return nil
-            }
-        }
+        var fields = fields
+        guard let truncated = enforceLimits(on: &fields) else { return nil }
         return submit(
-            MeasurementEvent(id: .unassigned, name: name, fields: checkedFields, timestamp: timestamp),
-            truncated: truncated)
+            MeasurementEvent(id: .unassigned, name: name, fields: fields, timestamp: timestamp), truncated: truncated)
     }
 
     /// Posts an event whose fields are JSON-like values, flattened by ``Flattener`` (`extras/fb_app_id`, ...).
@@ -109,18 +98,23 @@ public final class MeasurementEventBus: Sendable {
     @discardableResult
     public func publish(_ event: MeasurementEvent) -> EventID? {
         var event = event
-        var truncated = 0
-        if !fieldsWithinLimits(event.fields) || event.fields.count > flattener.limits.maximumFields {
-            do {
-                let checked = try flattener.check(event.fields)
-                event.fields = checked.fields
-                truncated = checked.truncatedValues
-            } catch {
-                reject(error.dropReason)
-                return nil
-            }
-        }
+        guard let truncated = enforceLimits(on: &event.fields) else { return nil }
         return submit(event, truncated: truncated, keepIdentity: true)
+    }
+
+    /// Applies the field limits to flat fields: returns how many values were cut, or `nil` when the event
+    /// is rejected (then already counted). Fields within the limits, the usual case, are only read.
+    @inline(__always)
+    private func enforceLimits(on fields: inout [String: String]) -> Int? {
+        guard fields.count > flattener.limits.maximumFields || !fieldsWithinLimits(fields) else { return 0 }
+        do {
+            let checked = try flattener.check(fields)
+            fields = checked.fields
+            return checked.truncatedValues
+        } catch {
+            reject(error.dropReason)
+            return nil
+        }
     }
 
     @inline(__always)
