@@ -102,28 +102,13 @@ enum BusBenchmark {
         let token = bus.addObserver(options: ObserverOptions(label: "slow", bufferCapacity: capacity)) { _ in
             usleep(200)
         }
-        let before = residentBytes()
-        var peak = before
-        for index in 0..<events {
-            // Distinct values per event, so buffered events really hold memory.
-            bus.post(
-                EventName.navIn,
-                fields: [
-                    FieldName.inputURL: "example://item/\(index)?ref=slow&padding=\(String(repeating: "x", count: 64))",
-                    FieldName.ref: "slow-\(index % 97)",
-                ])
-            if index % 10_000 == 0 { peak = max(peak, residentBytes()) }
-        }
-        peak = max(peak, residentBytes())
+        let growth = SlowConsumerLoad.post(events, to: bus)
         let statistics = bus.statistics
         token.cancel()
         let observer = statistics.observers.first
         let accounted = (observer?.delivered ?? 0) + (observer?.buffered ?? 0)
             + (observer?.dropped.values.reduce(0, +) ?? 0)
-        // Two buffers' worth of events (queued plus the batch in delivery) at a generous 1 KiB each, plus
-        // 16 MiB for the allocator's slack.
-        let bound = Double(2 * capacity * 1_024 + 16 << 20)
-        let growth = Double(max(0, peak - before))
+        let bound = SlowConsumerLoad.memoryBound(capacity: capacity)
         return [
             Measure.absolute(
                 suite: suite, name: "slow_observer_rss_growth_bytes", value: growth, unit: "bytes",

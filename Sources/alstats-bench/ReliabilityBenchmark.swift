@@ -28,29 +28,13 @@ enum ReliabilityBenchmark {
         let bus = MeasurementEventBus()
         let sink = SlowSink()
         bus.attach(sink, options: ObserverOptions(label: "slow-sink", bufferCapacity: capacity))
-        let before = residentBytes()
-        var peak = before
-        let padding = String(repeating: "x", count: 64)
-        for index in 0..<events {
-            // Distinct values per event, so buffered events really hold memory.
-            bus.post(
-                EventName.navIn,
-                fields: [
-                    FieldName.inputURL: "example://item/\(index)?ref=slow&padding=\(padding)",
-                    FieldName.ref: "slow-\(index % 97)",
-                ])
-            if index % 50_000 == 0 { peak = max(peak, residentBytes()) }
-        }
-        peak = max(peak, residentBytes())
+        let growth = SlowConsumerLoad.post(events, to: bus, sampleEvery: 50_000)
         bus.flush()
         let observer = bus.statistics.observers[0]
         bus.close()
         let dropped = observer.dropped.values.reduce(0, +)
         let accounted = observer.delivered + observer.buffered + dropped
-        // Two buffers' worth of events (queued plus the batch being written) at a generous 1 KiB each, plus
-        // 16 MiB for the allocator's slack.
-        let bound = Double(2 * capacity * 1_024 + 16 << 20)
-        let growth = Double(max(0, peak - before))
+        let bound = SlowConsumerLoad.memoryBound(capacity: capacity)
         let recorded = sink.memory.losses.values.reduce(0, +)
         let stored = sink.memory.committedCount
         return [
