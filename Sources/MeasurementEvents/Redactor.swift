@@ -117,25 +117,6 @@ public struct Redactor: Sendable {
         return false
     }
 
-    /// Whether `bytes`, lowercased, equal one of the keys.
-    func matchesKey(_ bytes: Substring.UTF8View) -> Bool {
-        let count = bytes.count
-        guard count < 64, keyLengths & (1 << UInt64(count)) != 0 else { return false }
-        for key in keyBytes where key.count == count {
-            var equal = true
-            var index = 0
-            for byte in bytes {
-                if Redactor.lowercase(byte) != key[index] {
-                    equal = false
-                    break
-                }
-                index += 1
-            }
-            if equal { return true }
-        }
-        return false
-    }
-
     @inline(__always)
     static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte

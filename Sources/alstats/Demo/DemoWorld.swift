@@ -8,7 +8,6 @@ enum DemoWorld {
     /// Our app: the one whose events are measured.
     static let ourScheme = "readly"
     static let ourName = "Readly"
-    static let ourBundle = "com.example.readly"
 
     /// An app that sends people to Readly, with its share of arrivals and how often people go back to it.
     struct Referer {
