@@ -45,10 +45,6 @@ package final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    package func bindNull(_ index: Int32) {
-        sqlite3_bind_null(handle, index)
-    }
-
     // MARK: Stepping
 
     /// Steps once: `true` when a row is ready, `false` when done.

@@ -87,16 +87,6 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
-/// Peak resident memory of this process in bytes (VmHWM from /proc/self/status), or 0.
-func peakResidentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let digits = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return digits * 1024
-    }
-    return 0
-}
-
 /// Percentile `p` (0...1) of sorted samples.
 func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
