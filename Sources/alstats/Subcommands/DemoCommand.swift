@@ -66,7 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
                 "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
                     + "in \(String(format: "%.1f", seconds)) s (\(statistics.totalDropped) dropped)")
 
-            try printReport(of: database, query: ReportQuery(timeZone: .utc, top: format == .table ? 10 : nil), format: format)
+            try printReport(of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
         }
     }
 }

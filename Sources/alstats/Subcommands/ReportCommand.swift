@@ -41,7 +41,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             var query = try filters.query()
-            query.top = top ?? (format == .table ? 10 : nil)
+            query.top = top ?? format.defaultTop
             try printReport(of: database, query: query, format: format)
         }
     }
@@ -105,6 +105,9 @@ enum ReportFormatOption: String, ExpressibleByArgument, CaseIterable {
     case table, json, csv, markdown, html
 
     var format: ReportFormat { ReportFormat(rawValue: rawValue)! }
+
+    /// How many rows each list keeps without `--top` (cli.md): 10 in tables, all in the other formats.
+    var defaultTop: Int? { self == .table ? 10 : nil }
 }
 
 /// Whether standard output is a terminal that wants colour.
