@@ -51,7 +51,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"],
-            exclude: ["Regressions"], swiftSettings: strict),
+            exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
             exclude: ["Golden"], swiftSettings: strict),
