@@ -22,6 +22,8 @@ final class EventWriter {
     /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
     private var groups: [RollupKey: Int] = [:]
     private var extra: [(String, String)] = []
+    /// The positions of the batch being written, in insertion order (kept for its capacity).
+    private var order: [Int] = []
     /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
     /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
     private var uncommittedRows = false
@@ -70,8 +72,11 @@ final class EventWriter {
         try savepoint.run()
         groups.removeAll(keepingCapacity: true)
         var inserted = 0
+        let batch = Array(events)
+        sortByID(batch)
         do throws(StoreError) {
-            for original in events {
+            for position in order {
+                let original = batch[position]
                 let event = redacted ? original : redactor.redact(original)
                 let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
@@ -89,6 +94,20 @@ final class EventWriter {
         pending.merge(groups, uniquingKeysWith: +)
         if inserted > 0 { uncommittedRows = true }
         return inserted
+    }
+
+    /// Puts the positions of `batch` in `order`, by id and then by position (so the first of two events with
+    /// one id stays the one stored): a batch's entries then land on neighbouring pages of the `events_by_id`
+    /// index instead of one random page each, which is most of the cost of random ids (docs/storage-layout.md).
+    private func sortByID(_ batch: [MeasurementEvent]) {
+        order.removeAll(keepingCapacity: true)
+        order.append(contentsOf: batch.indices)
+        order.sort { left, right in
+            let leftID = batch[left].id
+            let rightID = batch[right].id
+            if leftID == rightID { return left < right }
+            return leftID < rightID
+        }
     }
 
     /// Upserts the pending rollups and commits the transaction (nothing to do when none is open).
