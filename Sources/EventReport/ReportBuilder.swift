@@ -107,7 +107,7 @@ public struct ReportBuilder: Sendable {
         for (kind, reasons) in table {
             for (reason, count) in reasons {
                 byReason[reason, default: 0] += count
-                if kind == "dropped" { dropped += count } else { rejected += count }
+                if kind == "dropped" { dropped += count } else if kind == "rejected" { rejected += count }
             }
         }
         for (error, count) in linkRejections {

@@ -10,13 +10,14 @@ import MeasurementEvents
 public struct IngestOptions: Sendable {
     /// Commit all or nothing: any invalid line rolls everything back.
     public var strict: Bool
-    /// Events per transaction when not strict.
+    /// Events per transaction when not strict. 100,000 by default: with random ids, each commit writes every
+    /// page of the id index it touched to the WAL, so fewer, larger commits write far less (docs/storage-layout.md).
     public var batchSize: Int
     /// How lines are read into events.
     public var codec: NDJSONCodec
 
-    /// Creates options: not strict, 10,000 events per transaction, standard limits.
-    public init(strict: Bool = false, batchSize: Int = 10_000, codec: NDJSONCodec = NDJSONCodec()) {
+    /// Creates options: not strict, 100,000 events per transaction, standard limits.
+    public init(strict: Bool = false, batchSize: Int = 100_000, codec: NDJSONCodec = NDJSONCodec()) {
         self.strict = strict
         self.batchSize = max(1, batchSize)
         self.codec = codec
@@ -47,6 +48,9 @@ public struct IngestSummary: Sendable, Hashable {
     public var invalid = 0
     /// Bytes read.
     public var bytes = 0
+    /// Events rejected over a limit (also among `invalid`) and events stored with a value cut to the length
+    /// limit (``DropReason/valueTruncated``), by reason; each is added to the completeness table.
+    public var limited: [DropReason: Int] = [:]
     /// Whether the events were committed (false after a strict ingest with an invalid line).
     public var committed = true
 }
@@ -80,6 +84,7 @@ extension EventStore {
                     summary.bytes = max(summary.bytes, batch.bytes)
                     summary.invalid += batch.errors.count
                     batch.errors.forEach(onInvalidLine)
+                    summary.limited.merge(batch.losses, uniquingKeysWith: +)
                     if !batch.events.isEmpty {
                         let stored = try store.writer.write(batch.events, redacted: true)
                         summary.stored += stored
@@ -90,6 +95,11 @@ extension EventStore {
                             try store.writer.commit()
                             uncommitted = 0
                         }
+                    }
+                    if !batch.losses.isEmpty {
+                        // In the ingest's transaction: a strict ingest that commits nothing counts nothing.
+                        try store.writer.beginIfNeeded()
+                        try store.writer.recordLosses(batch.losses, nowMilliseconds: EventStore.nowMilliseconds())
                     }
                     if let failure = batch.failure { throw failure }
                     if summary.lines >= nextProgress {
@@ -103,6 +113,7 @@ extension EventStore {
                     summary.committed = false
                     summary.stored = 0
                     summary.duplicates = 0
+                    summary.limited = [:]
                 } else {
                     try store.writer.commit()
                 }

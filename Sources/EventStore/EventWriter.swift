@@ -174,10 +174,12 @@ final class EventWriter {
         }
     }
 
-    /// `dropped` for events lost after the bus accepted them, `rejected` for events it refused.
+    /// `dropped` for events lost after the bus accepted them, `truncated` for events stored with a value cut
+    /// to the length limit, `rejected` for events refused (by the bus or by ingest over a limit).
     static func kind(of reason: DropReason) -> String {
         switch reason {
         case .bufferFull, .sinkError: return "dropped"
+        case .valueTruncated: return "truncated"
         default: return "rejected"
         }
     }

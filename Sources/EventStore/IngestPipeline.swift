@@ -23,6 +23,9 @@ final class IngestPipeline: @unchecked Sendable {
         var lines = 0
         var bytes = 0
         var failure: IngestError?
+        /// Events rejected over a limit (also in `errors`) and events stored with a value cut to the length
+        /// limit (``DropReason/valueTruncated``), by reason: ingest adds them to the completeness table.
+        var losses: [DropReason: Int] = [:]
     }
 
     private let condition = NSCondition()
@@ -149,8 +152,12 @@ final class IngestPipeline: @unchecked Sendable {
                         if IngestPipeline.isBlank(bytes) { return }
                         batch.lines += 1
                         do throws(NDJSONLineError) {
-                            batch.events.append(redactor.redact(try codec.decode(utf8: bytes)))
+                            var truncated = 0
+                            let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
+                            batch.events.append(redactor.redact(event))
+                            if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
                         } catch {
+                            if let reason = error.dropReason { batch.losses[reason, default: 0] += 1 }
                             batch.errors.append(
                                 IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
                         }

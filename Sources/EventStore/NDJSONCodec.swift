@@ -36,6 +36,15 @@ public struct NDJSONCodec: Sendable {
 
     /// Reads one line of UTF-8 bytes (without its newline). See ``decode(_:)``.
     public func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(NDJSONLineError) -> MeasurementEvent {
+        var truncated = 0
+        return try decode(utf8: bytes, truncatedValues: &truncated)
+    }
+
+    /// Reads one line of UTF-8 bytes (without its newline), adding to `truncatedValues` how many values were
+    /// cut to the length limit. See ``decode(_:)``.
+    public func decode(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int
+    ) throws(NDJSONLineError) -> MeasurementEvent {
         let value: JSONValue
         do {
             value = try JSONValue.parse(utf8: bytes)
@@ -64,13 +73,16 @@ public struct NDJSONCodec: Sendable {
             break
         case .object(let members)?:
             do throws(FlatteningRejection) {
-                if let strings = NDJSONCodec.flatStrings(members) {
-                    fields = try flattener.check(strings).fields
-                } else {
-                    fields = try flattener.flatten(members).fields
-                }
+                let flat =
+                    if let strings = try NDJSONCodec.flatStrings(members) {
+                        try flattener.check(strings)
+                    } else {
+                        try flattener.flatten(members)
+                    }
+                fields = flat.fields
+                truncatedValues += flat.truncatedValues
             } catch {
-                throw NDJSONLineError("\"fields\": \(error.description)")
+                throw NDJSONLineError("\"fields\": \(error.description)", dropReason: error.dropReason)
             }
         default:
             throw NDJSONLineError("\"fields\" must be an object")
@@ -108,11 +120,16 @@ public struct NDJSONCodec: Sendable {
 
     /// The members as a dictionary when every value is a string (as in an export): flattening them changes
     /// nothing, so the limits check is all that is left to do.
-    static func flatStrings(_ members: JSONObject) -> [String: String]? {
+    /// - Throws: ``FlatteningRejection/keysDifferOnlyInNormalisation(key:)`` for two keys that `String`
+    ///   equality would merge but whose bytes differ.
+    static func flatStrings(_ members: JSONObject) throws(FlatteningRejection) -> [String: String]? {
         var fields: [String: String] = [:]
         fields.reserveCapacity(members.count)
         for member in members {
             guard case .string(let value) = member.value else { return nil }
+            if let index = fields.index(forKey: member.key), !fields[index].key.utf8.elementsEqual(member.key.utf8) {
+                throw .keysDifferOnlyInNormalisation(key: String(member.key.prefix(40)))
+            }
             fields[member.key] = value
         }
         return fields
@@ -177,9 +194,15 @@ public struct NDJSONCodec: Sendable {
 public struct NDJSONLineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, in a few words.
     public var reason: String
+    /// For a valid line whose event breaks a limit (too many fields, a key too long, too deep): the reason
+    /// under which ingest counts the rejected event in the completeness table; `nil` for a malformed line.
+    public var dropReason: DropReason?
 
     /// Creates an error.
-    public init(_ reason: String) { self.reason = reason }
+    public init(_ reason: String, dropReason: DropReason? = nil) {
+        self.reason = reason
+        self.dropReason = dropReason
+    }
 
     /// The reason.
     public var description: String { reason }

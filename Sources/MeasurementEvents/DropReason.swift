@@ -26,6 +26,8 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, Comparable, Cust
     public static let tooManyFields: DropReason = "too_many_fields"
     /// A field key was longer than the limit.
     public static let keyTooLong: DropReason = "key_too_long"
+    /// Two field keys differed only in Unicode normalisation (`café` as U+00E9 and as `e` + U+0301).
+    public static let keysDifferOnlyInNormalisation: DropReason = "keys_differ_in_normalisation"
     /// The posted values were nested deeper than the limit.
     public static let tooDeep: DropReason = "too_deep"
     /// The event name was empty.
@@ -34,6 +36,9 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, Comparable, Cust
     public static let busClosed: DropReason = "bus_closed"
     /// A sink failed to write or commit the event (the sink's error says why).
     public static let sinkError: DropReason = "sink_error"
+    /// Not a loss of the event: it was kept, with a value cut to the length limit (counted once an event).
+    /// Stores count it in completeness under the kind `truncated`.
+    public static let valueTruncated: DropReason = "value_truncated"
 }
 
 /// What a slow observer's full buffer does with one more event.

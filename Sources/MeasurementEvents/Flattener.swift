@@ -37,7 +37,14 @@ public struct Flattener: Sendable {
         var fields: [String: String] = [:]
         fields.reserveCapacity(ordered.count)
         var truncated = 0
-        for (_, entry) in ordered where fields[entry.key] == nil {
+        for (_, entry) in ordered {
+            if let index = fields.index(forKey: entry.key) {
+                // String equality is canonical equivalence: refuse, rather than merge, keys whose bytes differ.
+                if !fields[index].key.utf8.elementsEqual(entry.key.utf8) {
+                    throw .keysDifferOnlyInNormalisation(key: String(entry.key.prefix(40)))
+                }
+                continue
+            }
             let (value, cut) = truncate(entry.value)
             if cut { truncated += 1 }
             fields[entry.key] = value
@@ -165,6 +172,10 @@ public enum FlatteningRejection: Error, Sendable, Hashable, CustomStringConverti
     case keyTooLong(prefix: String, limit: Int)
     /// Objects nested deeper than ``FlatteningLimits/maximumDepth``.
     case tooDeep(limit: Int)
+    /// Two keys with different bytes that Swift's `String` equality takes as one (canonically equivalent
+    /// Unicode: `café` as U+00E9 and as `e` + U+0301). Keys are compared by bytes, so the event is refused
+    /// rather than silently losing one of the two values.
+    case keysDifferOnlyInNormalisation(key: String)
 
     /// The drop reason under which the bus and the store count such a rejection.
     public var dropReason: DropReason {
@@ -172,6 +183,7 @@ public enum FlatteningRejection: Error, Sendable, Hashable, CustomStringConverti
         case .tooManyFields: return .tooManyFields
         case .keyTooLong: return .keyTooLong
         case .tooDeep: return .tooDeep
+        case .keysDifferOnlyInNormalisation: return .keysDifferOnlyInNormalisation
         }
     }
 
@@ -181,6 +193,8 @@ public enum FlatteningRejection: Error, Sendable, Hashable, CustomStringConverti
         case .tooManyFields(let count, let limit): return "event has \(count) fields; the limit is \(limit)"
         case .keyTooLong(let prefix, let limit): return "field key '\(prefix)…' is longer than \(limit) bytes"
         case .tooDeep(let limit): return "fields are nested deeper than \(limit) levels"
+        case .keysDifferOnlyInNormalisation(let key):
+            return "two field keys are '\(key)' in different Unicode normalisations (keys compare by bytes)"
         }
     }
 }

@@ -58,19 +58,23 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// An empty object.
     public init() {}
 
-    /// An object with `members` in order; for a repeated key, the last value wins.
+    /// An object with `members` in order; for a repeated key, the last value wins. Keys compare by their
+    /// UTF-8 bytes, not by `String` equality: `café` as U+00E9 and as `e` + U+0301 are two members.
     public init(_ members: some Sequence<(String, JSONValue)>) {
         // Linear search while small; past 16 members an index keeps hostile input (many keys) linear.
-        var positions: [String: Int]?
+        var positions: [ByteKey: Int]?
         for (key, value) in members {
             if positions == nil, self.members.count >= 16 {
-                positions = Dictionary(self.members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { $1 })
+                positions = Dictionary(
+                    self.members.enumerated().map { (ByteKey($1.key), $0) }, uniquingKeysWith: { $1 })
             }
-            let found = positions != nil ? positions![key] : self.members.firstIndex(where: { $0.key == key })
+            let found =
+                positions != nil
+                ? positions![ByteKey(key)] : self.members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) })
             if let found {
                 self.members[found].value = value
             } else {
-                positions?[key] = self.members.count
+                positions?[ByteKey(key)] = self.members.count
                 self.members.append(Member(key: key, value: value))
             }
         }
@@ -203,5 +207,18 @@ extension JSONValue {
             }
         }
         output += "\""
+    }
+}
+
+/// A key that compares and hashes by its UTF-8 bytes (`String` equality is canonical equivalence).
+private struct ByteKey: Hashable {
+    let key: String
+
+    init(_ key: String) { self.key = key }
+
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        for byte in key.utf8 { hasher.combine(byte) }
     }
 }

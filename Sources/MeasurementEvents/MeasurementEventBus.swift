@@ -156,6 +156,10 @@ public final class MeasurementEventBus: Sendable {
             let id = pending!.id
             state.accepted += 1
             state.truncatedValues += truncated
+            if truncated > 0 {
+                // Sinks count the altered event in their completeness record.
+                for subscription in state.subscriptions { subscription.noteLoss(.valueTruncated) }
+            }
             let last = state.subscriptions.count - 1
             for index in state.subscriptions.indices {
                 state.subscriptions[index].enqueue(index == last ? pending.take()! : pending!)
