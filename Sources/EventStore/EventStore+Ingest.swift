@@ -10,14 +10,13 @@ import MeasurementEvents
 public struct IngestOptions: Sendable {
     /// Commit all or nothing: any invalid line rolls everything back.
     public var strict: Bool
-    /// Events per transaction when not strict. 100,000 by default: with random ids, each commit writes every
-    /// page of the id index it touched to the WAL, so fewer, larger commits write far less (docs/storage-layout.md).
+    /// Events per transaction when not strict.
     public var batchSize: Int
     /// How lines are read into events.
     public var codec: NDJSONCodec
 
-    /// Creates options: not strict, 100,000 events per transaction, standard limits.
-    public init(strict: Bool = false, batchSize: Int = 100_000, codec: NDJSONCodec = NDJSONCodec()) {
+    /// Creates options: not strict, 10,000 events per transaction, standard limits.
+    public init(strict: Bool = false, batchSize: Int = 10_000, codec: NDJSONCodec = NDJSONCodec()) {
         self.strict = strict
         self.batchSize = max(1, batchSize)
         self.codec = codec

@@ -16,10 +16,7 @@ struct RealisticLines {
     }
 
     static let refs = ["newsfeed", "search", "profile", "notification", "share", "ad", "email", "qr"]
-    static let apps = [
-        ("Facebook", "fb", "com.facebook.Facebook"), ("Messenger", "fb-messenger", "com.facebook.Messenger"),
-        ("Instagram", "instagram", "com.burbn.instagram"), ("Mail", "message", "com.apple.mobilemail"),
-    ]
+    static let apps = [("Facebook", "fb"), ("Messenger", "fb-messenger"), ("Instagram", "instagram"), ("Mail", "message")]
     static let hosts = ["readly.example.com", "news.example.org", "shop.example.net", "m.blog.example.io"]
 
     let style: IDStyle
@@ -74,7 +71,7 @@ struct RealisticLines {
         let time = draw >> 63 == 0 ? "\"\(EventTime.rfc3339(milliseconds: timestamp))\"" : "\(timestamp)"
         let target = "https%3A%2F%2F\(host)%2Farticle%2F\(article)%3Fref%3D\(ref)"
         let data =
-            "%7B%22target_url%22%3A%22\(target)%22%2C%22ref%22%3A%22\(ref)%22%2C%22version%22%3A%221.0%22%2C"
+            "%7B%22target_url%22%3A%22\(target)%22%2C%22ref%22%3A%22\(ref)%22%2C"
             + "%22extras%22%3A%7B%22fb_app_id%22%3A1234567890%2C%22campaign%22%3A%22autumn-\(ref)%22%7D%2C"
             + "%22referer_app_link%22%3A%7B%22app_name%22%3A%22\(app.0)%22%2C%22url%22%3A%22\(app.1)%3A%2F%2F"
             + "feed%22%7D%7D"
@@ -83,7 +80,7 @@ struct RealisticLines {
         case 0...4:
             return #""al_nav_in","ts":\#(time),"fields":{"inputURL":"\#(link)","inputURLScheme":"readly","#
                 + #""targetURL":"https://\#(host)/article/\#(article)?ref=\#(ref)","refererURL":"\#(app.1)://feed","#
-                + #""refererAppName":"\#(app.0)","sourceApplication":"\#(app.2)","ref":"\#(ref)","version":"1.0"}}"#
+                + #""refererAppName":"\#(app.0)","ref":"\#(ref)","version":"1.0"}}"#
         case 5...8:
             let android = draw >> 52 % 5 == 0
             let failed = draw >> 56 % 13 == 0
