@@ -16,7 +16,9 @@ struct RealisticLines {
     }
 
     static let refs = ["newsfeed", "search", "profile", "notification", "share", "ad", "email", "qr"]
-    static let apps = [("Facebook", "fb"), ("Messenger", "fb-messenger"), ("Instagram", "instagram"), ("Mail", "message")]
+    static let apps = [
+        ("Facebook", "fb"), ("Messenger", "fb-messenger"), ("Instagram", "instagram"), ("Mail", "message"),
+    ]
     static let hosts = ["readly.example.com", "news.example.org", "shop.example.net", "m.blog.example.io"]
 
     let style: IDStyle
