@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import MeasurementEvents
 
 /// The one write path into `events`: redacts, inserts with a prepared statement (a duplicate id is
@@ -101,7 +102,15 @@ final class EventWriter {
             }
             return
         }
+        let altered = redactor.takeConservativeRedactions()
         do throws(StoreError) {
+            if altered > 0 {
+                upsertLoss.bind(1, "altered")
+                upsertLoss.bind(2, Redactor.conservativeReason)
+                upsertLoss.bind(3, Int64(altered))
+                upsertLoss.bind(4, Int64(Date().timeIntervalSince1970 * 1_000))
+                try upsertLoss.run()
+            }
             // The day and series groups are sums of the 15-minute groups: a few per transaction.
             var days: [RollupKey: Int] = [:]
             var series: [SeriesKey: Int] = [:]
@@ -123,6 +132,7 @@ final class EventWriter {
             try commitStatement.run()
             uncommittedRows = false
         } catch {
+            redactor.restoreConservativeRedactions(altered)
             rollback()
             throw error
         }
