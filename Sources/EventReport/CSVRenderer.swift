@@ -51,6 +51,7 @@ struct CSVRenderer {
         }
         add("completeness", "", "dropped", report.completeness.dropped)
         add("completeness", "", "rejected", report.completeness.rejected)
+        add("completeness", "", "altered", report.completeness.altered)
         for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
             add("completeness", reason, "by_reason", count)
         }

@@ -123,6 +123,9 @@ public struct Report: Sendable, Hashable {
         public var dropped: Int
         /// Events refused before delivery, plus App Links the library rejected.
         public var rejected: Int
+        /// Events stored with a value changed beyond the documented rules (a value replaced whole by
+        /// `REDACTED` because it hid a secret in text that did not parse).
+        public var altered: Int
         /// Both, by reason.
         public var byReason: [String: Int]
     }

@@ -104,17 +104,23 @@ public struct ReportBuilder: Sendable {
         var byReason: [String: Int] = [:]
         var dropped = 0
         var rejected = 0
+        var altered = 0
         for (kind, reasons) in table {
             for (reason, count) in reasons {
                 byReason[reason, default: 0] += count
-                if kind == "dropped" { dropped += count } else if kind == "rejected" { rejected += count }
+                switch kind {
+                case "dropped": dropped += count
+                case "altered": altered += count
+                case "rejected": rejected += count
+                default: break
+                }
             }
         }
         for (error, count) in linkRejections {
             byReason["applink_rejected:\(error ?? "unknown")", default: 0] += count
             rejected += count
         }
-        return Report.Completeness(dropped: dropped, rejected: rejected, byReason: byReason)
+        return Report.Completeness(dropped: dropped, rejected: rejected, altered: altered, byReason: byReason)
     }
 
     // MARK: Helpers

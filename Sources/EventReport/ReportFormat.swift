@@ -82,6 +82,7 @@ extension Report {
                 }),
             "completeness": .object([
                 "dropped": int(completeness.dropped), "rejected": int(completeness.rejected),
+                "altered": int(completeness.altered),
                 "by_reason": .object(JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
             ]),
         ])

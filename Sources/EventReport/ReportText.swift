@@ -52,7 +52,8 @@ enum ReportText {
     static func completeness(_ completeness: Report.Completeness) -> String {
         let reasons = completeness.byReason.sorted { $0.key < $1.key }.map { "\($0.key) \(count($0.value))" }
         let detail = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
-        return "\(count(completeness.dropped)) events dropped, \(count(completeness.rejected)) rejected\(detail)"
+        let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
+        return "\(count(completeness.dropped)) events dropped, \(count(completeness.rejected)) rejected\(altered)\(detail)"
     }
 }
 

@@ -319,17 +319,20 @@ CREATE INDEX events_by_time ON events (ts_ms);
 """#
         ),
         EmbeddedSQLFile(
-            name: "0007_count_truncated_events.sql",
+            name: "0007_count_altered_events.sql",
             text: #"""
--- 0007_count_truncated_events: completeness also counts events stored with a value cut to the length limit.
---
--- kind 'truncated' (reason value_truncated): the event was stored, but one or more of its values were cut
--- to the limit (64 KiB by default) and end with the truncation marker; counted once per event, by the
--- sink (from the bus) and by ingest. Ingest now also counts the lines it refuses over a limit under kind
--- 'rejected' (too_many_fields, key_too_long, too_deep). Same columns as 0002; existing counts are kept.
+-- 0007_count_altered_events: completeness also counts events that were stored, but altered beyond the
+-- documented rules, under kind 'altered':
+--   value_truncated    one or more values were cut to the length limit (64 KiB by default) and end with the
+--                      truncation marker; counted once per event, by the sink (from the bus) and by ingest;
+--   redacted_unparsed  a value was replaced whole by REDACTED: a secret key stayed visible in text that
+--                      could not be parsed (Redactor's last stage).
+-- Ingest now also counts the lines it refuses over a limit under kind 'rejected' (too_many_fields,
+-- key_too_long, too_deep). SQLite cannot change a CHECK constraint in place, so the table is rebuilt with
+-- its rows (same columns as 0002).
 
 CREATE TABLE completeness_by_kind (
-    kind       TEXT    NOT NULL CHECK (kind IN ('dropped', 'rejected', 'truncated')),
+    kind       TEXT    NOT NULL CHECK (kind IN ('dropped', 'rejected', 'altered')),
     reason     TEXT    NOT NULL,
     count      INTEGER NOT NULL,
     updated_ms INTEGER NOT NULL,     -- when the count last grew, ms since the Unix epoch

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import MeasurementEvents
 
 /// The one write path into `events`: redacts, inserts with a prepared statement (a duplicate id is
@@ -120,7 +121,15 @@ final class EventWriter {
             }
             return
         }
+        let altered = redactor.takeConservativeRedactions()
         do throws(StoreError) {
+            if altered > 0 {
+                upsertLoss.bind(1, "altered")
+                upsertLoss.bind(2, Redactor.conservativeReason)
+                upsertLoss.bind(3, Int64(altered))
+                upsertLoss.bind(4, Int64(Date().timeIntervalSince1970 * 1_000))
+                try upsertLoss.run()
+            }
             // The day and series groups are sums of the 15-minute groups: a few per transaction.
             var days: [RollupKey: Int] = [:]
             var series: [SeriesKey: Int] = [:]
@@ -142,6 +151,7 @@ final class EventWriter {
             try commitStatement.run()
             uncommittedRows = false
         } catch {
+            redactor.restoreConservativeRedactions(altered)
             rollback()
             throw error
         }
@@ -174,12 +184,12 @@ final class EventWriter {
         }
     }
 
-    /// `dropped` for events lost after the bus accepted them, `truncated` for events stored with a value cut
+    /// `dropped` for events lost after the bus accepted them, `altered` for events stored with a value cut
     /// to the length limit, `rejected` for events refused (by the bus or by ingest over a limit).
     static func kind(of reason: DropReason) -> String {
         switch reason {
         case .bufferFull, .sinkError: return "dropped"
-        case .valueTruncated: return "truncated"
+        case .valueTruncated: return "altered"
         default: return "rejected"
         }
     }

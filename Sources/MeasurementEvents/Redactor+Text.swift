@@ -205,8 +205,13 @@ extension Redactor {
             let upper = end > first ? elements[end - 1].end : lower
             return (lower..<upper, redacted, end)
         }
+        // A byte encoded deeper than the delimiter is data (`access_token=a%20b` is one value `a b`).
         var end = position
-        while end < elements.count, !Redactor.isTerminator(elements[end].byte) { end += 1 }
+        while end < elements.count,
+            elements[end].layer > delimiter.layer || !Redactor.isTerminator(elements[end].byte)
+        {
+            end += 1
+        }
         guard end > position else { return nil }
         var replacement = redacted
         if delimiter.byte == UInt8(ascii: ":") {

@@ -7,8 +7,21 @@
 /// - inside JSON, whether it is plain text or embedded in a URL (`al_applink_data=%7B%22extras%22...`)
 ///   and whatever the percent-encoding (once, twice, with `+` for spaces).
 ///
-/// Text is rewritten in place: only the secret value's bytes change; everything else, including its
-/// percent-encoding, stays byte for byte. Text without a secret key is returned unchanged.
+/// Keys are compared case-insensitively, after decoding them as a consumer would: percent escapes in
+/// either hex case and at any depth, `+` as a space in queries, JSON string escapes (`\u0061ccess_token`).
+/// Case-insensitive, because a missed credential cannot be taken back while a redacted value that was not
+/// one costs little, and because clients write `Access_Token` as readily as `access_token`.
+///
+/// Each value goes through three stages, each taken only when the one before left a secret visible in
+/// the value's fully decoded form (``exposesSecret(_:)``):
+/// 1. the byte scanner: only the secret value's bytes change, everything else (its percent-encoding
+///    included) stays byte for byte;
+/// 2. redaction by structure (``redactStructure(_:depth:)``): query and fragment pairs are decoded, JSON is
+///    parsed, values holding URLs or JSON are followed to ``maximumStructureDepth`` levels, and the
+///    structure is written back so that a consumer decodes the same text but for the secrets;
+/// 3. what still shows a secret (text that looks encoded but does not parse) is replaced whole by
+///    `REDACTED` and counted in ``conservativeRedactions``.
+/// Text without a secret key is returned unchanged.
 ///
 /// ```swift
 /// let redactor = Redactor()
@@ -24,6 +37,9 @@ public struct Redactor: Sendable {
     /// The text that replaces a secret value.
     public static let replacement = "REDACTED"
 
+    /// The completeness reason under which stores count values replaced whole (kind `altered`).
+    public static let conservativeReason = "redacted_unparsed"
+
     /// The secret keys, lowercased.
     public let secretKeys: Set<String>
 
@@ -35,6 +51,8 @@ public struct Redactor: Sendable {
     let firstBytes: UInt64
     /// The length of the shortest key.
     let minimumKeyLength: Int
+    /// Counts values replaced whole because they could not be redacted by structure (shared by copies).
+    let counter = RedactionCounter()
 
     /// Creates a redactor.
     /// - Parameter secretKeys: the keys whose values are replaced, matched case-insensitively; by default
@@ -50,22 +68,26 @@ public struct Redactor: Sendable {
 
     /// The event with its fields redacted (name, id and time unchanged).
     public func redact(_ event: MeasurementEvent) -> MeasurementEvent {
-        guard fieldsNeedRedaction(event.fields) else { return event }
+        guard let fields = redactedFields(event.fields) else { return event }
         var copy = event
-        copy.fields = redact(fields: event.fields)
+        copy.fields = fields
         return copy
     }
 
     /// Flat fields with every secret value replaced: the value of a secret key (also a flattened
     /// `parent/secret_key`), and secret values inside URLs and JSON text in any value.
     public func redact(fields: [String: String]) -> [String: String] {
-        guard fieldsNeedRedaction(fields) else { return fields }
-        var result = fields
+        redactedFields(fields) ?? fields
+    }
+
+    /// The redacted fields, or `nil` when no value changed (the common case costs no copy).
+    private func redactedFields(_ fields: [String: String]) -> [String: String]? {
+        var result: [String: String]? = nil
         for (key, value) in fields {
-            if isSecret(key: key) {
-                result[key] = Redactor.replacement
-            } else if mayHoldSecret(value) {
-                result[key] = redactText(value)
+            let redacted = isSecret(key: key) ? Redactor.replacement : redactValue(value)
+            if !redacted.utf8.elementsEqual(value.utf8) {
+                if result == nil { result = fields }
+                result?[key] = redacted
             }
         }
         return result
@@ -74,7 +96,31 @@ public struct Redactor: Sendable {
     /// A URL (or any text holding `key=value` pairs or JSON) with every secret value replaced, in its
     /// query, its fragment, and inside embedded JSON whatever the percent-encoding.
     public func redact(urlString: String) -> String {
-        mayHoldSecret(urlString) ? redactText(urlString) : urlString
+        redactValue(urlString)
+    }
+
+    /// How many values this redactor (and its copies) replaced whole because a secret key stayed visible
+    /// after redaction by structure: text that looks encoded but does not parse.
+    public var conservativeRedactions: Int { counter.value }
+
+    /// Returns ``conservativeRedactions`` and sets it to zero (a store moves the count into its
+    /// completeness table when it commits).
+    public func takeConservativeRedactions() -> Int { counter.take() }
+
+    /// Gives back a count taken by ``takeConservativeRedactions()`` that could not be stored.
+    public func restoreConservativeRedactions(_ count: Int) { counter.add(count) }
+
+    /// One value through the three stages described on ``Redactor``.
+    func redactValue(_ text: String) -> String {
+        guard exposesSecret(text) else { return text }
+        let scanned = redactText(text)
+        guard exposesSecret(scanned) else { return scanned }
+        let structured = redactStructure(text)
+        guard exposesSecret(structured) else { return structured }
+        let both = redactStructure(scanned)
+        guard exposesSecret(both) else { return both }
+        counter.add(1)
+        return Redactor.replacement
     }
 
     /// A JSON value with the value of every secret member replaced by the string `REDACTED`, and string
@@ -82,7 +128,7 @@ public struct Redactor: Sendable {
     public func redact(json: JSONValue) -> JSONValue {
         switch json {
         case .string(let text):
-            return .string(redact(urlString: text))
+            return .string(redactValue(text))
         case .array(let values):
             return .array(values.map { redact(json: $0) })
         case .object(let object):
@@ -108,13 +154,6 @@ public struct Redactor: Sendable {
         var start = bytes.count
         while start > 0, bytes[start - 1] != UInt8(ascii: "/"), bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
         return isKey(bytes, 0, bytes.count) || (start > 0 && isKey(bytes, start, bytes.count))
-    }
-
-    private func fieldsNeedRedaction(_ fields: [String: String]) -> Bool {
-        for (key, value) in fields where isSecret(key: key) || mayHoldSecret(value) {
-            return true
-        }
-        return false
     }
 
     @inline(__always)

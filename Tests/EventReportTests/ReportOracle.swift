@@ -90,7 +90,7 @@ enum ReportOracle {
                     }))
             },
             completeness: Report.Completeness(
-                dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +),
+                dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +), altered: 0,
                 byReason: Dictionary(uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) })))
     }
 }

@@ -64,7 +64,7 @@ struct ReportOutputTests {
             $0.objectValue?.keys == ["ref", "arrivals", "nav_out_attempts", "nav_out_succeeded", "nav_out_success_rate", "returns"]
         })
         #expect(days.allSatisfy { $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"] })
-        #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "by_reason"])
+        #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "altered", "by_reason"])
     }
 
     @Test func csvQuotesFieldsWithCommasAndQuotes() {

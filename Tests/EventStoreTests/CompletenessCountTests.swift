@@ -34,7 +34,7 @@ struct CompletenessCountTests {
         #expect(summary.limited == [.tooManyFields: 1, .valueTruncated: 2])
         let completeness = try store.completeness()
         #expect(completeness["rejected"]?["too_many_fields"] == 1)
-        #expect(completeness["truncated"]?["value_truncated"] == 2)
+        #expect(completeness["altered"]?["value_truncated"] == 2)
     }
 
     @Test func aStrictIngestThatCommitsNothingCountsNothing() throws {
@@ -66,7 +66,7 @@ struct CompletenessCountTests {
         let store = try EventStore(path: database.path)
         #expect(try store.count() == 2)
         let completeness = try store.completeness()
-        #expect(completeness["truncated"]?["value_truncated"] == 1)
+        #expect(completeness["altered"]?["value_truncated"] == 1)
         #expect(completeness["rejected"]?["too_many_fields"] == 1)
     }
 

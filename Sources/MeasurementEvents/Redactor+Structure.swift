@@ -1,0 +1,166 @@
+/// Redaction by structure: the text is decoded the way a consumer decodes it (a URL into query and
+/// fragment pairs, each key and value percent-decoded with `+` as a space; JSON parsed with its escapes
+/// decoded), keys are compared decoded, and the structure is written back with the secret values
+/// replaced. Values that are URLs or JSON are followed down to ``Redactor/maximumStructureDepth``.
+extension Redactor {
+    /// How deep values inside values are followed (a URL holding `al_applink_data` JSON whose
+    /// `target_url` holds a query is three levels).
+    public static let maximumStructureDepth = 8
+
+    /// `text` with the value of every secret key replaced, found by structure; `text` itself when
+    /// nothing in it was secret. What a consumer decodes from the result is what it decoded from `text`,
+    /// but for the secrets (percent-encoding may be rewritten in upper-case hex, JSON written compactly).
+    func redactStructure(_ text: String, depth: Int = 0) -> String {
+        guard depth < Redactor.maximumStructureDepth, text.utf8.count > minimumKeyLength else { return text }
+        let trimmed = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        if trimmed.first == "{" || trimmed.first == "[", let json = try? JSONValue.parse(text) {
+            let redacted = redactStructure(json: json, depth: depth)
+            return redacted == json ? text : redacted.jsonText()
+        }
+        if Redactor.isPercentEncodedWhole(trimmed) {
+            // Decoded as by `removingPercentEncoding`, or as a form value (`+` as a space) when only that parses.
+            for plusAsSpace in [false, true] {
+                let decoded = Redactor.percentDecodeOnce(text, plusAsSpace: plusAsSpace)
+                let redacted = redactStructure(decoded, depth: depth + 1)
+                if redacted != decoded { return Redactor.percentEncode(redacted) }
+            }
+            return text
+        }
+        return redactPairs(text, depth: depth)
+    }
+
+    private func redactStructure(json: JSONValue, depth: Int) -> JSONValue {
+        switch json {
+        case .string(let text):
+            return .string(redactStructure(text, depth: depth + 1))
+        case .array(let values):
+            return .array(values.map { redactStructure(json: $0, depth: depth + 1) })
+        case .object(let object):
+            var result = JSONObject()
+            for member in object {
+                result[member.key] =
+                    isSecret(key: member.key)
+                    ? .string(Redactor.replacement) : redactStructure(json: member.value, depth: depth + 1)
+            }
+            return .object(result)
+        default:
+            return json
+        }
+    }
+
+    /// Rewrites the `key=value` pairs of the query and the fragment (or of the whole text when it has
+    /// neither but holds `=`). A pair whose decoded key is secret gets `REDACTED`; any other value is
+    /// decoded, redacted by structure, and encoded again when that changed it.
+    private func redactPairs(_ text: String, depth: Int) -> String {
+        let bytes = Array(text.utf8)
+        let question = bytes.firstIndex(of: UInt8(ascii: "?"))
+        let hash = bytes.firstIndex(of: UInt8(ascii: "#"))
+        var sections: [Range<Int>] = []
+        if let question, hash.map({ question < $0 }) ?? true {
+            sections.append(question + 1..<(hash ?? bytes.count))
+        }
+        if let hash { sections.append(hash + 1..<bytes.count) }
+        if sections.isEmpty, bytes.contains(UInt8(ascii: "=")) { sections.append(0..<bytes.count) }
+        var output: [UInt8] = []
+        var position = 0
+        var changed = false
+        for section in sections {
+            output.append(contentsOf: bytes[position..<section.lowerBound])
+            let rewritten = redactPairList(bytes[section], depth: depth)
+            changed = changed || rewritten != Array(bytes[section])
+            output.append(contentsOf: rewritten)
+            position = section.upperBound
+        }
+        guard changed else { return text }
+        output.append(contentsOf: bytes[position...])
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func redactPairList(_ list: ArraySlice<UInt8>, depth: Int) -> [UInt8] {
+        var pairs: [[UInt8]] = []
+        for pair in list.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
+                pairs.append(Array(pair))
+                continue
+            }
+            let key = Redactor.fullyDecodedKey(pair[pair.startIndex..<equals])
+            let rawValue = String(decoding: pair[(equals + 1)...], as: UTF8.self)
+            var value = Array(rawValue.utf8)
+            if isSecret(key: key) {
+                value = Array(Redactor.replacement.utf8)
+            } else if rawValue.utf8.count > minimumKeyLength {
+                let decoded = Redactor.percentDecodeOnce(rawValue, plusAsSpace: true)
+                let redacted = redactStructure(decoded, depth: depth + 1)
+                if redacted != decoded { value = Array(Redactor.percentEncode(redacted).utf8) }
+            }
+            pairs.append(Array(pair[pair.startIndex...equals]) + value)
+        }
+        return Array(pairs.joined(separator: [UInt8(ascii: "&")]))
+    }
+
+    /// A key as a consumer may read it: percent-decoded until nothing changes, `+` as a space.
+    private static func fullyDecodedKey(_ raw: ArraySlice<UInt8>) -> String {
+        var bytes = Array(raw).map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        for _ in 0..<decodingRounds {
+            let next = percentDecodeAll(bytes)
+            if next == bytes { break }
+            bytes = next
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `text` is a whole value percent-encoded once more: it starts with an encoded `{`, `[`
+    /// or `%` (`%7B`, `%5B`, `%25`, either case).
+    private static func isPercentEncodedWhole(_ text: Substring) -> Bool {
+        let prefix = Array(text.utf8.prefix(3))
+        guard prefix.count == 3, prefix[0] == UInt8(ascii: "%"), let high = hexValue(prefix[1]),
+            let low = hexValue(prefix[2])
+        else { return false }
+        let byte = high << 4 | low
+        return byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "%")
+    }
+
+    /// One layer of percent-decoding (either hex case); `+` becomes a space when `plusAsSpace`.
+    /// Bytes that do not form UTF-8 become U+FFFD, as in every consumer that decodes to text.
+    static func percentDecodeOnce(_ text: String, plusAsSpace: Bool) -> String {
+        let bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "%")) || (plusAsSpace && bytes.contains(UInt8(ascii: "+"))) else {
+            return text
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 3
+            } else {
+                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// `text` percent-encoded for a query value: RFC 3986 unreserved characters as they are, every other
+    /// byte as `%XX` in upper-case hex.
+    static func percentEncode(_ text: String) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
