@@ -132,7 +132,15 @@ struct BusFlushAndCloseTests {
         bus.close()
     }
 
-    @Test func theSharedBusIsOneInstance() {
-        #expect(MeasurementEventBus.shared === MeasurementEventBus.shared)
+    /// Code that posts on `.shared` and code that observes `.shared` meet on one open bus (other tests may post
+    /// there too, so only this test's event name is looked at).
+    @Test func anEventPostedOnTheSharedBusReachesASinkAttachedToIt() {
+        let sink = MemoryEventSink()
+        let token = MeasurementEventBus.shared.attach(sink)
+        defer { token.cancel() }
+        let name = "shared_bus_test_\(UInt32.random(in: 0 ... .max))"
+        #expect(MeasurementEventBus.shared.post(name, fields: ["k": "v"]) != nil)
+        MeasurementEventBus.shared.flush()
+        #expect(sink.events.filter { $0.name == name }.map { $0.fields["k"] } == ["v"])
     }
 }
