@@ -67,10 +67,16 @@ struct BusFlushAndCloseTests {
         bus.close()
     }
 
-    @Test func flushWithNothingPostedReturnsAtOnce() async {
+    /// A flush that waited for an event that never comes would hang: the time limit turns that into a failure.
+    @Test(.timeLimit(.minutes(1)))
+    func flushWithNothingPostedReturnsAtOnce() async {
         let bus = MeasurementEventBus()
         bus.addObserver { _ in }
+        let started = ContinuousClock.now
         await bus.flush()
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let statistics = bus.statistics
+        #expect(statistics.posted == 0 && statistics.observers.map(\.delivered) == [0])
         await bus.close()
     }
 
