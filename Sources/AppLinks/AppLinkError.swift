@@ -68,7 +68,7 @@ public enum AppLinkError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidURL(let string):
             "'\(string)' is not an absolute URL; give a URL with a scheme, such as https://example.com/a"
         case .unsupportedScheme(let scheme):
-            "cannot fetch a '\(scheme)' URL; give an http or https page URL (or use --html FILE)"
+            "cannot fetch a '\(scheme)' URL; give an http or https page URL"
         case .httpStatus(let status):
             "the server answered HTTP \(status); check the page URL"
         case .tooManyRedirects(let limit):

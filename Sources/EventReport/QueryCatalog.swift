@@ -106,8 +106,11 @@ public struct QueryResult: Sendable, Hashable {
             }
             return lines.map { $0.joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
         case .markdown:
-            let escape = { (cell: String) in cell.replacingOccurrences(of: "|", with: "\\|") }
-            var lines = ["| " + columns.map(escape).joined(separator: " | ") + " |", "|" + columns.map { _ in " --- |" }.joined()]
+            let escape = MarkdownRenderer.escape
+            var lines = [
+                "| " + columns.map(escape).joined(separator: " | ") + " |",
+                "|" + columns.map { _ in " --- |" }.joined(),
+            ]
             lines += rows.map { "| " + $0.map { escape(text($0)) }.joined(separator: " | ") + " |" }
             return lines.joined(separator: "\n") + "\n"
         case .html:

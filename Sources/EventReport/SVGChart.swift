@@ -8,7 +8,7 @@
 /// let chart = SVGChart(
 ///     id: "fig-failures", kind: .horizontalBars, title: "Failure reasons", xLabel: "failed navigations",
 ///     yLabel: "error", categories: ["timeout"], series: [.init(name: "failed", values: [3], style: 4)])
-/// let svg = chart.svg()
+/// let svg = chart.svg(labelledBy: "fig-failures-caption")   // the id of the figure's caption
 /// ```
 struct SVGChart {
     /// How the values are drawn.

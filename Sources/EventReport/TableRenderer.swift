@@ -39,15 +39,17 @@ struct MarkdownRenderer {
                 lines.append("No events.")
                 continue
             }
-            lines.append("| " + table.header.map(escape).joined(separator: " | ") + " |")
+            lines.append("| " + table.header.map(Self.escape).joined(separator: " | ") + " |")
             lines.append("|" + table.header.indices.map { $0 == 0 ? " --- |" : " ---: |" }.joined())
-            for row in table.rows { lines.append("| " + row.map(escape).joined(separator: " | ") + " |") }
+            for row in table.rows { lines.append("| " + row.map(Self.escape).joined(separator: " | ") + " |") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func escape(_ cell: String) -> String {
+    /// A cell that stays in its row: backslashes and `|` escaped, every line break (`\n`, `\r\n`, `\r`) a space.
+    static func escape(_ cell: String) -> String {
         cell.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
+            .replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\r", with: " ")
             .replacingOccurrences(of: "\n", with: " ")
     }
 }

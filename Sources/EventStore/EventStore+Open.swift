@@ -11,7 +11,7 @@ extension EventStore {
         if !exists, !options.create {
             throw StoreError(
                 .missing, path: path,
-                "no database at \(path): give an existing file with --database, or create one with `alstats migrate`")
+                "no database at \(path)", remedy: .existingOrNewDatabase)
         }
         let size = try checkHeader(path: path, exists: exists)
         let connection = try SQLiteConnection(path: path, create: options.create)
@@ -69,7 +69,7 @@ extension EventStore {
         guard head.count >= 100, Array(head.prefix(16)) == sqliteHeader else {
             throw StoreError(
                 .notADatabase, path: path,
-                "\(path) is not an SQLite database; it was left untouched: choose another path with --database")
+                "\(path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
         }
         return size
     }

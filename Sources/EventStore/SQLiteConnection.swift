@@ -39,12 +39,12 @@ package final class SQLiteConnection {
             return StoreError(
                 .readOnly, path: path,
                 "cannot open or create the database \(path) (\(detail)): check that its folder exists and is "
-                    + "writable, or choose another path with --database")
+                    + "writable", remedy: .anotherPath)
         }
         if status & 0xFF == SQLITE_NOTADB {
             return StoreError(
                 .notADatabase, path: path,
-                "\(path) is not an SQLite database; it was left untouched: choose another path with --database")
+                "\(path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
         }
         return StoreError(.io, path: path, "cannot open the database \(path): \(detail)")
     }

@@ -28,11 +28,25 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line: what was wrong with `path` and what to do.
     public var message: String
 
+    /// Another step that would help, which only the caller can word (the CLI names its own options).
+    public enum Remedy: Sendable, Hashable {
+        /// Nothing beyond the message.
+        case none
+        /// Use a database at another path.
+        case anotherPath
+        /// Give the path of an existing database, or create one first.
+        case existingOrNewDatabase
+    }
+
+    /// Another step that would help, beyond what `message` says.
+    public var remedy: Remedy
+
     /// Creates an error.
-    public init(_ kind: Kind, path: String, _ message: String) {
+    public init(_ kind: Kind, path: String, _ message: String, remedy: Remedy = .none) {
         self.kind = kind
         self.path = path
         self.message = message
+        self.remedy = remedy
     }
 
     /// The message.

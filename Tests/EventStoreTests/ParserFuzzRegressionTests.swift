@@ -22,6 +22,35 @@ struct ParserFuzzRegressionTests {
         Array(try Data(contentsOf: directory.appendingPathComponent(target).appendingPathComponent(name)))
     }
 
+    /// What each kept input must do, so that a parser that starts refusing an input cannot pass by returning
+    /// early. A new input in Regressions/ needs a line here (the replay fails without one).
+    enum Outcome: Equatable {
+        /// NDJSON: decoded into an event. Flattening: parsed as JSON and flattened.
+        case accepted
+        /// NDJSON: refused by the decoder. Flattening: not JSON.
+        case refused
+        /// Flattening only: parsed as JSON, refused by the flattener.
+        case refusedByFlattener
+    }
+
+    static let expected: [String: [String: Outcome]] = [
+        "NDJSONLine": [
+            "edges.ndjson": .accepted, "export.ndjson": .accepted, "extremes.ndjson": .accepted,
+            "nested.ndjson": .accepted, "not-an-object.ndjson": .refused,
+        ],
+        "Flattening": [
+            "array.json": .accepted, "collide.json": .accepted, "nested.json": .accepted, "truncated.json": .refused,
+        ],
+    ]
+
+    static func expected(_ target: String, _ name: String) throws -> Outcome {
+        try #require(expected[target]?[name], "Regressions/\(target)/\(name) has no expected outcome")
+    }
+
+    @Test func everyExpectedOutcomeHasItsInput() {
+        for (target, outcomes) in Self.expected { #expect(Set(outcomes.keys) == Set(Self.inputs(target))) }
+    }
+
     @Test func everyParserTargetHasRegressionInputs() {
         #expect(!Self.inputs("NDJSONLine").isEmpty)
         #expect(!Self.inputs("Flattening").isEmpty)
@@ -32,6 +61,8 @@ struct ParserFuzzRegressionTests {
         let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
         let bytes = try Self.bytes("NDJSONLine", name)
         let decoded = bytes.withUnsafeBufferPointer { buffer in try? codec.decode(utf8: buffer) }
+        let outcome = try Self.expected("NDJSONLine", name)
+        #expect((decoded == nil ? Outcome.refused : .accepted) == outcome)
         guard let event = decoded else { return }
         #expect(bytes.withUnsafeBufferPointer { buffer in try? codec.decode(utf8: buffer) } == event)
         #expect(!event.name.isEmpty && event.fields.count <= Self.limits.maximumFields)
@@ -48,13 +79,19 @@ struct ParserFuzzRegressionTests {
     func flatteningIsDeterministicBoundedAndIdempotent(name: String) throws {
         let bytes = try Self.bytes("Flattening", name)
         let parsed = bytes.withUnsafeBufferPointer { buffer in try? JSONValue.parse(utf8: buffer) }
-        guard let value = parsed else { return }
+        let outcome = try Self.expected("Flattening", name)
+        guard let value = parsed else {
+            #expect(outcome == .refused)
+            return
+        }
         let object: JSONObject = value.objectValue ?? ["value": value]
         let flattener = Flattener(limits: Self.limits)
         guard let flat = try? flattener.flatten(object) else {
+            #expect(outcome == .refusedByFlattener)
             #expect((try? flattener.flatten(object)) == nil)
             return
         }
+        #expect(outcome == .accepted)
         #expect((try? flattener.flatten(object)) == flat)
         #expect(flat.fields.count <= Self.limits.maximumFields)
         var cut = 0

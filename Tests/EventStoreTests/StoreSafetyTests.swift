@@ -57,6 +57,8 @@ struct StoreSafetyTests {
             try EventStore(path: database.path, options: .init(create: false))
         }
         #expect(error?.kind == .missing)
+        // The library names no CLI option; the CLI words the remedy with its own flags.
+        #expect(error?.remedy == .existingOrNewDatabase && error?.message.contains("--") == false)
         #expect(!FileManager.default.fileExists(atPath: database.path))
     }
 }

@@ -67,10 +67,16 @@ struct BusFlushAndCloseTests {
         bus.close()
     }
 
-    @Test func flushWithNothingPostedReturnsAtOnce() async {
+    /// A flush that waited for an event that never comes would hang: the time limit turns that into a failure.
+    @Test(.timeLimit(.minutes(1)))
+    func flushWithNothingPostedReturnsAtOnce() async {
         let bus = MeasurementEventBus()
         bus.addObserver { _ in }
+        let started = ContinuousClock.now
         await bus.flush()
+        #expect(ContinuousClock.now - started < .seconds(10))
+        let statistics = bus.statistics
+        #expect(statistics.posted == 0 && statistics.observers.map(\.delivered) == [0])
         await bus.close()
     }
 
@@ -132,7 +138,15 @@ struct BusFlushAndCloseTests {
         bus.close()
     }
 
-    @Test func theSharedBusIsOneInstance() {
-        #expect(MeasurementEventBus.shared === MeasurementEventBus.shared)
+    /// Code that posts on `.shared` and code that observes `.shared` meet on one open bus (other tests may post
+    /// there too, so only this test's event name is looked at).
+    @Test func anEventPostedOnTheSharedBusReachesASinkAttachedToIt() {
+        let sink = MemoryEventSink()
+        let token = MeasurementEventBus.shared.attach(sink)
+        defer { token.cancel() }
+        let name = "shared_bus_test_\(UInt32.random(in: 0 ... .max))"
+        #expect(MeasurementEventBus.shared.post(name, fields: ["k": "v"]) != nil)
+        MeasurementEventBus.shared.flush()
+        #expect(sink.events.filter { $0.name == name }.map { $0.fields["k"] } == ["v"])
     }
 }

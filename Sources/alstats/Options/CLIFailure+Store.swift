@@ -2,8 +2,17 @@ import EventStore
 
 extension CLIFailure {
     /// The exit status and message of a store error: 66 for a database that does not exist, 74 otherwise.
+    /// The library's remedy is worded here, with the options of this CLI.
     init(_ error: StoreError) {
-        self.init(error.kind == .missing ? ExitStatus.noInput : ExitStatus.ioError, error.message)
+        let message =
+            switch error.remedy {
+            case .none: error.message
+            case .anotherPath:
+                error.message + (error.kind == .readOnly ? ", or" : ":") + " choose another path with --database"
+            case .existingOrNewDatabase:
+                error.message + ": give an existing file with --database, or create one with `alstats migrate`"
+            }
+        self.init(error.kind == .missing ? ExitStatus.noInput : ExitStatus.ioError, message)
     }
 
     /// The exit status and message of an ingest error: 66 missing, 74 unreadable, 65 invalid data.

@@ -66,6 +66,13 @@ struct PageSourceOptions: ParsableArguments {
             }
         }
     }
+
+    /// A resolution failure as the CLI reports it (exit status 74): the page, the resolver's message and, for a
+    /// page that cannot be fetched, the option that reads it from a file instead.
+    func failure(_ error: AppLinkError) -> CLIFailure {
+        let hint = if case .unsupportedScheme = error { " (or use --html FILE)" } else { "" }
+        return CLIFailure(ExitStatus.ioError, "\(sourceURL.absoluteString): \(error)\(hint)")
+    }
 }
 
 extension AppLinkPlatform: ExpressibleByArgument {}

@@ -37,7 +37,7 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64 = 1
 
     @Option(help: "Report format: table, json, csv, markdown or html.")
-    var format: ReportFormatOption = .table
+    var format: ReportFormat = .table
 
     func validate() throws {
         guard events > 0, events <= 50_000_000 else {

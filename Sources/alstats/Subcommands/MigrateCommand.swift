@@ -11,7 +11,7 @@ struct MigrateCommand: ParsableCommand {
 
             Example:
               alstats migrate --database alstats.sqlite
-              schema version 4
+              schema version 5
             """
     )
 

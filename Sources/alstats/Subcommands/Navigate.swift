@@ -68,7 +68,7 @@ struct Navigate: ParsableCommand {
             case .failure(let error):
                 result = AppLinkNavigation.resolutionFailure(
                     pageURL: page.sourceURL, error: error, appLinkData: data?.objectValue ?? JSONObject())
-                failure = CLIFailure(ExitStatus.ioError, "\(page.sourceURL.absoluteString): \(error)")
+                failure = page.failure(error)
             }
             output.emit(json: json(result, secrets: secrets), text: text(result, secrets: secrets))
             if let failure { throw failure }

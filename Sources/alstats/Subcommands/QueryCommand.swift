@@ -32,7 +32,7 @@ struct QueryCommand: ParsableCommand {
     var parameters: [String] = []
 
     @Option(help: "Output format: table, json, csv, markdown or html.")
-    var format: ReportFormatOption = .table
+    var format: ReportFormat = .table
 
     func validate() throws {
         if list { return }
@@ -70,7 +70,7 @@ struct QueryCommand: ParsableCommand {
             } catch let error as StoreError {
                 throw CLIFailure(error)
             }
-            FileHandle.standardOutput.write(Data(result.render(format.format).utf8))
+            FileHandle.standardOutput.write(Data(result.render(format).utf8))
         }
     }
 }

@@ -28,7 +28,7 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var filters: ReportFilterOptions
 
     @Option(help: "Output format: table, json, csv, markdown or html.")
-    var format: ReportFormatOption = .table
+    var format: ReportFormat = .table
 
     @Option(help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
     var top: Int?
@@ -83,37 +83,5 @@ struct ReportFilterOptions: ParsableArguments {
         return ReportQuery(
             since: try time("--since", since), until: try time("--until", until), ref: ref, refererApp: refererApp,
             timeZone: zone)
-    }
-}
-
-/// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
-/// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
-func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormatOption) throws {
-    let store = try database.openStore(create: false, readOnly: true)
-    let report: Report
-    do throws(StoreError) {
-        report = try ReportReader(store: store).report(for: query)
-    } catch {
-        throw CLIFailure(error)
-    }
-    let output = format.format.render(report, colour: format == .table && Terminal.wantsColour)
-    FileHandle.standardOutput.write(Data(output.utf8))
-}
-
-/// `--format` of `alstats report`.
-enum ReportFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case table, json, csv, markdown, html
-
-    var format: ReportFormat { ReportFormat(rawValue: rawValue)! }
-
-    /// How many rows each list keeps without `--top` (cli.md): 10 in tables, all in the other formats.
-    var defaultTop: Int? { self == .table ? 10 : nil }
-}
-
-/// Whether standard output is a terminal that wants colour.
-enum Terminal {
-    /// Standard output is a terminal and `NO_COLOR` is not set (https://no-color.org).
-    static var wantsColour: Bool {
-        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
     }
 }

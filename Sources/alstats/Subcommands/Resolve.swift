@@ -70,6 +70,6 @@ struct Resolve: ParsableCommand {
 func resolvedLink(_ page: PageSourceOptions) throws -> AppLink {
     switch try page.resolve() {
     case .success(let link): return link
-    case .failure(let error): throw CLIFailure(ExitStatus.ioError, "\(page.sourceURL.absoluteString): \(error)")
+    case .failure(let error): throw page.failure(error)
     }
 }

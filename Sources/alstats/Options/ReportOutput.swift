@@ -1,0 +1,32 @@
+import ArgumentParser
+import EventReport
+import EventStore
+import Foundation
+
+/// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
+/// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
+func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormat) throws {
+    let store = try database.openStore(create: false, readOnly: true)
+    let report: Report
+    do throws(StoreError) {
+        report = try ReportReader(store: store).report(for: query)
+    } catch {
+        throw CLIFailure(error)
+    }
+    let output = format.render(report, colour: format == .table && Terminal.wantsColour)
+    FileHandle.standardOutput.write(Data(output.utf8))
+}
+
+/// `--format` of `alstats report`, `query` and `demo`: the report's own formats, parsed by their names.
+extension ReportFormat: ExpressibleByArgument {
+    /// How many rows each list keeps without `--top` (cli.md): 10 in tables, all in the other formats.
+    var defaultTop: Int? { self == .table ? 10 : nil }
+}
+
+/// Whether standard output is a terminal that wants colour.
+enum Terminal {
+    /// Standard output is a terminal and `NO_COLOR` is not set (https://no-color.org).
+    static var wantsColour: Bool {
+        isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+    }
+}
