@@ -37,6 +37,7 @@ let package = Package(
                 "AppLinks",
                 "EventStore",
                 "EventReport",
+                "HostedLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
