@@ -59,9 +59,12 @@ public struct HostedLinkPage: Sendable {
     }
 
     func alTags() -> String {
-        var tags: [(String, String)] = []
+        var tags: [(String, String?)] = []
         for group in LinkPlatformGroup.allCases {
-            for target in link.targets[group] ?? [] {
+            let targets = link.targets[group] ?? []
+            let separated = !Self.pairsByPosition(targets, keys: group.keys)
+            for target in targets {
+                if separated { tags.append(("al:\(group.rawValue)", nil)) }
                 for key in group.keys {
                     guard var value = target.values[key] else { continue }
                     if key == "url" {
@@ -79,8 +82,19 @@ public struct HostedLinkPage: Sendable {
         return tags.map(Self.meta).joined()
     }
 
+    /// Whether repeated tags pairing up by position give back `targets`: each key is held by a leading run
+    /// of the targets. Otherwise (say the first target has no `app_name` and the second has one), each
+    /// target is started with a bare `<meta property="al:ios">`, which starts a new group for parsers
+    /// that follow the App Links layout (ours, Bolts).
+    static func pairsByPosition(_ targets: [LinkTarget], keys: [String]) -> Bool {
+        keys.allSatisfy { key in
+            let holders = targets.map { $0.values[key] != nil }
+            return !holders.drop(while: { $0 }).contains(true)
+        }
+    }
+
     func ogTags() -> String {
-        var tags: [(String, String)] = []
+        var tags: [(String, String?)] = []
         if let title = link.title { tags.append(("og:title", title)) }
         if let description = link.description { tags.append(("og:description", description)) }
         if let image = link.image, HostedLink.isSafeAbsoluteURL(image) { tags.append(("og:image", image)) }
@@ -110,8 +124,10 @@ public struct HostedLinkPage: Sendable {
         return anchors
     }
 
-    static func meta(_ tag: (property: String, content: String)) -> String {
-        "<meta property=\"\(PageText.html(tag.property))\" content=\"\(PageText.html(tag.content))\">\n"
+    static func meta(_ tag: (property: String, content: String?)) -> String {
+        let property = "<meta property=\"\(PageText.html(tag.property))\""
+        guard let content = tag.content else { return property + ">\n" }
+        return property + " content=\"\(PageText.html(content))\">\n"
     }
 
     static func anchor(_ url: String, _ text: String) -> String {

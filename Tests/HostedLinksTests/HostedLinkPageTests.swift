@@ -56,6 +56,19 @@ import Testing
         #expect(html.contains("<h1>Couchin&#39;</h1>"))
     }
 
+    @Test func targetsWithUnevenFieldsAreSeparatedSoFieldsStayWithTheirTarget() throws {
+        let link = try Self.link(
+            #"{"slug":"a","ios":[{"url":"a://1","app_name":"A"},{"url":"b://2","app_store_id":"2"}]}"#)
+        let html = HostedLinkPage(link: link, publicURL: "https://g", query: []).html()
+        let targets = AppLinkMetadata(html: html).targets(for: .iphone)
+        #expect(targets.map { $0.url?.absoluteString } == ["a://1", "b://2"])
+        #expect(targets.map(\.appStoreId) == [nil, "2"] && targets.map(\.appName) == ["A", nil])
+        let even = try Self.link(#"{"slug":"a","ios":[{"url":"a://1","app_name":"A"},{"url":"b://2"}]}"#)
+        let plain = HostedLinkPage(link: even, publicURL: "https://g", query: []).html()
+        #expect(!plain.contains(#"<meta property="al:ios">"#))
+        #expect(AppLinkMetadata(html: plain).targets(for: .iphone).map(\.appName) == ["A", nil])
+    }
+
     @Test func shouldFallbackIsFalseOnlyWhenFalse() throws {
         let link = try Self.link(#"{"slug":"a","web":{"url":"https://a.example","should_fallback":false}}"#)
         let metadata = AppLinkMetadata(html: HostedLinkPage(link: link, publicURL: "https://g", query: []).html())
