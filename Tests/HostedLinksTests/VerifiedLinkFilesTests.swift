@@ -27,4 +27,30 @@ import Testing
         ]
         #expect(try JSONValue.parse(text) == expected)
     }
+
+    @Test func theServeConfigGivesBothFiles() throws {
+        let config = try VerifiedLinkConfig(
+            json: JSONValue.parse(
+                #"""
+                {"write_keys": ["k"], "ios_app_ids": ["T.com.a"],
+                 "android_apps": [{"package": "com.a", "sha256_cert_fingerprints": ["AB:CD"]}]}
+                """#))
+        #expect(config.iosAppIDs == ["T.com.a"] && config.androidApps.map(\.package) == ["com.a"])
+        #expect(config.appleAppSiteAssociation != nil && config.assetLinks?.contains("com.a") == true)
+        let none = try VerifiedLinkConfig(json: JSONValue.parse(#"{"write_keys": ["k"]}"#))
+        #expect(none.appleAppSiteAssociation == nil && none.assetLinks == nil)
+    }
+
+    @Test(arguments: [
+        (#"{"ios_app_ids": "T.com.a"}"#, "ios_app_ids"),
+        (#"{"ios_app_ids": [""]}"#, "ios_app_ids[0]"),
+        (#"{"android_apps": {}}"#, "android_apps"),
+        (#"{"android_apps": [{"sha256_cert_fingerprints": ["AB"]}]}"#, "android_apps[0].package"),
+        (#"{"android_apps": [{"package": "p"}]}"#, "android_apps[0].sha256_cert_fingerprints"),
+    ])
+    func aBadConfigNamesItsField(json: String, field: String) throws {
+        let value = try JSONValue.parse(json)
+        #expect(throws: LinkValidationError.self) { try VerifiedLinkConfig(json: value) }
+        do { _ = try VerifiedLinkConfig(json: value) } catch { #expect(error.field == field) }
+    }
 }
