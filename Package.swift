@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "AppLinks", targets: ["AppLinks"]),
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
+        .library(name: "HostedLinks", targets: ["HostedLinks"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -28,6 +29,7 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .target(name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict),
+        .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
@@ -35,6 +37,7 @@ let package = Package(
                 "AppLinks",
                 "EventStore",
                 "EventReport",
+                "HostedLinks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -55,5 +58,8 @@ let package = Package(
         .testTarget(
             name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],
+            swiftSettings: strict),
     ]
 )

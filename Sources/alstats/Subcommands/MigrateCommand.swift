@@ -11,7 +11,7 @@ struct MigrateCommand: ParsableCommand {
 
             Example:
               alstats migrate --database alstats.sqlite
-              schema version 5
+              schema version 8
             """
     )
 

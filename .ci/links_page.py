@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Reads a hosted App Link page (`HostedLinkPage`) with Python's html.parser, tag by tag.
+
+    links_page.py PAGE.html
+
+Prints one JSON object: "meta", the [property, content] of every <meta property> in order, and
+"hrefs", every <a href> in order. Exits 1 with one line per failure when the page holds a script,
+style, img, iframe, object, embed or link element, an on* event handler attribute, or an href or
+content whose scheme is javascript:, data:, vbscript: or file:. HostedLinksTests compares the output
+with our own MetaTagParser. Needs only the standard library.
+"""
+import html.parser
+import json
+import sys
+
+FORBIDDEN_ELEMENTS = {"script", "style", "img", "iframe", "object", "embed", "link"}
+REFUSED_SCHEMES = ("javascript:", "data:", "vbscript:", "file:")
+
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.meta, self.hrefs, self.failures = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        values = dict(attrs)
+        if tag in FORBIDDEN_ELEMENTS:
+            self.failures.append(f"element <{tag}>")
+        for name, _ in attrs:
+            if name.startswith("on"):
+                self.failures.append(f"event handler {name} on <{tag}>")
+        if tag == "meta" and "property" in values:
+            self.meta.append([values["property"], values.get("content")])
+            self.check_url(values.get("content"), f"meta {values['property']}")
+        if tag == "a" and "href" in values:
+            self.hrefs.append(values["href"])
+            self.check_url(values["href"], "a href")
+
+    def check_url(self, value, where):
+        if value and value.strip().lower().startswith(REFUSED_SCHEMES):
+            self.failures.append(f"{where} follows {value!r}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    page = Page()
+    with open(sys.argv[1], encoding="utf-8") as file:
+        page.feed(file.read())
+    page.close()
+    print(json.dumps({"meta": page.meta, "hrefs": page.hrefs}))
+    for failure in page.failures:
+        print(failure, file=sys.stderr)
+    return 1 if page.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The device platform of a hit, from its User-Agent.
+public enum HitPlatform: String, Sendable, Hashable, CaseIterable {
+    /// iPhone, iPad or iPod.
+    case ios
+    /// Android.
+    case android
+    /// Windows Phone.
+    case windowsPhone = "windows_phone"
+    /// Anything else.
+    case web
+}
+
+/// Reads a hit's platform, crawler flag and referrer host from its request headers (links.md, Hits).
+///
+/// ```swift
+/// HitClassifier.platform(userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)")   // .ios
+/// HitClassifier.isCrawler(userAgent: "Slackbot-LinkExpanding 1.0", method: "GET")              // true
+/// ```
+public enum HitClassifier {
+    /// Substrings (compared case-insensitively) of the User-Agents of link previewers and crawlers.
+    public static let crawlerMarkers = [
+        "facebookexternalhit", "facebookcatalog", "meta-externalagent", "twitterbot", "slackbot", "whatsapp",
+        "telegrambot", "discordbot", "linkedinbot", "googlebot", "bingbot",
+    ]
+
+    /// `windows_phone` first (its User-Agents also name Android and iPhone), then iOS devices, then Android.
+    public static func platform(userAgent: String?) -> HitPlatform {
+        guard let agent = userAgent?.lowercased() else { return .web }
+        if agent.contains("windows phone") { return .windowsPhone }
+        if ["iphone", "ipad", "ipod"].contains(where: agent.contains) { return .ios }
+        if agent.contains("android") { return .android }
+        return .web
+    }
+
+    /// Whether the hit is a crawler's: every `HEAD`, and every User-Agent with a ``crawlerMarkers`` entry.
+    public static func isCrawler(userAgent: String?, method: String) -> Bool {
+        if method.uppercased() == "HEAD" { return true }
+        guard let agent = userAgent?.lowercased() else { return false }
+        return crawlerMarkers.contains(where: agent.contains)
+    }
+
+    /// The lowercased host of a `Referer` header, or `nil` when absent or not a URL with a host.
+    public static func referrerHost(_ referer: String?) -> String? {
+        guard let referer, let host = URLComponents(string: referer)?.host, !host.isEmpty else { return nil }
+        return host.lowercased()
+    }
+}

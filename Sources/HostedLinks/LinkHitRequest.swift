@@ -1,0 +1,62 @@
+/// What the server knows of one `GET` or `HEAD` of `/l/{slug}`, from which ``fields(link:hasher:)``
+/// builds the `alstats_link_hit` event's fields (links.md, Hits).
+///
+/// ```swift
+/// let request = LinkHitRequest(method: "GET", slug: "invite", status: 200, query: [("ref", "mail")],
+///                              headers: [("User-Agent", "Twitterbot/1.0")], peerAddress: "203.0.113.7")
+/// request.fields(link: link, hasher: hasher)["crawler"]   // "1"
+/// ```
+public struct LinkHitRequest: Sendable {
+    /// The name of the hit event.
+    public static let eventName = "alstats_link_hit"
+
+    /// `GET` or `HEAD`.
+    public var method: String
+    /// The requested slug.
+    public var slug: String
+    /// The answer's status, 200 or 404.
+    public var status: Int
+    /// The query items in order; a `nil` value for a name without `=`.
+    public var query: [(name: String, value: String?)]
+    /// The request headers (names compared case-insensitively).
+    public var headers: [(name: String, value: String)]
+    /// The client address: the socket's peer (or `X-Forwarded-For`, decided by the server).
+    public var peerAddress: String
+
+    /// Creates a request description.
+    public init(
+        method: String, slug: String, status: Int, query: [(name: String, value: String?)],
+        headers: [(name: String, value: String)], peerAddress: String
+    ) {
+        self.method = method
+        self.slug = slug
+        self.status = status
+        self.query = query
+        self.headers = headers
+        self.peerAddress = peerAddress
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first(where: { $0.name.lowercased() == name.lowercased() })?.value
+    }
+
+    /// The hit's fields: `slug`, `status`, `ref`, `query/NAME` for each passed `pass_query` value of `link`
+    /// (none for an unknown slug), `platform`, `crawler`, `referrerHost` and `visitor`. The address itself
+    /// is never among them.
+    public func fields(link: HostedLink?, hasher: VisitorHasher) -> [String: String] {
+        let userAgent = header("User-Agent")
+        var fields = [
+            "slug": slug, "status": String(status),
+            "platform": HitClassifier.platform(userAgent: userAgent).rawValue,
+            "crawler": HitClassifier.isCrawler(userAgent: userAgent, method: method) ? "1" : "0",
+            "visitor": hasher.visitor(address: peerAddress, userAgent: userAgent),
+        ]
+        if let ref = query.first(where: { $0.name == "ref" }) { fields["ref"] = ref.value ?? "" }
+        for name in link?.passQuery ?? [] where name != "ref" {
+            if let item = query.first(where: { $0.name == name }) { fields["query/\(name)"] = item.value ?? "" }
+        }
+        if let host = HitClassifier.referrerHost(header("Referer")) { fields["referrerHost"] = host }
+        return fields
+    }
+}

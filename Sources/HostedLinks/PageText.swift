@@ -1,0 +1,47 @@
+/// Escaping for the hosted page: HTML text and attributes, and RFC 3986 percent-encoding.
+enum PageText {
+    /// `& < > " '` as character references, so no value can end an attribute or start markup.
+    static func html(_ text: String) -> String {
+        var output = ""
+        output.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&#39;"
+            default: output.append(character)
+            }
+        }
+        return output
+    }
+
+    /// The UTF-8 bytes of `text`, RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`) as they are,
+    /// every other byte as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if scalar.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `url` with `name=value` pairs appended: `&` when it has a query, `?` otherwise, before any `#fragment`.
+    static func appending(_ pairs: [(name: String, value: String)], to url: String) -> String {
+        guard !pairs.isEmpty else { return url }
+        let hash = url.firstIndex(of: "#") ?? url.endIndex
+        let base = url[..<hash]
+        let query = pairs.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
+        let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+        return base + separator + query + url[hash...]
+    }
+}

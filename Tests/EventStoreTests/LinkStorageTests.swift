@@ -1,0 +1,55 @@
+import EventStore
+import Foundation
+import Testing
+
+/// The links table (Migrations/0007) through EventStore's link API, and `alstats links` through the binary.
+@Suite(.serialized)
+struct LinkStorageTests {
+    @Test func putReplacesBySlugListsGetsAndDeletes() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        try store.putLinks([StoredLink(slug: "b", json: "{\"slug\":\"b\"}"), StoredLink(slug: "a", json: "{}")])
+        try store.putLinks([StoredLink(slug: "b", json: "{\"slug\":\"b\",\"title\":\"new\"}")])
+        #expect(try store.links().map(\.slug) == ["a", "b"])
+        #expect(try store.link(slug: "b")?.json == "{\"slug\":\"b\",\"title\":\"new\"}")
+        #expect(try store.link(slug: "b")?.updatedMilliseconds ?? 0 > 0)
+        #expect(try store.link(slug: "zz") == nil)
+        #expect(try store.deleteLink(slug: "a"))
+        #expect(try !store.deleteLink(slug: "a"))
+        #expect(try store.links().map(\.slug) == ["b"])
+    }
+
+    @Test func linksAndEventsShareTheWriterSafely() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        try store.write(sampleEvents(3))
+        try store.putLinks([StoredLink(slug: "a", json: "{}")])
+        try store.write(sampleEvents(2, idPrefix: "more"))
+        #expect(try store.count() == 5 && store.links().count == 1)
+    }
+
+    @Test(.enabled(if: CLITests.built, "build alstats first with swift build"))
+    func theLinksCommandPutsListsShowsAndDeletes() throws {
+        let database = TemporaryDatabase()
+        let json = #"""
+            [{"slug":"invite","title":"Couchin'","ios":[{"url":"couchin://i","app_store_id":"1"}],"pass_query":["r"]},
+             {"slug":"b","web":{"url":"https://b.example/"}}]
+            """#
+        try json.write(toFile: database.file("links.json"), atomically: true, encoding: .utf8)
+        let put = try CLITests.run(["links", "put", "links.json"], in: database.folder)
+        #expect(put.status == 0, "\(put.errors)")
+        let list = try CLITests.run(["links", "list"], in: database.folder)
+        #expect(
+            list.output.split(separator: "\n").map { $0.split(separator: "\t").first ?? "" } == ["slug", "b", "invite"])
+        let listed = try CLITests.run(["links", "list", "--format", "json"], in: database.folder)
+        #expect(listed.output.hasPrefix(#"[{"slug":"b","web":{"url":"https://b.example/","should_fallback":true}}"#))
+        let show = try CLITests.run(["links", "show", "invite"], in: database.folder)
+        #expect(show.output.contains(#""ios":[{"url":"couchin://i","app_store_id":"1"}]"#))
+        let hostile = Data(#"{"slug":"c","android":[{"package":"p","url":"javascript:alert(1)"}]}"#.utf8)
+        let refused = try CLITests.run(["links", "put", "-"], in: database.folder, input: hostile)
+        #expect(refused.status == 65 && refused.errors.contains("android[0].url"))
+        #expect(try CLITests.run(["links", "delete", "b"], in: database.folder).status == 0)
+        #expect(try CLITests.run(["links", "delete", "b"], in: database.folder).status == 66)
+        #expect(try CLITests.run(["links", "show", "c"], in: database.folder).status == 66)
+    }
+}

@@ -1,0 +1,126 @@
+import AppLinks
+import Foundation
+import MeasurementEvents
+import Testing
+
+@testable import HostedLinks
+
+@Suite struct HostedLinkPageTests {
+    static func link(_ json: String = LinkValidationTests.couchin) throws -> HostedLink {
+        try HostedLink(json: JSONValue.parse(json))
+    }
+
+    @Test func ourResolverReadsTheTargetsInOrderWithThePassedParameters() throws {
+        let link = try Self.link(
+            #"""
+            {"slug":"invite","ios":[{"url":"one://a?x=1#frag","app_store_id":"1","app_name":"One"},
+                                    {"url":"two://b","app_store_id":"2","app_name":"Two"}],
+             "iphone":[{"url":"three://c","app_store_id":"3","app_name":"Three"}],
+             "android":[{"package":"com.a","url":"four://d","class":"A","app_name":"Four"}],
+             "web":{"url":"https://a.example/p"},"pass_query":["referral"]}
+            """#)
+        let page = HostedLinkPage(
+            link: link, publicURL: "https://go.example/",
+            query: [("referral", "ann smith"), ("referral", "bob"), ("secret", "x"), ("ref", "mail/é")])
+        let metadata = AppLinkMetadata(html: page.html())
+        let urls = metadata.targets(for: .iphone).map { $0.url?.absoluteString }
+        #expect(
+            urls == [
+                "three://c?referral=ann%20smith&ref=mail%2F%C3%A9",
+                "one://a?x=1&referral=ann%20smith&ref=mail%2F%C3%A9#frag",
+                "two://b?referral=ann%20smith&ref=mail%2F%C3%A9",
+            ])
+        #expect(metadata.targets(for: .iphone).map(\.appStoreId) == ["3", "1", "2"])
+        let android = try #require(metadata.targets(for: .android).first)
+        #expect(android.package == "com.a" && android.className == "A" && android.appName == "Four")
+        #expect(android.url?.absoluteString == "four://d?referral=ann%20smith&ref=mail%2F%C3%A9")
+        let web = metadata.webURL(sourceURL: URL(string: "https://go.example/l/invite")!)
+        #expect(web?.absoluteString == "https://a.example/p?referral=ann%20smith&ref=mail%2F%C3%A9")
+        #expect(!page.html().contains("secret"))
+    }
+
+    @Test func tagsComeGroupByGroupRequiredTagFirstThenWebThenOpenGraph() throws {
+        let html = HostedLinkPage(link: try Self.link(), publicURL: "https://go.example", query: []).html()
+        let properties = MetaTagParser.metaTags(in: html).map(\.property)
+        #expect(
+            properties == [
+                "al:ios:url", "al:ios:app_store_id", "al:ios:app_name",
+                "al:android:package", "al:android:url", "al:android:app_name",
+                "al:web:url", "al:web:should_fallback", "og:title", "og:description", "og:image", "og:url",
+            ])
+        let tags = MetaTagParser.metaTags(in: html)
+        #expect(tags.first(where: { $0.property == "og:url" })?.content == "https://go.example/l/invite")
+        #expect(tags.first(where: { $0.property == "al:web:should_fallback" })?.content == "true")
+        #expect(html.contains(#"href="https://apps.apple.com/app/id123456789""#))
+        #expect(html.contains(#"href="https://play.google.com/store/apps/details?id=com.mycompany.couchin""#))
+        #expect(html.contains("<h1>Couchin&#39;</h1>"))
+    }
+
+    @Test func targetsWithUnevenFieldsAreSeparatedSoFieldsStayWithTheirTarget() throws {
+        let link = try Self.link(
+            #"{"slug":"a","ios":[{"url":"a://1","app_name":"A"},{"url":"b://2","app_store_id":"2"}]}"#)
+        let html = HostedLinkPage(link: link, publicURL: "https://g", query: []).html()
+        let targets = AppLinkMetadata(html: html).targets(for: .iphone)
+        #expect(targets.map { $0.url?.absoluteString } == ["a://1", "b://2"])
+        #expect(targets.map(\.appStoreId) == [nil, "2"] && targets.map(\.appName) == ["A", nil])
+        let even = try Self.link(#"{"slug":"a","ios":[{"url":"a://1","app_name":"A"},{"url":"b://2"}]}"#)
+        let plain = HostedLinkPage(link: even, publicURL: "https://g", query: []).html()
+        #expect(!plain.contains(#"<meta property="al:ios">"#))
+        #expect(AppLinkMetadata(html: plain).targets(for: .iphone).map(\.appName) == ["A", nil])
+    }
+
+    @Test func shouldFallbackIsFalseOnlyWhenFalse() throws {
+        let link = try Self.link(#"{"slug":"a","web":{"url":"https://a.example","should_fallback":false}}"#)
+        let metadata = AppLinkMetadata(html: HostedLinkPage(link: link, publicURL: "https://g", query: []).html())
+        #expect(metadata.webURL(sourceURL: URL(string: "https://g/l/a")!) == nil)
+    }
+
+    @Test func theALVariantHoldsOnlyALTags() throws {
+        let html = HostedLinkPage(link: try Self.link(), publicURL: "https://g", query: []).html(alTagsOnly: true)
+        let properties = MetaTagParser.metaTags(in: html).map(\.property)
+        #expect(!properties.isEmpty && properties.allSatisfy { $0.hasPrefix("al:") })
+        #expect(!html.contains("<a ") && !html.contains("og:"))
+        #expect(HostedLinkPage.prefersALTagsOnly("og, AL"))
+        #expect(!HostedLinkPage.prefersALTagsOnly("all"))
+        #expect(!HostedLinkPage.prefersALTagsOnly(nil))
+    }
+
+    @Test func hostileValuesNeverBecomeMarkup() throws {
+        let hostile = #"\"><script>alert('x')</script>"#
+        let link = try Self.link(
+            #"""
+            {"slug":"a","title":"\#(hostile)","description":"<img src=x onerror=alert(1)>",
+             "ios":[{"url":"x://y?q=\#(hostile)","app_store_id":"1\#(hostile)","app_name":"\#(hostile)"}],
+             "android":[{"package":"p\#(hostile)"}],"web":{"url":"https://a.example/\#(hostile)"}}
+            """#)
+        let html = HostedLinkPage(link: link, publicURL: "https://g", query: [("ref", #""><script>x</script>"#)]).html()
+        #expect(!html.contains("<script") && !html.contains("<img"))
+        let tags = MetaTagParser.metaTags(in: html)
+        #expect(tags.first(where: { $0.property == "og:title" })?.content == #""><script>alert('x')</script>"#)
+        #expect(
+            tags.first(where: { $0.property == "al:ios:url" })?.content?.hasSuffix(
+                "ref=%22%3E%3Cscript%3Ex%3C%2Fscript%3E") == true)
+    }
+
+    @Test func aRefusedSchemeIsNeverFollowedEvenIfValidationWasBypassed() {
+        let link = HostedLink(
+            slug: "a", image: "javascript:alert(1)",
+            targets: [.ios: [LinkTarget(values: ["url": "JavaScript:alert(1)", "app_store_id": "1"])]],
+            web: HostedLink.Web(url: "data:text/html,<script>x</script>"))
+        let html = HostedLinkPage(link: link, publicURL: "https://g", query: []).html()
+        #expect(!html.lowercased().contains("javascript:") && !html.contains("data:"))
+    }
+
+    @Test func theNotFoundPageEscapesTheSlug() {
+        let html = HostedLinkPage.notFound(slug: "<b>x</b>")
+        #expect(html.contains("&lt;b&gt;x&lt;/b&gt;") && !html.contains("<b>"))
+    }
+
+    @Test func parametersGoBeforeTheFragmentWithTheRightSeparator() {
+        #expect(PageText.appending([("a", "1")], to: "x://y") == "x://y?a=1")
+        #expect(PageText.appending([("a", "1")], to: "x://y?b=2#f?g") == "x://y?b=2&a=1#f?g")
+        #expect(PageText.appending([("a", "1")], to: "x://y?") == "x://y?a=1")
+        #expect(PageText.appending([("a b", "~-._&=+")], to: "x://y") == "x://y?a%20b=~-._%26%3D%2B")
+        #expect(PageText.appending([], to: "x://y#f") == "x://y#f")
+    }
+}

@@ -1,0 +1,63 @@
+import AppLinks
+import Foundation
+import MeasurementEvents
+import Testing
+
+@testable import HostedLinks
+
+/// The page read by a second, independent parser: Python's html.parser via `.ci/links_page.py`.
+@Suite struct PythonPageReaderTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let script = root.appendingPathComponent(".ci/links_page.py").path
+    static let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    @Test(.enabled(if: python != nil, "needs python3"))
+    func pythonReadsTheSameTagsAndNothingHostile() throws {
+        let hostile = #"\"><script>alert('x')</script>"#
+        let link = try HostedLink(
+            json: JSONValue.parse(
+                #"""
+                {"slug":"a","title":"\#(hostile)","image":"https://i.example/\#(hostile)",
+                 "ios":[{"url":"x://y?q=\#(hostile)","app_store_id":"1","app_name":"\#(hostile)"}],
+                 "android":[{"package":"p","url":"x://z#f","app_name":"A"}],
+                 "web":{"url":"https://a.example/?a=1&b=2","should_fallback":false},"pass_query":["q"]}
+                """#))
+        let page = HostedLinkPage(
+            link: link, publicURL: "https://g", query: [("q", #"'"><b onmouseover=x>"#), ("ref", "javascript:x")])
+        let html = page.html()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("links-page-\(UUID()).html")
+        try html.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
+        process.arguments = [Self.script, file.path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: err, as: UTF8.self))")
+
+        let read = try JSONValue.parse(String(decoding: out, as: UTF8.self))
+        let ours: [JSONValue] = MetaTagParser.metaTags(in: html).map { [.string($0.property), .optional($0.content)] }
+        #expect(read["meta"] == .array(ours))
+        guard case .array(let hrefs)? = read["hrefs"] else {
+            Issue.record("no hrefs")
+            return
+        }
+        #expect(hrefs.count == 5)  // open in iOS app, App Store, open in Android app, Google Play, web
+        #expect(
+            hrefs.last == .string("https://a.example/?a=1&b=2&q=%27%22%3E%3Cb%20onmouseover%3Dx%3E&ref=javascript%3Ax"))
+    }
+}
+
+extension JSONValue {
+    fileprivate static func optional(_ string: String?) -> JSONValue { string.map { .string($0) } ?? .null }
+}
