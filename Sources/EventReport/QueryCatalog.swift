@@ -23,7 +23,9 @@ public enum QueryCatalog {
         EmbeddedSQL.queries.map { file in
             let firstLine = file.text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
             var summary = firstLine.hasPrefix("--") ? String(firstLine.dropFirst(2)) : ""
-            if let colon = summary.firstIndex(of: ":"), summary[..<colon].trimmingCharacters(in: .whitespaces) == file.stem {
+            if let colon = summary.firstIndex(of: ":"),
+                summary[..<colon].trimmingCharacters(in: .whitespaces) == file.stem
+            {
                 summary = String(summary[summary.index(after: colon)...])
             }
             return Query(name: file.stem, summary: summary.trimmingCharacters(in: .whitespaces), text: file.text)
@@ -43,7 +45,9 @@ public enum QueryCatalog {
             let statement = try connection.connection.prepare(query.text)
             let known = Set(statement.parameterNames.map { String($0.dropFirst()) })
             for (key, value) in parameters {
-                guard known.contains(key) else { throw QueryError.unknownParameter(query: query.name, parameter: key, known: known.sorted()) }
+                guard known.contains(key) else {
+                    throw QueryError.unknownParameter(query: query.name, parameter: key, known: known.sorted())
+                }
                 if let number = Int64(value) {
                     statement.bind(named: ":" + key, number)
                 } else {
@@ -101,9 +105,11 @@ public struct QueryResult: Sendable, Hashable {
             let objects = rows.map { row in JSONValue.object(JSONObject(zip(columns, row).map { ($0, $1) })) }
             return JSONValue.array(objects).jsonText() + "\n"
         case .csv:
-            let lines = [columns.map(CSVRenderer.field)] + rows.map { row in
-                row.map { $0 == .null ? "" : CSVRenderer.field(text($0)) }
-            }
+            let lines =
+                [columns.map(CSVRenderer.field)]
+                + rows.map { row in
+                    row.map { $0 == .null ? "" : CSVRenderer.field(text($0)) }
+                }
             return lines.map { $0.joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
         case .markdown:
             let escape = MarkdownRenderer.escape
@@ -116,14 +122,19 @@ public struct QueryResult: Sendable, Hashable {
         case .html:
             let head = "<tr>" + columns.map { "<th scope=\"col\">\($0.htmlEscaped)</th>" }.joined() + "</tr>"
             let body = rows.map { "<tr>" + $0.map { "<td>\(text($0).htmlEscaped)</td>" }.joined() + "</tr>" }
-            return (["<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-                "<meta name=\"color-scheme\" content=\"light dark\">", "<title>alstats query</title>", "</head>", "<body>",
-                "<table>", "<thead>\(head)</thead>", "<tbody>"] + body + ["</tbody>", "</table>", "</body>", "</html>"])
+            return
+                ([
+                    "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
+                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+                    "<meta name=\"color-scheme\" content=\"light dark\">", "<title>alstats query</title>", "</head>",
+                    "<body>",
+                    "<table>", "<thead>\(head)</thead>", "<tbody>",
+                ] + body + ["</tbody>", "</table>", "</body>", "</html>"])
                 .joined(separator: "\n") + "\n"
         case .table:
             guard !columns.isEmpty else { return "" }
-            return TextTable(header: columns, rows: rows.map { $0.map(text) }).lines(indent: "").joined(separator: "\n") + "\n"
+            return TextTable(header: columns, rows: rows.map { $0.map(text) }).lines(indent: "").joined(separator: "\n")
+                + "\n"
         }
     }
 }

@@ -25,11 +25,14 @@ public struct ReportBuilder: Sendable {
                 attempts: tally.navOut.attempts, succeeded: tally.navOut.succeeded,
                 successRate: rate(tally.navOut.succeeded, tally.navOut.attempts), byType: tally.byType,
                 failureReasons: cut(
-                    sorted(tally.failures.map { Report.FailureReason(error: $0.key, count: $0.value) }, \.count, \.error),
+                    sorted(
+                        tally.failures.map { Report.FailureReason(error: $0.key, count: $0.value) }, \.count, \.error),
                     query.top),
                 sourceHosts: cut(
                     sorted(
-                        tally.hosts.map { Report.SourceHost(host: $0.key, attempts: $0.value.attempts, succeeded: $0.value.succeeded) },
+                        tally.hosts.map {
+                            Report.SourceHost(host: $0.key, attempts: $0.value.attempts, succeeded: $0.value.succeeded)
+                        },
                         \.attempts, \.host),
                     query.top)),
             backNavigation: Report.BackNavigation(
@@ -166,7 +169,9 @@ struct Tally {
     var navOut = Counts()
     var back = Counts()
     /// Zero for each of `app`, `web`, `fail`: the keys counted by type.
-    static let emptyTypes = [NavigationType.app.rawValue: 0, NavigationType.web.rawValue: 0, NavigationType.fail.rawValue: 0]
+    static let emptyTypes = [
+        NavigationType.app.rawValue: 0, NavigationType.web.rawValue: 0, NavigationType.fail.rawValue: 0,
+    ]
     var byType: [String: Int] = Tally.emptyTypes
     var failures: [String?: Int] = [:]
     var hosts: [String?: Counts] = [:]

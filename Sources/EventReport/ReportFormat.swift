@@ -47,8 +47,10 @@ extension Report {
             "navigation": .object([
                 "attempts": int(navigation.attempts), "succeeded": int(navigation.succeeded),
                 "success_rate": number(navigation.successRate),
-                "by_type": .object(JSONObject(ReportText.typeOrder.map { ($0, int(navigation.byType[$0, default: 0])) })),
-                "failure_reasons": .array(navigation.failureReasons.map { .object(["error": text($0.error), "count": int($0.count)]) }),
+                "by_type": .object(
+                    JSONObject(ReportText.typeOrder.map { ($0, int(navigation.byType[$0, default: 0])) })),
+                "failure_reasons": .array(
+                    navigation.failureReasons.map { .object(["error": text($0.error), "count": int($0.count)]) }),
                 "source_hosts": .array(
                     navigation.sourceHosts.map {
                         .object(["host": text($0.host), "attempts": int($0.attempts), "succeeded": int($0.succeeded)])
@@ -69,7 +71,8 @@ extension Report {
                 refCategories.map {
                     .object([
                         "ref": text($0.ref), "arrivals": int($0.arrivals), "nav_out_attempts": int($0.navOutAttempts),
-                        "nav_out_succeeded": int($0.navOutSucceeded), "nav_out_success_rate": number($0.navOutSuccessRate),
+                        "nav_out_succeeded": int($0.navOutSucceeded),
+                        "nav_out_success_rate": number($0.navOutSuccessRate),
                         "returns": int($0.returns),
                     ])
                 }),
@@ -83,7 +86,8 @@ extension Report {
             "completeness": .object([
                 "dropped": int(completeness.dropped), "rejected": int(completeness.rejected),
                 "altered": int(completeness.altered),
-                "by_reason": .object(JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
+                "by_reason": .object(
+                    JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
             ]),
         ])
     }

@@ -53,7 +53,8 @@ public struct ReportTimeZone: Sendable, Hashable {
             return
         }
         let bytes = Array(text.utf8)
-        if bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"), bytes[3] == UInt8(ascii: ":"),
+        if bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"),
+            bytes[3] == UInt8(ascii: ":"),
             let hours = Int(text.dropFirst().prefix(2)), let minutes = Int(text.suffix(2)), hours <= 18, minutes < 60,
             minutes % 15 == 0
         {

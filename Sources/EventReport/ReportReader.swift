@@ -43,7 +43,8 @@ public struct ReportReader: Sendable {
             while try dailyStatement.step() {
                 buckets.append(
                     ReportRows.Bucket(
-                        start: dailyStatement.int64(0), name: dailyStatement.text(2) ?? "", type: dailyStatement.text(3),
+                        start: dailyStatement.int64(0), name: dailyStatement.text(2) ?? "",
+                        type: dailyStatement.text(3),
                         success: dailyStatement.isNull(4) ? nil : Int(dailyStatement.int64(4)),
                         count: Int(dailyStatement.int64(5))))
             }
@@ -66,7 +67,8 @@ public struct ReportReader: Sendable {
 
     static func querySQL(_ stem: String, path: String) throws(StoreError) -> String {
         guard let file = EmbeddedSQL.queries.first(where: { $0.stem == stem }) else {
-            throw StoreError(.io, path: path, "this alstats binary lacks its query \(stem).sql; rebuild it (scripts/embed-sql)")
+            throw StoreError(
+                .io, path: path, "this alstats binary lacks its query \(stem).sql; rebuild it (scripts/embed-sql)")
         }
         return file.text
     }

@@ -53,7 +53,8 @@ enum ReportText {
         let reasons = completeness.byReason.sorted { $0.key < $1.key }.map { "\($0.key) \(count($0.value))" }
         let detail = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
         let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
-        return "\(count(completeness.dropped)) events dropped, \(count(completeness.rejected)) rejected\(altered)\(detail)"
+        return
+            "\(count(completeness.dropped)) events dropped, \(count(completeness.rejected)) rejected\(altered)\(detail)"
     }
 }
 
@@ -91,37 +92,88 @@ extension Report {
         let p = ReportText.percent
         let name = { (value: String?) in value ?? ReportText.none }
         var result: [(String, TextTable)] = []
-        result.append(("Totals", TextTable(
-            header: ["event", "events"],
-            rows: ReportText.nameOrder.map { [$0, n(totals.byName[$0, default: 0])] } + [["all", n(totals.events)]])))
-        result.append(("Outbound navigation (al_nav_out)", TextTable(
-            header: ["outcome", "events", "share"],
-            rows: [["attempts", n(navigation.attempts), ""], ["succeeded", n(navigation.succeeded), p(navigation.successRate)]]
-                + ReportText.typeOrder.map { type in
-                    let count = navigation.byType[type, default: 0]
-                    return ["type \(type)", n(count), p(navigation.attempts == 0 ? nil : Double(count) / Double(navigation.attempts))]
-                })))
-        result.append(("Failure reasons", TextTable(
-            header: ["error", "failed"], rows: navigation.failureReasons.map { [name($0.error), n($0.count)] })))
-        result.append(("Source hosts", TextTable(
-            header: ["host", "attempts", "succeeded", "success"],
-            rows: navigation.sourceHosts.map {
-                [name($0.host), n($0.attempts), n($0.succeeded), p($0.attempts == 0 ? nil : Double($0.succeeded) / Double($0.attempts))]
-            })))
-        result.append(("Back to referer (al_ref_back_out)", TextTable(
-            header: ["outcome", "events", "share"],
-            rows: [["attempts", n(backNavigation.attempts), ""], ["succeeded", n(backNavigation.succeeded), p(backNavigation.successRate)]])))
-        result.append(("Referer apps", TextTable(
-            header: ["referer app", "arrivals", "share", "returns", "return rate"],
-            rows: refererApps.map { [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)] })))
-        result.append(("Ref categories", TextTable(
-            header: ["ref", "arrivals", "out", "out ok", "out success", "returns"],
-            rows: refCategories.map {
-                [name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded), p($0.navOutSuccessRate), n($0.returns)]
-            })))
-        result.append(("Daily (\(window.timeZone))", TextTable(
-            header: ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "out success"],
-            rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })))
+        result.append(
+            (
+                "Totals",
+                TextTable(
+                    header: ["event", "events"],
+                    rows: ReportText.nameOrder.map { [$0, n(totals.byName[$0, default: 0])] } + [
+                        ["all", n(totals.events)]
+                    ])
+            ))
+        result.append(
+            (
+                "Outbound navigation (al_nav_out)",
+                TextTable(
+                    header: ["outcome", "events", "share"],
+                    rows: [
+                        ["attempts", n(navigation.attempts), ""],
+                        ["succeeded", n(navigation.succeeded), p(navigation.successRate)],
+                    ]
+                        + ReportText.typeOrder.map { type in
+                            let count = navigation.byType[type, default: 0]
+                            return [
+                                "type \(type)", n(count),
+                                p(navigation.attempts == 0 ? nil : Double(count) / Double(navigation.attempts)),
+                            ]
+                        })
+            ))
+        result.append(
+            (
+                "Failure reasons",
+                TextTable(
+                    header: ["error", "failed"], rows: navigation.failureReasons.map { [name($0.error), n($0.count)] })
+            ))
+        result.append(
+            (
+                "Source hosts",
+                TextTable(
+                    header: ["host", "attempts", "succeeded", "success"],
+                    rows: navigation.sourceHosts.map {
+                        [
+                            name($0.host), n($0.attempts), n($0.succeeded),
+                            p($0.attempts == 0 ? nil : Double($0.succeeded) / Double($0.attempts)),
+                        ]
+                    })
+            ))
+        result.append(
+            (
+                "Back to referer (al_ref_back_out)",
+                TextTable(
+                    header: ["outcome", "events", "share"],
+                    rows: [
+                        ["attempts", n(backNavigation.attempts), ""],
+                        ["succeeded", n(backNavigation.succeeded), p(backNavigation.successRate)],
+                    ])
+            ))
+        result.append(
+            (
+                "Referer apps",
+                TextTable(
+                    header: ["referer app", "arrivals", "share", "returns", "return rate"],
+                    rows: refererApps.map {
+                        [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
+                    })
+            ))
+        result.append(
+            (
+                "Ref categories",
+                TextTable(
+                    header: ["ref", "arrivals", "out", "out ok", "out success", "returns"],
+                    rows: refCategories.map {
+                        [
+                            name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded),
+                            p($0.navOutSuccessRate), n($0.returns),
+                        ]
+                    })
+            ))
+        result.append(
+            (
+                "Daily (\(window.timeZone))",
+                TextTable(
+                    header: ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "out success"],
+                    rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })
+            ))
         return result
     }
 }

@@ -13,7 +13,8 @@ extension SQLiteStatement {
     package var parameterNames: [String] {
         let count = sqlite3_bind_parameter_count(handle)
         guard count > 0 else { return [] }
-        return (1...count).compactMap { index in sqlite3_bind_parameter_name(handle, index).map { String(cString: $0) } }
+        return (1...count).compactMap { index in sqlite3_bind_parameter_name(handle, index).map { String(cString: $0) }
+        }
     }
 
     /// How many columns a row has.

@@ -83,13 +83,17 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
                 }
             }
             put(high >> 32, nibbles: 8)
-            buffer[index] = UInt8(ascii: "-"); index += 1
+            buffer[index] = UInt8(ascii: "-")
+            index += 1
             put(high >> 16, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
+            buffer[index] = UInt8(ascii: "-")
+            index += 1
             put(high, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
+            buffer[index] = UInt8(ascii: "-")
+            index += 1
             put(low >> 48, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
+            buffer[index] = UInt8(ascii: "-")
+            index += 1
             put(low, nibbles: 12)
             return 36
         }
@@ -129,11 +133,11 @@ struct EventIDSequence: Sendable {
         if let seed {
             var generator = SeededGenerator(seed: seed)
             node = UInt64(UInt32.random(in: .min ... .max, using: &generator))
-            counter = UInt64.random(in: 0 ..< (1 << 41), using: &generator)
+            counter = UInt64.random(in: 0..<(1 << 41), using: &generator)
         } else {
             var generator = SystemRandomNumberGenerator()
             node = UInt64(UInt32.random(in: .min ... .max, using: &generator))
-            counter = UInt64.random(in: 0 ..< (1 << 41), using: &generator)
+            counter = UInt64.random(in: 0..<(1 << 41), using: &generator)
         }
     }
 
@@ -146,7 +150,8 @@ struct EventIDSequence: Sendable {
             lastMilliseconds += 1
         }
         // high: 48 bits of ms | version 7 | the counter's high 12 bits
-        let high = (UInt64(truncatingIfNeeded: lastMilliseconds) & 0xFFFF_FFFF_FFFF) << 16 | 0x7000
+        let high =
+            (UInt64(truncatingIfNeeded: lastMilliseconds) & 0xFFFF_FFFF_FFFF) << 16 | 0x7000
             | (counter >> 30) & 0xFFF
         // low: variant 0b10 | the counter's low 30 bits | 32 bits of node
         let low = 0x8000_0000_0000_0000 | (counter & 0x3FFF_FFFF) << 32 | node

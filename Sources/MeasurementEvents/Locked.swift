@@ -1,17 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if ALSTATS_TSAN
-/// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).
-package typealias StateLock<Value> = Locked<Value>
+    /// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).
+    package typealias StateLock<Value> = Locked<Value>
 #else
-/// The lock for small shared state: `Synchronization.Mutex`, whose uncontended lock is an inlined atomic.
-/// ThreadSanitizer builds (`-Xswiftc -DALSTATS_TSAN`) use ``Locked`` instead, which it can see.
-package typealias StateLock<Value> = Mutex<Value>
+    /// The lock for small shared state: `Synchronization.Mutex`, whose uncontended lock is an inlined atomic.
+    /// ThreadSanitizer builds (`-Xswiftc -DALSTATS_TSAN`) use ``Locked`` instead, which it can see.
+    package typealias StateLock<Value> = Mutex<Value>
 #endif
 
 /// A value guarded by a pthread mutex, which ThreadSanitizer understands.

@@ -49,7 +49,8 @@ public final class MeasurementEventBus: Sendable {
     ///   - idSeed: makes the ids reproducible: with the same seed and clock, the same posts get the same ids
     ///     (for simulations such as `alstats demo`, whose re-runs then store nothing twice). Leave it `nil` in
     ///     production: two buses with one seed would give out the same ids.
-    public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard, idSeed: UInt64? = nil) {
+    public init(clock: any EventClock = SystemEventClock(), limits: FlatteningLimits = .standard, idSeed: UInt64? = nil)
+    {
         self.clock = clock
         self.flattener = Flattener(limits: limits)
         self.state = StateLock(State(ids: EventIDSequence(seed: idSeed)))
@@ -206,7 +207,9 @@ public final class MeasurementEventBus: Sendable {
     /// Cancelling the returned token detaches the sink after writing and committing what is queued for it;
     /// the sink stays open. ``close()`` closes the sinks still attached.
     @discardableResult
-    public func attach(_ sink: any EventSink, options: ObserverOptions = ObserverOptions(label: "sink", bufferCapacity: 65_536)) -> ObservationToken {
+    public func attach(
+        _ sink: any EventSink, options: ObserverOptions = ObserverOptions(label: "sink", bufferCapacity: 65_536)
+    ) -> ObservationToken {
         let subscription = Subscription(label: options.label, consumer: .sink(sink), options: options)
         register(subscription)
         subscription.startWorker()

@@ -58,7 +58,7 @@ extension Subscription {
                 }
                 return state.takeSettledWaiters()
             }
-            ready.forEach { $0() }
+            for action in ready { action() }
         }
 
         func reportLosses(_ losses: [DropReason: Int]) {
@@ -73,7 +73,7 @@ extension Subscription {
                 }
                 return state.takeSettledWaiters()
             }
-            ready.forEach { $0() }
+            for action in ready { action() }
         }
 
         var idleRounds = 0
@@ -138,7 +138,7 @@ extension Subscription {
                         let (ready, flushWanted) = settle(
                             written: written, count: end - index, first: taken[index].sequence,
                             next: end < taken.count ? taken[end].sequence : nil)
-                        ready.forEach { $0() }
+                        for action in ready { action() }
                         if written {
                             uncommitted += end - index
                             if commitDeadline == nil, let maximumDelay { commitDeadline = .now() + maximumDelay }
@@ -165,8 +165,8 @@ extension Subscription {
             state.exitWaiters.removeAll()
             return (ready, exits)
         }
-        ready.forEach { $0() }
-        exits.forEach { $0() }
+        for action in ready { action() }
+        for action in exits { action() }
     }
 
     /// Calls the handler for each event in order; stops at once when the subscription is cancelled.
@@ -187,7 +187,7 @@ extension Subscription {
             state.delivered += count
             return state.takeSettledWaiters()
         }
-        ready.forEach { $0() }
+        for action in ready { action() }
     }
 
     /// Records the outcome of one chunk written to a sink: `first` is its first sequence number, `next`

@@ -252,7 +252,7 @@ final class Subscription: Sendable {
         }
         wake.signal()
         stream?.resume(returning: nil)
-        ready.forEach { $0() }
+        for action in ready { action() }
         if !isCurrentWorker {
             deliveryLock.lock()
             deliveryLock.unlock()
@@ -262,7 +262,8 @@ final class Subscription: Sendable {
     func statistics() -> ObserverStatistics {
         state.withLock { state in
             ObserverStatistics(
-                label: label, delivered: state.delivered, buffered: state.buffer.count + state.inFlightCount + (state.streamTaken.count - state.streamIndex),
+                label: label, delivered: state.delivered,
+                buffered: state.buffer.count + state.inFlightCount + (state.streamTaken.count - state.streamIndex),
                 capacity: capacity,
                 dropped: state.dropped)
         }

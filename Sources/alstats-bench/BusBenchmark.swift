@@ -10,7 +10,8 @@ enum BusBenchmark {
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let posts = Int(arguments.values["posts"] ?? "") ?? (arguments.quick ? 200_000 : 1_000_000)
         let fields: [String: String] = [
-            FieldName.outputURL: "example://article/42?al_applink_data=%7B%22target_url%22%3A%22https%3A%2F%2Fexample.com%22%7D",
+            FieldName.outputURL:
+                "example://article/42?al_applink_data=%7B%22target_url%22%3A%22https%3A%2F%2Fexample.com%22%7D",
             FieldName.outputURLScheme: "example",
             FieldName.sourceURL: "https://example.com/article/42",
             FieldName.sourceURLHost: "example.com",
@@ -106,7 +107,8 @@ enum BusBenchmark {
         let statistics = bus.statistics
         token.cancel()
         let observer = statistics.observers.first
-        let accounted = (observer?.delivered ?? 0) + (observer?.buffered ?? 0)
+        let accounted =
+            (observer?.delivered ?? 0) + (observer?.buffered ?? 0)
             + (observer?.dropped.values.reduce(0, +) ?? 0)
         let bound = SlowConsumerLoad.memoryBound(capacity: capacity)
         return [

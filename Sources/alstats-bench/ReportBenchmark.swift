@@ -58,7 +58,9 @@ enum ReportBenchmark {
 
     /// Writes `events` events to a new database at `path` (kept between runs when it already has them).
     static func populate(_ path: String, events: Int) throws {
-        if let store = try? EventStore(path: path, options: EventStore.Options(create: false)), (try? store.count()) == events {
+        if let store = try? EventStore(path: path, options: EventStore.Options(create: false)),
+            (try? store.count()) == events
+        {
             return
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -72,7 +74,8 @@ enum ReportBenchmark {
             index += count
         }
         let seconds = Double(nowNanoseconds() - begin) / 1e9
-        FileHandle.standardError.write(Data("report: wrote \(events) events in \(String(format: "%.1f", seconds)) s\n".utf8))
+        FileHandle.standardError.write(
+            Data("report: wrote \(events) events in \(String(format: "%.1f", seconds)) s\n".utf8))
     }
 
     /// Event `index` of `total`, spread evenly over 30 days; its dimensions are mixed by a hash of the
@@ -101,7 +104,10 @@ enum ReportBenchmark {
             fields[FieldName.success] = outcome == "fail" ? "0" : "1"
             fields[FieldName.sourceURLHost] = pick(BenchEvents.hosts)
             if outcome == "fail" {
-                fields[FieldName.error] = pick(["no target could be opened", "resolution failed: timeout", "resolution failed: HTTP 404", "invalid extras"])
+                fields[FieldName.error] = pick([
+                    "no target could be opened", "resolution failed: timeout", "resolution failed: HTTP 404",
+                    "invalid extras",
+                ])
             }
         case 17..<19:
             name = EventName.refBackOut
@@ -125,7 +131,8 @@ enum ReportBenchmark {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchFailure("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+            throw BenchFailure(
+                "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         }
         return Double(nowNanoseconds() - begin) / 1e9
     }

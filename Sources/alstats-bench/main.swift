@@ -28,7 +28,9 @@ while let argument = iterator.next() {
     case "--json": arguments.json = true
     case "--quick": arguments.quick = true
     case "-h", "--help":
-        print("usage: alstats-bench SUITE... [--json] [--quick] [--NAME VALUE]\nsuites: \(suites.keys.sorted().joined(separator: ", "))")
+        print(
+            "usage: alstats-bench SUITE... [--json] [--quick] [--NAME VALUE]\nsuites: \(suites.keys.sorted().joined(separator: ", "))"
+        )
         exit(0)
     case let option where option.hasPrefix("--"):
         arguments.values[String(option.dropFirst(2))] = iterator.next() ?? ""
@@ -40,7 +42,10 @@ if selected.isEmpty || selected == ["all"] { selected = suites.keys.sorted() }
 var measures: [Measure] = []
 for name in selected {
     guard let suite = suites[name] else {
-        FileHandle.standardError.write(Data("alstats-bench: unknown suite '\(name)'; suites: \(suites.keys.sorted().joined(separator: ", "))\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "alstats-bench: unknown suite '\(name)'; suites: \(suites.keys.sorted().joined(separator: ", "))\n".utf8
+            ))
         exit(64)
     }
     do {

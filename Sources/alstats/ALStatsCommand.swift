@@ -15,7 +15,8 @@ struct ALStatsCommand: AsyncParsableCommand {
             """,
         version: ALStatsVersion.current,
         subcommands: [
-            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self, MigrateCommand.self,
+            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
+            MigrateCommand.self,
             Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
         ]
     )

@@ -8,11 +8,15 @@ struct DemoCLITests {
     func theDemoIsDeterministicIdempotentAndKeepsTokensOutOfTheDatabase() throws {
         let first = try ReportDatabase(events: [])
         let second = try ReportDatabase(events: [])
-        let run1 = try ReportCLITests.run(["demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json"])
+        let run1 = try ReportCLITests.run([
+            "demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json",
+        ])
         #expect(run1.status == 0, "\(run1.errors)")
         #expect(run1.errors.contains("3000 events through the bus"))
         #expect(run1.errors.contains("(0 dropped)"))
-        let run2 = try ReportCLITests.run(["demo", "--events", "3000", "--seed", "5", "--database", second.path, "--format", "json"])
+        let run2 = try ReportCLITests.run([
+            "demo", "--events", "3000", "--seed", "5", "--database", second.path, "--format", "json",
+        ])
         #expect(run2.output == run1.output, "the same seed gives the same report")
 
         let report = try JSONValue.parse(run1.output)
@@ -31,7 +35,9 @@ struct DemoCLITests {
         #expect(types.allSatisfy { $0.value != .int(0) }, "app, web and fail all happen")
         #expect(report["completeness"]?["rejected"] != .int(0), "malformed links are counted")
 
-        let again = try ReportCLITests.run(["demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json"])
+        let again = try ReportCLITests.run([
+            "demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json",
+        ])
         #expect(again.output == run1.output, "running it again into the same database stores nothing twice")
 
         // The legacy fb…://authorize links carry access tokens (EAAB…): none may reach the file.
@@ -39,7 +45,9 @@ struct DemoCLITests {
             let bytes = FileManager.default.contents(atPath: first.path + suffix) ?? Data()
             #expect(bytes.range(of: Data("EAAB".utf8)) == nil, "a token reached \(first.path + suffix)")
         }
-        let other = try ReportCLITests.run(["demo", "--events", "3000", "--seed", "6", "--database", second.path, "--format", "json"])
+        let other = try ReportCLITests.run([
+            "demo", "--events", "3000", "--seed", "6", "--database", second.path, "--format", "json",
+        ])
         #expect(other.output != run1.output)
     }
 

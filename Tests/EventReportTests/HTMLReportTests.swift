@@ -125,7 +125,8 @@ struct HTMLBrowserTests {
     @Test(.enabled(if: chromium != nil, "chromium is not installed"))
     func chromiumShowsHostileFieldsAsTextAndBuildsNoInjectedElement() throws {
         let page = ReportFormat.html.render(try HTMLReportTests.hostileReport())
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-browser-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "alstats-browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("report.html")

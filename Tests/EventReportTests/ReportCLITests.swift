@@ -8,7 +8,9 @@ struct ReportCLITests {
         .deletingLastPathComponent().appendingPathComponent(".build/debug/alstats").path
     static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
-    static func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, errors: String) {
+    static func run(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -36,7 +38,9 @@ struct ReportCLITests {
         #expect(value["totals"]?["events"] == .int(800))
         #expect(value["window"]?["timezone"] == "+05:30")
 
-        let table = try Self.run(["report", "--since", "2026-03-23", "--until", "2026-03-25T12:00:00Z"], environment: ["ALSTATS_DATABASE": database.path])
+        let table = try Self.run(
+            ["report", "--since", "2026-03-23", "--until", "2026-03-25T12:00:00Z"],
+            environment: ["ALSTATS_DATABASE": database.path])
         #expect(table.status == 0, "\(table.errors)")
         #expect(table.output.contains("Referer apps"))
         #expect(!table.output.contains("\u{1B}["), "no colour when the output is not a terminal")
@@ -49,7 +53,9 @@ struct ReportCLITests {
         let list = try Self.run(["query", "--list"])
         #expect(list.status == 0)
         #expect(list.output.contains("daily_funnel"))
-        let funnel = try Self.run(["query", "daily_funnel", "--database", database.path, "--param", "ref=feed", "--format", "csv"])
+        let funnel = try Self.run([
+            "query", "daily_funnel", "--database", database.path, "--param", "ref=feed", "--format", "csv",
+        ])
         #expect(funnel.status == 0, "\(funnel.errors)")
         #expect(funnel.output.hasPrefix("day,arrivals,nav_out"))
     }

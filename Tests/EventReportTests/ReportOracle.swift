@@ -1,6 +1,7 @@
-@testable import EventReport
 import Foundation
 import MeasurementEvents
+
+@testable import EventReport
 
 /// An independent computation of the report, straight from the events (no rollups, no SQL), by the
 /// definitions of shared/spec/cli.md: the reference the store-backed report is checked against.
@@ -20,7 +21,9 @@ enum ReportOracle {
         func rate(_ part: Int, _ whole: Int) -> Double? { whole == 0 ? nil : Double(part) / Double(whole) }
         func order<T>(_ rows: [T], _ count: (T) -> Int, _ name: (T) -> String?) -> [T] {
             let sorted = rows.sorted {
-                count($0) != count($1) ? count($0) > count($1) : (name($0) ?? "\u{10FFFF}\u{10FFFF}") < (name($1) ?? "\u{10FFFF}\u{10FFFF}")
+                count($0) != count($1)
+                    ? count($0) > count($1)
+                    : (name($0) ?? "\u{10FFFF}\u{10FFFF}") < (name($1) ?? "\u{10FFFF}\u{10FFFF}")
             }
             guard let top = query.top else { return sorted }
             return Array(sorted.prefix(top))
@@ -33,8 +36,9 @@ enum ReportOracle {
 
         let failures = Dictionary(grouping: navOut.filter { !ok($0) }, by: { $0.fields[FieldName.error] })
         let hosts = Dictionary(grouping: navOut, by: { $0.fields[FieldName.sourceURLHost] })
-        let apps = Set(navIn.map { $0.fields[FieldName.refererAppName] } + back.map { $0.fields[FieldName.refererAppName] }
-            + navOut.compactMap { $0.fields[FieldName.refererAppName] }.map(Optional.some))
+        let apps = Set(
+            navIn.map { $0.fields[FieldName.refererAppName] } + back.map { $0.fields[FieldName.refererAppName] }
+                + navOut.compactMap { $0.fields[FieldName.refererAppName] }.map(Optional.some))
         let refs = Set((navIn + navOut + back).map { $0.fields[FieldName.ref] })
         let rejected = Dictionary(grouping: named(EventName.linkRejected), by: { $0.fields[FieldName.error] })
 
@@ -52,15 +56,20 @@ enum ReportOracle {
             navigation: Report.Navigation(
                 attempts: navOut.count, succeeded: navOut.filter(ok).count,
                 successRate: rate(navOut.filter(ok).count, navOut.count),
-                byType: Dictionary(uniqueKeysWithValues: ["app", "web", "fail"].map { type in
-                    (type, navOut.filter { $0.fields[FieldName.type] == type }.count)
-                }),
-                failureReasons: order(failures.map { Report.FailureReason(error: $0.key, count: $0.value.count) }, \.count, \.error),
+                byType: Dictionary(
+                    uniqueKeysWithValues: ["app", "web", "fail"].map { type in
+                        (type, navOut.filter { $0.fields[FieldName.type] == type }.count)
+                    }),
+                failureReasons: order(
+                    failures.map { Report.FailureReason(error: $0.key, count: $0.value.count) }, \.count, \.error),
                 sourceHosts: order(
-                    hosts.map { Report.SourceHost(host: $0.key, attempts: $0.value.count, succeeded: $0.value.filter(ok).count) },
+                    hosts.map {
+                        Report.SourceHost(host: $0.key, attempts: $0.value.count, succeeded: $0.value.filter(ok).count)
+                    },
                     \.attempts, \.host)),
             backNavigation: Report.BackNavigation(
-                attempts: back.count, succeeded: back.filter(ok).count, successRate: rate(back.filter(ok).count, back.count)),
+                attempts: back.count, succeeded: back.filter(ok).count,
+                successRate: rate(back.filter(ok).count, back.count)),
             refererApps: order(
                 apps.map { app in
                     let arrivals = navIn.filter { $0.fields[FieldName.refererAppName] == app }.count
@@ -85,18 +94,22 @@ enum ReportOracle {
                     date: date, navIn: events.filter { $0.name == EventName.navIn }.count, navOut: out.count,
                     refBackOut: events.filter { $0.name == EventName.refBackOut }.count,
                     navOutSuccessRate: rate(out.filter(ok).count, out.count), navOutSucceeded: out.filter(ok).count,
-                    navOutByType: Dictionary(uniqueKeysWithValues: ["app", "web", "fail"].map { type in
-                        (type, out.filter { $0.fields[FieldName.type] == type }.count)
-                    }))
+                    navOutByType: Dictionary(
+                        uniqueKeysWithValues: ["app", "web", "fail"].map { type in
+                            (type, out.filter { $0.fields[FieldName.type] == type }.count)
+                        }))
             },
             completeness: Report.Completeness(
                 dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +), altered: 0,
-                byReason: Dictionary(uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) })))
+                byReason: Dictionary(
+                    uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) }))
+        )
     }
 }
 
 /// Events of every shape the report distinguishes, over `days` days from `start`, deterministic for `seed`.
-func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12) -> [MeasurementEvent] {
+func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12) -> [MeasurementEvent]
+{
     var random = SeededGenerator(seed: seed)
     let apps: [String?] = ["Facebook", "Messenger", "Instagram", nil, "Notes | \"quoted\", app"]
     let refs: [String?] = ["feed", "search", nil, "share", "émoji 🎉"]

@@ -11,9 +11,11 @@ struct ReportOutputTests {
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
     static func goldenReport() throws -> Report {
-        let database = try ReportDatabase(events: generatedEvents(count: 60, seed: 3, start: 1_763_683_200_000, days: 3))
+        let database = try ReportDatabase(
+            events: generatedEvents(count: 60, seed: 3, start: 1_763_683_200_000, days: 3))
         try database.store.recordLosses([.bufferFull: 2])
-        return try ReportReader(store: database.store).report(for: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!, top: 3))
+        return try ReportReader(store: database.store).report(
+            for: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!, top: 3))
     }
 
     @Test(arguments: ReportFormat.allCases)
@@ -35,7 +37,8 @@ struct ReportOutputTests {
         let database = try ReportDatabase(events: events)
         let report = try ReportReader(store: database.store).report(for: ReportQuery(top: 10))
         let table = ReportFormat.table.render(report)
-        for line in table.split(separator: "\n") where !line.hasPrefix("  all events") && !line.hasPrefix("  completeness") {
+        for line in table.split(separator: "\n")
+        where !line.hasPrefix("  all events") && !line.hasPrefix("  completeness") {
             #expect(line.count <= 100, "\(line)")
         }
         #expect(table.contains("(none)"))
@@ -46,11 +49,19 @@ struct ReportOutputTests {
     @Test func jsonFollowsTheContract() throws {
         let json = try JSONValue.parse(ReportFormat.json.render(try Self.goldenReport()))
         let top = try #require(json.objectValue)
-        #expect(top.keys == ["window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily", "completeness"])
+        #expect(
+            top.keys == [
+                "window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily",
+                "completeness",
+            ])
         #expect(json["window"]?.objectValue?.keys == ["since", "until", "timezone"])
         #expect(json["window"]?["timezone"] == "Europe/Paris")
-        #expect(json["totals"]?["by_name"]?.objectValue?.keys == ["al_nav_in", "al_nav_out", "al_ref_back_out", "other"])
-        #expect(json["navigation"]?.objectValue?.keys == ["attempts", "succeeded", "success_rate", "by_type", "failure_reasons", "source_hosts"])
+        #expect(
+            json["totals"]?["by_name"]?.objectValue?.keys == ["al_nav_in", "al_nav_out", "al_ref_back_out", "other"])
+        #expect(
+            json["navigation"]?.objectValue?.keys == [
+                "attempts", "succeeded", "success_rate", "by_type", "failure_reasons", "source_hosts",
+            ])
         #expect(json["navigation"]?["by_type"]?.objectValue?.keys == ["app", "web", "fail"])
         #expect(json["back_navigation"]?.objectValue?.keys == ["attempts", "succeeded", "success_rate"])
         guard case .array(let apps) = json["referer_apps"], case .array(let refs) = json["ref_categories"],
@@ -60,10 +71,16 @@ struct ReportOutputTests {
             return
         }
         #expect(apps.allSatisfy { $0.objectValue?.keys == ["name", "arrivals", "share", "returns", "return_rate"] })
-        #expect(refs.allSatisfy {
-            $0.objectValue?.keys == ["ref", "arrivals", "nav_out_attempts", "nav_out_succeeded", "nav_out_success_rate", "returns"]
-        })
-        #expect(days.allSatisfy { $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"] })
+        #expect(
+            refs.allSatisfy {
+                $0.objectValue?.keys == [
+                    "ref", "arrivals", "nav_out_attempts", "nav_out_succeeded", "nav_out_success_rate", "returns",
+                ]
+            })
+        #expect(
+            days.allSatisfy {
+                $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"]
+            })
         #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "altered", "by_reason"])
     }
 
@@ -90,20 +107,25 @@ struct QueryFileTests {
             #expect(!result.rows.isEmpty, "\(query.name) returned no rows on a populated database")
         }
         let filtered = try QueryCatalog.run(
-            QueryCatalog.query(named: "daily_funnel")!, parameters: ["since": "1774137600000", "ref": "feed"], on: database.store)
+            QueryCatalog.query(named: "daily_funnel")!, parameters: ["since": "1774137600000", "ref": "feed"],
+            on: database.store)
         #expect(!filtered.rows.isEmpty)
         #expect(throws: QueryError.self) {
-            try QueryCatalog.run(QueryCatalog.query(named: "daily_funnel")!, parameters: ["bogus": "1"], on: database.store)
+            try QueryCatalog.run(
+                QueryCatalog.query(named: "daily_funnel")!, parameters: ["bogus": "1"], on: database.store)
         }
     }
 
     @Test func theFunnelAgreesWithTheReport() throws {
         let database = try ReportDatabase(events: generatedEvents(count: 3_000, seed: 5))
         let report = try ReportReader(store: database.store).report(for: ReportQuery())
-        let funnel = try QueryCatalog.run(QueryCatalog.query(named: "daily_funnel")!, parameters: [:], on: database.store)
+        let funnel = try QueryCatalog.run(
+            QueryCatalog.query(named: "daily_funnel")!, parameters: [:], on: database.store)
         func sum(_ column: String) -> Int64 {
             let index = funnel.columns.firstIndex(of: column)!
-            return funnel.rows.reduce(0) { total, row in if case .int(let value) = row[index] { total + value } else { total } }
+            return funnel.rows.reduce(0) { total, row in
+                if case .int(let value) = row[index] { total + value } else { total }
+            }
         }
         #expect(sum("arrivals") == Int64(report.totals.byName[EventName.navIn]!))
         #expect(sum("nav_out") == Int64(report.navigation.attempts))
@@ -113,7 +135,9 @@ struct QueryFileTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 CLI"))
     func everyQueryFileRunsAsItIsInSqlite3() throws {
         let database = try ReportDatabase(events: generatedEvents(count: 500, seed: 9))
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.queries.path).filter { $0.hasSuffix(".sql") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.queries.path).filter {
+            $0.hasSuffix(".sql")
+        }
         #expect(files.count == QueryCatalog.all.count)
         for file in files {
             let process = Process()

@@ -1,8 +1,9 @@
-@testable import EventReport
 import EventStore
 import Foundation
 import MeasurementEvents
 import Testing
+
+@testable import EventReport
 
 /// A fresh database per test, removed afterwards.
 final class ReportDatabase {
@@ -30,7 +31,8 @@ final class ReportDatabase {
 
 struct ReportTests {
     static let events = generatedEvents(count: 6_000, seed: 7)
-    static let start: Int64 = 1_774_137_600_000  // 2026-03-22T00:00:00Z: the window spans the March DST change in Europe
+    // 2026-03-22T00:00:00Z: the window spans the March DST change in Europe.
+    static let start: Int64 = 1_774_137_600_000
 
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
@@ -40,18 +42,28 @@ struct ReportTests {
 
     static let cases: [Case] = [
         Case(name: "everything in UTC", query: ReportQuery()),
-        Case(name: "a window whose edges fall inside buckets",
-            query: ReportQuery(since: start + 2 * 86_400_000 + 7 * 60_000 + 123, until: start + 9 * 86_400_000 + 14 * 60_000 + 999)),
-        Case(name: "a window inside one bucket", query: ReportQuery(since: start + 3_600_000 + 60_000, until: start + 3_600_000 + 600_000)),
+        Case(
+            name: "a window whose edges fall inside buckets",
+            query: ReportQuery(
+                since: start + 2 * 86_400_000 + 7 * 60_000 + 123, until: start + 9 * 86_400_000 + 14 * 60_000 + 999)),
+        Case(
+            name: "a window inside one bucket",
+            query: ReportQuery(since: start + 3_600_000 + 60_000, until: start + 3_600_000 + 600_000)),
         Case(name: "a window that starts on a bucket edge", query: ReportQuery(since: start + 900_000 * 40)),
         Case(name: "filtered by ref", query: ReportQuery(ref: "feed")),
         Case(name: "filtered by a ref with emoji", query: ReportQuery(ref: "émoji 🎉")),
         Case(name: "filtered by referer app", query: ReportQuery(refererApp: "Facebook")),
-        Case(name: "both filters and a window",
-            query: ReportQuery(since: start + 86_400_000, until: start + 5 * 86_400_000, ref: "search", refererApp: "Messenger")),
-        Case(name: "days in Europe/Paris across the DST change", query: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!)),
+        Case(
+            name: "both filters and a window",
+            query: ReportQuery(
+                since: start + 86_400_000, until: start + 5 * 86_400_000, ref: "search", refererApp: "Messenger")),
+        Case(
+            name: "days in Europe/Paris across the DST change",
+            query: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!)),
         Case(name: "days at +05:30", query: ReportQuery(timeZone: ReportTimeZone("+05:30")!)),
-        Case(name: "days in America/St_Johns (-02:30 in summer)", query: ReportQuery(timeZone: ReportTimeZone("America/St_Johns")!)),
+        Case(
+            name: "days in America/St_Johns (-02:30 in summer)",
+            query: ReportQuery(timeZone: ReportTimeZone("America/St_Johns")!)),
         Case(name: "lists cut to the top 2", query: ReportQuery(top: 2)),
         Case(name: "nothing in the window", query: ReportQuery(since: 0, until: 1_000)),
     ]
@@ -75,7 +87,8 @@ struct ReportTests {
         let database = try ReportDatabase(events: Array(Self.events.prefix(100)))
         try database.store.recordLosses([.bufferFull: 3, .tooManyFields: 2])
         let report = try ReportReader(store: database.store).report(for: ReportQuery())
-        let rejectedLinks = report.completeness.byReason.filter { $0.key.hasPrefix("applink_rejected:") }.values.reduce(0, +)
+        let rejectedLinks = report.completeness.byReason.filter { $0.key.hasPrefix("applink_rejected:") }.values.reduce(
+            0, +)
         #expect(report.completeness.byReason["buffer_full"] == 3)
         #expect(report.completeness.byReason["too_many_fields"] == 2)
         #expect(report.completeness.dropped == 3)
@@ -89,7 +102,8 @@ struct ReportTests {
         let query = ReportQuery(since: Self.start + 900_000, until: Self.start + 10 * 86_400_000)
         let before = try ReportReader(store: database.store).report(for: query)
         try database.store.withConnection { store throws in
-            try store.connection.execute("DELETE FROM events WHERE ts_ms >= \(Self.start + 900_000) AND ts_ms < \(Self.start + 10 * 86_400_000)")
+            try store.connection.execute(
+                "DELETE FROM events WHERE ts_ms >= \(Self.start + 900_000) AND ts_ms < \(Self.start + 10 * 86_400_000)")
         }
         let after = try ReportReader(store: database.store).report(for: query)
         #expect(after == before)

@@ -131,7 +131,8 @@ struct SecretCorpus {
             fields["extras/" + key] = secret
         case .query:
             fields[FieldName.inputURL] =
-                "example://item/7?x=1&" + encodedKey(key) + "=" + percentEncode(secret, plusForSpace: true) + "&ref=feed"
+                "example://item/7?x=1&" + encodedKey(key) + "=" + percentEncode(secret, plusForSpace: true)
+                + "&ref=feed"
         case .fragment:
             fields[FieldName.inputURL] =
                 "fb123://authorize#expires_in=0&" + encodedKey(key) + "=" + percentEncode(secret)

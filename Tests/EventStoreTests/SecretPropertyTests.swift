@@ -101,7 +101,9 @@ struct SecretPropertyTests {
         guard item.appLinkDataLayers > 0, let url = fields[FieldName.inputURL] else { return }
         #expect(ConsumerDecoding.queryPairs(url)["ref"] == "feed")
         guard let data = ConsumerDecoding.appLinkData(url, layers: item.appLinkDataLayers) else {
-            Issue.record("al_applink_data no longer decodes for \(item.place): \(url) from \(item.event.fields[FieldName.inputURL] ?? "")")
+            Issue.record(
+                "al_applink_data no longer decodes for \(item.place): \(url) from \(item.event.fields[FieldName.inputURL] ?? "")"
+            )
             return
         }
         let target = data["target_url"] as? String ?? ""

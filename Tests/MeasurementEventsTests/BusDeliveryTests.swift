@@ -54,12 +54,14 @@ struct BusDeliveryTests {
             let received = recorder.all
             #expect(received.map(\.id) == reference, "every observer sees the same order")
             for producer in 0..<producers {
-                let sequences = received.filter { $0.fields["producer"] == "\(producer)" }.map { Int($0.fields["sequence"]!)! }
+                let sequences = received.filter { $0.fields["producer"] == "\(producer)" }.map {
+                    Int($0.fields["sequence"]!)!
+                }
                 #expect(sequences == Array(0..<perProducer), "each producer's posts arrive in post order")
             }
         }
         #expect(bus.statistics.totalDropped == 0)
-        tokens.forEach { $0.cancel() }
+        for token in tokens { token.cancel() }
         await bus.close()
     }
 
@@ -69,7 +71,12 @@ struct BusDeliveryTests {
         let recorder = Recorder()
         let first = StateLock(true)
         bus.addObserver(options: ObserverOptions(label: "slow", bufferCapacity: 10)) { event in
-            if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) { gate.pass() }
+            if first.withLock({ isFirst in
+                defer { isFirst = false }
+                return isFirst
+            }) {
+                gate.pass()
+            }
             recorder.record(event)
         }
         bus.post("e", fields: ["n": "0"])
@@ -94,7 +101,12 @@ struct BusDeliveryTests {
         let recorder = Recorder()
         let first = StateLock(true)
         bus.addObserver(options: ObserverOptions(label: "slow", bufferCapacity: 10, overflow: .dropOldest)) { event in
-            if first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) { gate.pass() }
+            if first.withLock({ isFirst in
+                defer { isFirst = false }
+                return isFirst
+            }) {
+                gate.pass()
+            }
             recorder.record(event)
         }
         bus.post("e", fields: ["n": "0"])
@@ -129,7 +141,10 @@ struct BusDeliveryTests {
         let inCall = Atomic<Bool>(false)
         let token = bus.addObserver { _ in
             inCall.store(true, ordering: .sequentiallyConsistent)
-            let count = calls.withLock { $0 += 1; return $0 }
+            let count = calls.withLock {
+                $0 += 1
+                return $0
+            }
             if count == 1 { gate.pass() }
             inCall.store(false, ordering: .sequentiallyConsistent)
         }
@@ -139,7 +154,8 @@ struct BusDeliveryTests {
         let inCallWhenCancelReturned = Atomic<Bool>(true)
         DispatchQueue.global().async {
             token.cancel()  // waits for a call in progress, if any
-            inCallWhenCancelReturned.store(inCall.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+            inCallWhenCancelReturned.store(
+                inCall.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
             cancelled.signal()
         }
         gate.open()

@@ -30,7 +30,8 @@ struct BusFlushAndCloseTests {
         let recorder = Recorder()
         bus.addObserver { recorder.record($0) }
         // A large commit size and a long delay: only the flush can have committed.
-        let sink = MemoryEventSink(commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
+        let sink = MemoryEventSink(
+            commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
         bus.attach(sink)
         for round in 1...5 {
             for _ in 0..<1_000 { bus.post("e") }
@@ -82,7 +83,8 @@ struct BusFlushAndCloseTests {
 
     @Test func closeDrainsClosesSinksAndCountsLaterPosts() {
         let bus = MeasurementEventBus()
-        let sink = MemoryEventSink(commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
+        let sink = MemoryEventSink(
+            commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
         bus.attach(sink)
         for _ in 0..<500 { bus.post("e") }
         bus.close()
@@ -95,7 +97,8 @@ struct BusFlushAndCloseTests {
 
     @Test func detachingASinkCommitsWhatIsQueuedAndLeavesItOpen() {
         let bus = MeasurementEventBus()
-        let sink = MemoryEventSink(commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
+        let sink = MemoryEventSink(
+            commitPolicy: SinkCommitPolicy(maximumEvents: 1_000_000, maximumDelay: .seconds(3_600)))
         let token = bus.attach(sink)
         for _ in 0..<200 { bus.post("e") }
         token.cancel()
@@ -128,7 +131,8 @@ struct BusFlushAndCloseTests {
     }
 
     @Test func aSinkHearsOfBufferDropsAndRejections() {
-        let bus = MeasurementEventBus(limits: FlatteningLimits(maximumFields: 1, maximumKeyBytes: 64, maximumValueBytes: 64, maximumDepth: 2))
+        let bus = MeasurementEventBus(
+            limits: FlatteningLimits(maximumFields: 1, maximumKeyBytes: 64, maximumValueBytes: 64, maximumDepth: 2))
         let sink = MemoryEventSink()
         bus.attach(sink)
         bus.post("x", fields: ["a": "1", "b": "2"])

@@ -32,7 +32,9 @@ struct EventIDTests {
         #expect(id.description.hasPrefix("019aa3b5-ec00-7"))
     }
 
-    @Test(arguments: ["custom-id-1", "0192F5C3-8A1B-7C4D-9E2F-0123456789AB", "", "not-a-uuid-but-36-characters-long!!!"])
+    @Test(arguments: [
+        "custom-id-1", "0192F5C3-8A1B-7C4D-9E2F-0123456789AB", "", "not-a-uuid-but-36-characters-long!!!",
+    ])
     func anyOtherTextIsKeptVerbatim(_ text: String) {
         #expect(EventID(text).description == text)
         #expect(EventID(text).milliseconds == nil)

@@ -13,27 +13,35 @@ struct FlattenerTests {
     static let cases: [Case] = [
         Case(name: "strings stay as they are", input: ["a": "x y", "b": ""], expected: ["a": "x y", "b": ""]),
         Case(name: "integers in decimal", input: ["n": 42, "m": -7], expected: ["n": "42", "m": "-7"]),
-        Case(name: "doubles in shortest round-trip form", input: ["a": 0.1, "b": 3.0, "c": 1e-05, "d": 2.5e300],
+        Case(
+            name: "doubles in shortest round-trip form", input: ["a": 0.1, "b": 3.0, "c": 1e-05, "d": 2.5e300],
             expected: ["a": "0.1", "b": "3.0", "c": "1e-05", "d": "2.5e+300"]),
         Case(name: "booleans as 1 and 0", input: ["t": true, "f": false], expected: ["t": "1", "f": "0"]),
         Case(name: "null drops the key", input: ["gone": nil, "kept": "x"], expected: ["kept": "x"]),
-        Case(name: "nested dictionaries become parent/child keys",
+        Case(
+            name: "nested dictionaries become parent/child keys",
             input: ["extras": ["fb_app_id": 123, "deep": ["k": "v"]]],
             expected: ["extras/fb_app_id": "123", "extras/deep/k": "v"]),
         Case(name: "an empty dictionary contributes nothing", input: ["e": [:], "x": "1"], expected: ["x": "1"]),
-        Case(name: "arrays become compact JSON with sorted object keys",
+        Case(
+            name: "arrays become compact JSON with sorted object keys",
             input: ["list": ["a", 1, true, nil, ["z": 1, "a": [2.5]]]],
             expected: ["list": #"["a",1,true,null,{"a":[2.5],"z":1}]"#]),
-        Case(name: "a literal key beats a flattened one, whatever the order",
+        Case(
+            name: "a literal key beats a flattened one, whatever the order",
             input: ["extras": ["fb_app_id": 1], "extras/fb_app_id": "literal"],
             expected: ["extras/fb_app_id": "literal"]),
-        Case(name: "a shallower flattened key beats a deeper one",
+        Case(
+            name: "a shallower flattened key beats a deeper one",
             input: ["a": ["b/c": "shallow"], "a/b": ["c": "deep"]], expected: ["a/b/c": "shallow"]),
-        Case(name: "between equal depths the first member wins",
+        Case(
+            name: "between equal depths the first member wins",
             input: ["a/b": ["c": "first"], "a": ["b/c": "second"]], expected: ["a/b/c": "first"]),
-        Case(name: "strings with quotes and newlines are kept verbatim", input: ["q": "say \"hi\"\nbye"],
+        Case(
+            name: "strings with quotes and newlines are kept verbatim", input: ["q": "say \"hi\"\nbye"],
             expected: ["q": "say \"hi\"\nbye"]),
-        Case(name: "non-finite doubles", input: ["nan": .double(.nan), "inf": .double(.infinity)],
+        Case(
+            name: "non-finite doubles", input: ["nan": .double(.nan), "inf": .double(.infinity)],
             expected: ["nan": "nan", "inf": "inf"]),
     ]
 

@@ -4,7 +4,10 @@ import Testing
 
 struct JSONParserTests {
     @Test(arguments: [
-        (#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#, JSONValue.object(["a": 1, "b": [true, false, nil], "c": ["d": "e"]])),
+        (
+            #"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+            JSONValue.object(["a": 1, "b": [true, false, nil], "c": ["d": "e"]])
+        ),
         (#"  "x"  "#, .string("x")),
         (#"-0.5e2"#, .double(-50)),
         (#"9223372036854775807"#, .int(.max)),

@@ -9,7 +9,9 @@ struct NotificationBridgeTests {
         let center = NotificationCenter()
         let bus = MeasurementEventBus()
         let received = StateLock<[(String, [String: String])]>([])
-        let observer = center.addObserver(forName: Notification.Name("com.parse.bolts.measurement_event"), object: nil, queue: nil) { note in
+        let observer = center.addObserver(
+            forName: Notification.Name("com.parse.bolts.measurement_event"), object: nil, queue: nil
+        ) { note in
             let name = note.userInfo?["event_name"] as? String ?? "?"
             let args = note.userInfo?["event_args"] as? [String: String] ?? [:]
             received.withLock { $0.append((name, args)) }
@@ -31,14 +33,19 @@ struct NotificationBridgeTests {
         let sink = MemoryEventSink()
         bus.attach(sink)
         let token = bus.receiveEvents(from: center)
-        let json = try JSONSerialization.jsonObject(with: Data(#"{"flag":true,"n":3,"x":1.5,"nested":{"k":"v"},"none":null}"#.utf8))
+        let json = try JSONSerialization.jsonObject(
+            with: Data(#"{"flag":true,"n":3,"x":1.5,"nested":{"k":"v"},"none":null}"#.utf8))
         center.post(
             name: MeasurementEventBus.notificationName, object: nil,
             userInfo: ["event_name": "al_nav_in", "event_args": json])
         center.post(
             name: MeasurementEventBus.notificationName, object: nil,
-            userInfo: ["event_name": "signup", "event_args": ["native": true, "count": 2, "ratio": 0.25, "list": [1, "a"]] as [String: Any]])
-        center.post(name: MeasurementEventBus.notificationName, object: nil, userInfo: ["event_args": [:] as [String: Any]])
+            userInfo: [
+                "event_name": "signup",
+                "event_args": ["native": true, "count": 2, "ratio": 0.25, "list": [1, "a"]] as [String: Any],
+            ])
+        center.post(
+            name: MeasurementEventBus.notificationName, object: nil, userInfo: ["event_args": [:] as [String: Any]])
         bus.flush()
         #expect(sink.events.map(\.name) == ["al_nav_in", "signup"])
         #expect(sink.events[0].fields == ["flag": "1", "n": "3", "x": "1.5", "nested/k": "v"])

@@ -39,9 +39,10 @@ struct DemoSimulation {
             summary.posted += 1
 
             // 2. The reader follows zero to two links to partner content, on this visit's device.
-            let installed = Set(DemoWorld.pages.compactMap { page in
-                page.scheme.flatMap { random.chance(page.installedPercent) ? $0 : nil }
-            })
+            let installed = Set(
+                DemoWorld.pages.compactMap { page in
+                    page.scheme.flatMap { random.chance(page.installedPercent) ? $0 : nil }
+                })
             for _ in 0..<Int.random(in: 0...2, using: &random) where summary.posted < events {
                 let page = random.pick(DemoWorld.pages, weight: \.weight)
                 let pageURL = URL(string: "https://\(page.host)/item/\(Int.random(in: 1...500, using: &random))")!
@@ -77,7 +78,8 @@ struct DemoSimulation {
         let target = "https://readly.example.com/article/\(article)?ref=\(ref)"
         let roll = Int.random(in: 0..<1_000, using: &random)
         if roll < 15 {
-            return "\(DemoWorld.ourScheme)://article/\(article)?al_applink_data=%7B%22target_url%22%3A%22https"  // cut short
+            // Cut short: the JSON never closes.
+            return "\(DemoWorld.ourScheme)://article/\(article)?al_applink_data=%7B%22target_url%22%3A%22https"
         }
         if roll < 22 {
             return "\(DemoWorld.ourScheme)://article/\(article)?al_applink_data="

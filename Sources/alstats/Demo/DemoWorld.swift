@@ -20,14 +20,20 @@ enum DemoWorld {
 
     static let referers = [
         Referer(name: "Facebook", bundle: "com.facebook.Facebook", backURL: "fb://feed", weight: 42, returnPercent: 34),
-        Referer(name: "Messenger", bundle: "com.facebook.Messenger", backURL: "fb-messenger://threads", weight: 20, returnPercent: 61),
-        Referer(name: "Instagram", bundle: "com.burbn.instagram", backURL: "instagram://feed", weight: 16, returnPercent: 22),
+        Referer(
+            name: "Messenger", bundle: "com.facebook.Messenger", backURL: "fb-messenger://threads", weight: 20,
+            returnPercent: 61),
+        Referer(
+            name: "Instagram", bundle: "com.burbn.instagram", backURL: "instagram://feed", weight: 16, returnPercent: 22
+        ),
         Referer(name: "Mail", bundle: "com.apple.mobilemail", backURL: "message://inbox", weight: 8, returnPercent: 9),
         Referer(name: nil, bundle: "com.apple.mobilesafari", backURL: "", weight: 14, returnPercent: 0),
     ]
 
     /// The `ref` categories of inbound links, weighted.
-    static let inboundRefs: [(String, Int)] = [("feed", 40), ("share", 22), ("notification", 16), ("search", 12), ("ad", 10)]
+    static let inboundRefs: [(String, Int)] = [
+        ("feed", 40), ("share", 22), ("notification", 16), ("search", 12), ("ad", 10),
+    ]
 
     /// A partner page Readly links out to, and how it resolves.
     struct Page {
@@ -43,10 +49,12 @@ enum DemoWorld {
 
     static let pages = [
         Page(
-            host: "recipes.example.com", html: html(scheme: "cookbook", appName: "Cookbook", storeID: "1001", fallback: nil),
+            host: "recipes.example.com",
+            html: html(scheme: "cookbook", appName: "Cookbook", storeID: "1001", fallback: nil),
             failure: nil, weight: 30, scheme: "cookbook", installedPercent: 45),
         Page(
-            host: "shop.example.net", html: html(scheme: "shopper", appName: "Shopper", storeID: "1002", fallback: "false"),
+            host: "shop.example.net",
+            html: html(scheme: "shopper", appName: "Shopper", storeID: "1002", fallback: "false"),
             failure: nil, weight: 20, scheme: "shopper", installedPercent: 35),
         Page(
             host: "video.example.org", html: html(scheme: "clips", appName: "Clips", storeID: "1003", fallback: "true"),
@@ -55,7 +63,9 @@ enum DemoWorld {
             host: "maps.example.com", html: "<html><head><title>No App Links here</title></head></html>", failure: nil,
             weight: 15, scheme: nil, installedPercent: 0),
         Page(host: "old.example.io", html: nil, failure: .httpStatus(404), weight: 6, scheme: nil, installedPercent: 0),
-        Page(host: "slow.example.io", html: nil, failure: .timedOut(seconds: 10), weight: 4, scheme: nil, installedPercent: 0),
+        Page(
+            host: "slow.example.io", html: nil, failure: .timedOut(seconds: 10), weight: 4, scheme: nil,
+            installedPercent: 0),
     ]
 
     /// A page with iPhone and iOS targets, an Android target and web tags, as partner sites publish them.

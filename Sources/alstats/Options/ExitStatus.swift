@@ -50,7 +50,7 @@ extension ParsableCommand {
     }
 
     /// Runs `body`; a ``CLIFailure`` becomes a message on stderr and its exit status.
-    func reportingFailures(_ body: () async throws -> Void) async throws {
+    func reportingFailuresAsync(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let failure as CLIFailure {

@@ -46,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingFailures {
+        try await reportingFailuresAsync {
             let clock = ManualEventClock(milliseconds: DemoSimulation.start)
             let bus = MeasurementEventBus(clock: clock, idSeed: seed)
             let sink: SQLiteEventSink

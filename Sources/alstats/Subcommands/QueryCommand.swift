@@ -28,7 +28,8 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "List the queries with their one-line descriptions.")
     var list = false
 
-    @Option(name: .customLong("param"), help: ArgumentHelp("A parameter, key=value (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("param"), help: ArgumentHelp("A parameter, key=value (repeatable).", valueName: "key=value"))
     var parameters: [String] = []
 
     @Option(help: "Output format: table, json, csv, markdown or html.")

@@ -58,10 +58,12 @@ struct ReportFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only events whose ref is R.", valueName: "R"))
     var ref: String?
 
-    @Option(name: .customLong("referer-app"), help: ArgumentHelp("Only events whose refererAppName is A.", valueName: "A"))
+    @Option(
+        name: .customLong("referer-app"), help: ArgumentHelp("Only events whose refererAppName is A.", valueName: "A"))
     var refererApp: String?
 
-    @Option(help: ArgumentHelp("Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30).", valueName: "ZONE"))
+    @Option(
+        help: ArgumentHelp("Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30).", valueName: "ZONE"))
     var tz: String = "UTC"
 
     func validate() throws {
