@@ -23,6 +23,36 @@ extension Redactor {
         return exposesSecret(decoded: bytes)
     }
 
+    /// Whether `redacted` has as many quotes, brackets, braces, commas, `&` and `#` as `original` once both
+    /// are fully decoded: the byte scanner replaced values only, and did not run over the end of a value
+    /// into the structure around it (in text encoded at several depths it can; structure then takes over).
+    static func keepsStructure(_ original: String, _ redacted: String) -> Bool {
+        func counts(_ text: String) -> [Int] {
+            var bytes = Array(text.utf8)
+            for _ in 0..<decodingRounds {
+                let next = unescapeJSON(percentDecodeAll(bytes))
+                if next == bytes { break }
+                bytes = next
+            }
+            var tally = [Int](repeating: 0, count: 8)
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): tally[0] += 1
+                case UInt8(ascii: "{"): tally[1] += 1
+                case UInt8(ascii: "}"): tally[2] += 1
+                case UInt8(ascii: "["): tally[3] += 1
+                case UInt8(ascii: "]"): tally[4] += 1
+                case UInt8(ascii: ","): tally[5] += 1
+                case UInt8(ascii: "&"): tally[6] += 1
+                case UInt8(ascii: "#"): tally[7] += 1
+                default: break
+                }
+            }
+            return tally
+        }
+        return counts(original) == counts(redacted)
+    }
+
     /// Scans decoded bytes for `key` (optionally quoted) then `=` or `:` then a value that is not `REDACTED`.
     private func exposesSecret(decoded bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in

@@ -18,9 +18,12 @@ extension Redactor {
             return redacted == json ? text : redacted.jsonText()
         }
         if Redactor.isPercentEncodedWhole(trimmed) {
-            // Decoded as by `removingPercentEncoding`, or as a form value (`+` as a space) when only that parses.
-            for plusAsSpace in [false, true] {
-                let decoded = Redactor.percentDecodeOnce(text, plusAsSpace: plusAsSpace)
+            // Decoded as by `removingPercentEncoding`, or as a form value (`+` as a space) when only that is
+            // JSON: a consumer reads the reading that parses.
+            let plain = Redactor.percentDecodeOnce(text, plusAsSpace: false)
+            let form = Redactor.percentDecodeOnce(text, plusAsSpace: true)
+            let parses = { (text: String) in (try? JSONValue.parse(text)) != nil }
+            for decoded in parses(plain) || !parses(form) ? [plain, form] : [form] {
                 let redacted = redactStructure(decoded, depth: depth + 1)
                 if redacted != decoded { return Redactor.percentEncode(redacted) }
             }

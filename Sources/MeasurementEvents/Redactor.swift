@@ -114,7 +114,7 @@ public struct Redactor: Sendable {
     func redactValue(_ text: String) -> String {
         guard exposesSecret(text) else { return text }
         let scanned = redactText(text)
-        guard exposesSecret(scanned) else { return scanned }
+        guard exposesSecret(scanned) || !Redactor.keepsStructure(text, scanned) else { return scanned }
         let structured = redactStructure(text)
         guard exposesSecret(structured) else { return structured }
         let both = redactStructure(scanned)
