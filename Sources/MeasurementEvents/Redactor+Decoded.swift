@@ -11,10 +11,11 @@ extension Redactor {
     /// `REDACTED`. A text with neither `%` nor `\` is checked as it is, without copying.
     func exposesSecret(_ text: String) -> Bool {
         guard text.utf8.count > minimumKeyLength else { return false }
-        var bytes = Array(text.utf8)
-        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") }) else {
-            return mayHoldSecret(text) && exposesSecret(decoded: bytes)
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") }) else {
+            // The quick scan rules out most text; only a possible key is checked for its value.
+            return mayHoldSecret(text) && exposesSecret(decoded: Array(text.utf8))
         }
+        var bytes = Array(text.utf8)
         for _ in 0..<Redactor.decodingRounds {
             let next = Redactor.unescapeJSON(Redactor.percentDecodeAll(bytes))
             if next == bytes { break }

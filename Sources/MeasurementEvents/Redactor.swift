@@ -84,11 +84,9 @@ public struct Redactor: Sendable {
     private func redactedFields(_ fields: [String: String]) -> [String: String]? {
         var result: [String: String]? = nil
         for (key, value) in fields {
-            let redacted = isSecret(key: key) ? Redactor.replacement : redactValue(value)
-            if !redacted.utf8.elementsEqual(value.utf8) {
-                if result == nil { result = fields }
-                result?[key] = redacted
-            }
+            guard let redacted = isSecret(key: key) ? Redactor.replacement : redactedValue(value) else { continue }
+            if result == nil { result = fields }
+            result?[key] = redacted
         }
         return result
     }
@@ -112,7 +110,12 @@ public struct Redactor: Sendable {
 
     /// One value through the three stages described on ``Redactor``.
     func redactValue(_ text: String) -> String {
-        guard exposesSecret(text) else { return text }
+        redactedValue(text) ?? text
+    }
+
+    /// ``redactValue(_:)``, or `nil` when the value shows no secret (the common case: no copy, no comparison).
+    private func redactedValue(_ text: String) -> String? {
+        guard exposesSecret(text) else { return nil }
         let scanned = redactText(text)
         guard exposesSecret(scanned) || !Redactor.keepsStructure(text, scanned) else { return scanned }
         let structured = redactStructure(text)
