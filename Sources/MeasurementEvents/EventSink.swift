@@ -30,7 +30,8 @@ public protocol EventSink: AnyObject, Sendable {
 public struct SinkCommitPolicy: Sendable, Hashable {
     /// Commit once this many events are written.
     public var maximumEvents: Int
-    /// Commit at most this long after the first uncommitted write.
+    /// Commit at most this long after the first uncommitted write, on the bus's ``EventClock`` (a clock that
+    /// goes back commits at once).
     public var maximumDelay: Duration
 
     /// Creates a policy.

@@ -192,7 +192,8 @@ public final class MeasurementEventBus: Sendable {
         options: ObserverOptions = ObserverOptions(),
         _ handler: @escaping @Sendable (MeasurementEvent) -> Void
     ) -> ObservationToken {
-        let subscription = Subscription(label: options.label, consumer: .handler(handler), options: options)
+        let subscription = Subscription(
+            label: options.label, consumer: .handler(handler), options: options, clock: clock)
         register(subscription)
         subscription.startWorker()
         return ObservationToken { [weak self] in
@@ -210,7 +211,7 @@ public final class MeasurementEventBus: Sendable {
     public func attach(
         _ sink: any EventSink, options: ObserverOptions = ObserverOptions(label: "sink", bufferCapacity: 65_536)
     ) -> ObservationToken {
-        let subscription = Subscription(label: options.label, consumer: .sink(sink), options: options)
+        let subscription = Subscription(label: options.label, consumer: .sink(sink), options: options, clock: clock)
         register(subscription)
         subscription.startWorker()
         return ObservationToken { [weak self] in
@@ -230,7 +231,7 @@ public final class MeasurementEventBus: Sendable {
     /// for await event in bus.events() where event.name == EventName.navIn { ... }
     /// ```
     public func events(options: ObserverOptions = ObserverOptions(label: "stream")) -> MeasurementEventStream {
-        let subscription = Subscription(label: options.label, consumer: .stream, options: options)
+        let subscription = Subscription(label: options.label, consumer: .stream, options: options, clock: clock)
         register(subscription)
         return MeasurementEventStream(subscription: subscription) { [weak self] in
             self?.unregister(subscription)

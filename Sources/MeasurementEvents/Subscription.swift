@@ -57,12 +57,8 @@ final class Subscription: Sendable {
         var inFlightFirst: UInt64?
         var inFlightCount = 0
         var uncommittedFirst: UInt64?
-        var idle = false
-        var stopping = false
-        var cancelled = false
-        var exited = false
+        var phase = Phase.running
         var waiters: [Waiter] = []
-        var exitWaiters: [@Sendable () -> Void] = []
         var streamWaiter: CheckedContinuation<MeasurementEvent?, Never>?
         /// An async-sequence consumer's batch, taken from the inbox in one swap, served from `streamIndex`.
         var streamTaken: [Queued] = []
@@ -85,7 +81,7 @@ final class Subscription: Sendable {
         /// Whether nothing numbered below `target` is still outstanding (queued, being delivered, or for
         /// a sink uncommitted), and a sink has heard of every loss so far.
         func isSettled(below target: UInt64) -> Bool {
-            if exited || cancelled { return true }
+            if phase.isFinished { return true }
             guard unreportedLosses.isEmpty || lossReportFailed else { return false }
             let candidates = [buffer.firstSequence, inFlightFirst, uncommittedFirst].compactMap { $0 }
             guard let lowest = candidates.min() else { return true }
@@ -116,10 +112,13 @@ final class Subscription: Sendable {
     let cancelledFlag = Atomic<Bool>(false)
     /// The worker thread's identity, to recognise calls made from inside a handler.
     let workerThreadID = Atomic<UInt>(0)
+    /// The bus's clock, on which a sink's commit deadline runs.
+    let clock: any EventClock
 
-    init(label: String, consumer: Consumer, options: ObserverOptions) {
+    init(label: String, consumer: Consumer, options: ObserverOptions, clock: any EventClock) {
         self.label = label
         self.consumer = consumer
+        self.clock = clock
         self.overflow = options.overflow
         self.capacity = options.bufferCapacity
         self.state = StateLock(State(buffer: EventInbox(capacity: options.bufferCapacity)))
@@ -152,7 +151,7 @@ final class Subscription: Sendable {
         var handOff: CheckedContinuation<MeasurementEvent?, Never>?
         var pending: MeasurementEvent? = consume event
         state.withLock { state in
-            guard !state.cancelled, !state.stopping else { return }
+            guard state.phase.acceptsEvents else { return }
             let sequence = state.accepted
             state.accepted += 1
             if let waiter = state.streamWaiter {
@@ -173,10 +172,7 @@ final class Subscription: Sendable {
             } else {
                 state.buffer.append(Queued(sequence: sequence, event: pending.take()!))
             }
-            if state.idle {
-                state.idle = false
-                signal = true
-            }
+            signal = state.phase.wake()
         }
         if signal { wake.signal() }
         if let handOff { handOff.resume(returning: pending.take()) }
@@ -188,8 +184,7 @@ final class Subscription: Sendable {
         guard isSink else { return }
         let signal = state.withLock { state -> Bool in
             state.unreportedLosses[reason, default: 0] += 1
-            defer { state.idle = false }
-            return state.idle
+            return state.phase.wake()
         }
         if signal { wake.signal() }
     }
@@ -204,10 +199,7 @@ final class Subscription: Sendable {
             let target = state.accepted
             if state.isSettled(below: target) { return false }
             state.waiters.append(Waiter(target: target, resume: resume))
-            if state.idle {
-                state.idle = false
-                signal = true
-            }
+            signal = state.phase.wake()
             return true
         }
         if signal { wake.signal() }
@@ -217,20 +209,16 @@ final class Subscription: Sendable {
     /// Asks the worker to deliver what is queued, commit, and exit; `onExit` runs when it has.
     func stop(onExit: (@Sendable () -> Void)?) {
         var stream: CheckedContinuation<MeasurementEvent?, Never>?
-        let alreadyExited = state.withLock { state -> Bool in
-            state.stopping = true
+        let kept = state.withLock { state -> Bool in
             if state.buffer.isEmpty {
                 stream = state.streamWaiter
                 state.streamWaiter = nil
             }
-            if state.exited || isStream { return true }
-            if let onExit { state.exitWaiters.append(onExit) }
-            state.idle = false
-            return false
+            return state.phase.stop(onExit: onExit, hasWorker: !isStream)
         }
         stream?.resume(returning: nil)
         wake.signal()
-        if alreadyExited { onExit?() }
+        if !kept { onExit?() }
     }
 
     /// Stops delivery now: queued events are discarded, and no handler call starts after this returns
@@ -240,7 +228,7 @@ final class Subscription: Sendable {
         var ready: [@Sendable () -> Void] = []
         var stream: CheckedContinuation<MeasurementEvent?, Never>?
         state.withLock { state in
-            state.cancelled = true
+            state.phase.cancel()
             _ = state.buffer.removeAll()
             state.streamTaken.removeAll()
             state.streamIndex = 0
@@ -248,7 +236,6 @@ final class Subscription: Sendable {
             state.waiters.removeAll()
             stream = state.streamWaiter
             state.streamWaiter = nil
-            state.idle = false
         }
         wake.signal()
         stream?.resume(returning: nil)
@@ -280,7 +267,7 @@ final class Subscription: Sendable {
                         state.delivered += 1
                         return .some(event)
                     }
-                    if state.cancelled || state.stopping || Task.isCancelled { return .some(nil) }
+                    if !state.phase.acceptsEvents || Task.isCancelled { return .some(nil) }
                     state.streamWaiter = continuation
                     return .none
                 }
@@ -290,8 +277,6 @@ final class Subscription: Sendable {
             cancel()
         }
     }
-
-    // MARK: Worker
 }
 
 extension EventInbox where Element == Subscription.Queued {
