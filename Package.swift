@@ -27,8 +27,13 @@ let package = Package(
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
-        .target(name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict),
+        // The SQL is embedded in the code (a lone copied `alstats` binary still migrates and runs its queries).
+        .target(
+            name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"],
+            resources: [.embedInCode("Migrations"), .embedInCode("Statements")], swiftSettings: strict),
+        .target(
+            name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"],
+            resources: [.embedInCode("Queries")], swiftSettings: strict),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",

@@ -20,7 +20,7 @@ public enum QueryCatalog {
 
     /// Every bundled query, by name.
     public static var all: [Query] {
-        EmbeddedSQL.queries.map { file in
+        BundledQueries.files.map { file in
             let firstLine = file.text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
             var summary = firstLine.hasPrefix("--") ? String(firstLine.dropFirst(2)) : ""
             if let colon = summary.firstIndex(of: ":"),

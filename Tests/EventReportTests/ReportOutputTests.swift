@@ -94,7 +94,13 @@ struct ReportOutputTests {
 
 struct QueryFileTests {
     static let queries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Queries")
+        .deletingLastPathComponent().appendingPathComponent("Sources/EventReport/Queries")
+
+    @Test func theBundledQueriesAreExactlyTheFilesInQueries() throws {
+        let files = try EmbeddedSQLFile.files(in: Self.queries.path)
+        #expect(!files.isEmpty)
+        #expect(BundledQueries.files == files, "list every Queries/*.sql in BundledQueries.files")
+    }
 
     @Test func everyBundledQueryRunsWithAndWithoutParameters() throws {
         let database = try ReportDatabase(events: generatedEvents(count: 3_000, seed: 5))

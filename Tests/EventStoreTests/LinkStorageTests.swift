@@ -2,7 +2,7 @@ import EventStore
 import Foundation
 import Testing
 
-/// The links table (Migrations/0007) through EventStore's link API, and `alstats links` through the binary.
+/// The links table (Migrations/0008_create_links.sql) through EventStore's link API, and `alstats links` through the binary.
 @Suite(.serialized)
 struct LinkStorageTests {
     @Test func putReplacesBySlugListsGetsAndDeletes() throws {

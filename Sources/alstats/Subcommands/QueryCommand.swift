@@ -3,14 +3,14 @@ import EventReport
 import EventStore
 import Foundation
 
-/// `alstats query`: runs one of the embedded `Queries/NAME.sql` against the database.
+/// `alstats query`: runs one of the embedded `Sources/EventReport/Queries/NAME.sql` against the database.
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Run one of the bundled SQL queries (Queries/NAME.sql).",
         discussion: """
-            Each query is a plain SQL file with a header comment; `sqlite3 alstats.sqlite < Queries/NAME.sql` \
-            runs the same SQL (unbound parameters mean "no filter"). Parameters are given without their colon; \
+            Each query is a plain SQL file with a header comment; in the source tree, \
+            `sqlite3 alstats.sqlite < Sources/EventReport/Queries/NAME.sql` runs the same SQL (unbound parameters mean "no filter"). Parameters are given without their colon; \
             times are ms since the Unix epoch.
 
             Examples:
