@@ -4,7 +4,7 @@ import Foundation
 import MeasurementEvents
 
 /// `alstats navigate`: a dry run of an outbound navigation on a device with some apps installed.
-struct Navigate: ParsableCommand {
+struct Navigate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Dry-run a navigation: the target chosen, the URL that would be opened, the event that would be posted.",
@@ -46,8 +46,8 @@ struct Navigate: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailuresAsync {
             let data = try parseJSON(appLinkData, option: "--app-link-data")
             guard data == nil || data?.objectValue != nil else {
                 throw CLIFailure(
@@ -59,7 +59,7 @@ struct Navigate: ParsableCommand {
 
             let result: AppLinkNavigationResult
             var failure: CLIFailure?
-            switch try page.resolve() {
+            switch try await page.resolve() {
             case .success(let link):
                 let navigation = AppLinkNavigation(
                     appLink: link, extras: extrasValue, appLinkData: data?.objectValue ?? JSONObject(), referer: referer

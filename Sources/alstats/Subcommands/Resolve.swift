@@ -4,7 +4,7 @@ import Foundation
 import MeasurementEvents
 
 /// `alstats resolve`: the AppLink a page declares for a platform (targets in order, web URL).
-struct Resolve: ParsableCommand {
+struct Resolve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read a page's App Link meta tags: targets in the order navigation tries them, and the web URL.",
         discussion: """
@@ -16,9 +16,9 @@ struct Resolve: ParsableCommand {
     @OptionGroup var page: PageSourceOptions
     @OptionGroup var output: DebuggerOutputOptions
 
-    func run() throws {
-        try reportingFailures {
-            let link = try resolvedLink(page)
+    func run() async throws {
+        try await reportingFailuresAsync {
+            let link = try await page.resolvedLink()
             let secrets = output.secrets
             output.emit(
                 json: Resolve.json(link, platform: page.platform, secrets: secrets),
@@ -63,13 +63,5 @@ struct Resolve: ParsableCommand {
         block.add(
             "webURL", link.webURL.map { secrets.url($0.absoluteString) } ?? "none (al:web:should_fallback is false)")
         return block
-    }
-}
-
-/// Resolves the page of `page`; a failure becomes exit status 74 with the resolver's message.
-func resolvedLink(_ page: PageSourceOptions) throws -> AppLink {
-    switch try page.resolve() {
-    case .success(let link): return link
-    case .failure(let error): throw page.failure(error)
     }
 }
