@@ -34,9 +34,9 @@ struct LinksCommand: ParsableCommand {
             try reportingFailures {
                 let links = try LinksCommand.parse(try LinksCommand.read(file))
                 let store = try database.openStore(create: true)
-                do throws(StoreError) {
+                try mappingStoreErrors {
                     try store.putLinks(links.map { StoredLink(slug: $0.slug, json: $0.jsonValue.jsonText()) })
-                } catch { throw CLIFailure(error) }
+                }
                 print("stored \(links.count) link\(links.count == 1 ? "" : "s")")
             }
         }
@@ -73,16 +73,14 @@ struct LinksCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print one link's JSON.")
 
-        @OptionGroup var database: DatabaseOptions
-
-        @Argument(help: ArgumentHelp("The link's slug.", valueName: "slug")) var slug: String
+        @OptionGroup var link: SlugOptions
 
         func run() throws {
             try reportingFailures {
-                let store = try database.openStore(create: false, readOnly: true)
-                let stored: StoredLink?
-                do throws(StoreError) { stored = try store.link(slug: slug) } catch { throw CLIFailure(error) }
-                guard let stored else { throw CLIFailure(ExitStatus.noInput, "no link is named '\(slug)'") }
+                let store = try link.database.openStore(create: false, readOnly: true)
+                guard let stored = try mappingStoreErrors({ try store.link(slug: link.slug) }) else {
+                    throw link.notFound
+                }
                 print(try LinksCommand.decode(stored).jsonValue.jsonText())
             }
         }
@@ -92,19 +90,25 @@ struct LinksCommand: ParsableCommand {
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete one link.")
 
+        @OptionGroup var link: SlugOptions
+
+        func run() throws {
+            try reportingFailures {
+                let store = try link.database.openStore(create: false)
+                guard try mappingStoreErrors({ try store.deleteLink(slug: link.slug) }) else { throw link.notFound }
+                print("deleted \(link.slug)")
+            }
+        }
+    }
+
+    /// The database and the slug that `links show` and `links delete` act on.
+    struct SlugOptions: ParsableArguments {
         @OptionGroup var database: DatabaseOptions
 
         @Argument(help: ArgumentHelp("The link's slug.", valueName: "slug")) var slug: String
 
-        func run() throws {
-            try reportingFailures {
-                let store = try database.openStore(create: false)
-                let deleted: Bool
-                do throws(StoreError) { deleted = try store.deleteLink(slug: slug) } catch { throw CLIFailure(error) }
-                guard deleted else { throw CLIFailure(ExitStatus.noInput, "no link is named '\(slug)'") }
-                print("deleted \(slug)")
-            }
-        }
+        /// The failure for a slug that no stored link has (exit 66).
+        var notFound: CLIFailure { CLIFailure(ExitStatus.noInput, "no link is named '\(slug)'") }
     }
 
     /// The text of `file`, or of standard input for `-`.
@@ -130,9 +134,7 @@ struct LinksCommand: ParsableCommand {
     /// Every stored link, read back through validation.
     static func storedLinks(_ database: DatabaseOptions) throws -> [HostedLink] {
         let store = try database.openStore(create: false, readOnly: true)
-        let stored: [StoredLink]
-        do throws(StoreError) { stored = try store.links() } catch { throw CLIFailure(error) }
-        return try stored.map(decode)
+        return try mappingStoreErrors { try store.links() }.map(decode)
     }
 
     /// A stored link's JSON as a link; a row that no longer validates is exit 65.
