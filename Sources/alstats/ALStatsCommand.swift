@@ -1,6 +1,9 @@
 import ArgumentParser
 
 /// The `alstats` command: App Links analytics from the command line.
+///
+/// Its subcommands are nested types (`ALStatsCommand.ReportCommand`, as swift-argument-parser's
+/// `Examples/math` nests them), one per file in `Subcommands/`; what several share is in `Options/`.
 @main
 struct ALStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
