@@ -50,21 +50,25 @@ let package = Package(
         .executableTarget(
             name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
             swiftSettings: strict),
+        // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
+        // HTTP server. A regular target that only test targets depend on.
+        .target(
+            name: "TestSupport", dependencies: ["MeasurementEvents"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
-            dependencies: ["AppLinks", "MeasurementEvents"],
+            dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"],
             exclude: ["Regressions"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"],
+            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite", "TestSupport"],
             exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
+            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents", "TestSupport"],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
-            name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],
+            name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents", "TestSupport"],
             swiftSettings: strict),
     ]
 )

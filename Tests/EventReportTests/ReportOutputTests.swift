@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventReport
@@ -146,18 +147,10 @@ struct QueryFileTests {
         }
         #expect(files.count == QueryCatalog.all.count)
         for file in files {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = ["-bail", database.path]
-            process.standardInput = try FileHandle(forReadingFrom: Self.queries.appendingPathComponent(file))
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = Pipe()
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(file): \(message)")
-            #expect(message.isEmpty, "\(file): \(message)")
+            let sql = try Data(contentsOf: Self.queries.appendingPathComponent(file))
+            let result = try ProcessRunner.run("/usr/bin/sqlite3", ["-bail", database.path], input: sql)
+            #expect(result.status == 0, "\(file): \(result.errors)")
+            #expect(result.errors.isEmpty, "\(file): \(result.errors)")
         }
     }
 }

@@ -1,27 +1,10 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 
-/// A fresh folder per test, holding the test's database; removed when released.
-final class TemporaryDatabase {
-    let folder: URL
-    let path: String
-
-    init(name: String = "alstats.sqlite") {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-test-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        path = folder.appendingPathComponent(name).path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// A path in the test's folder.
-    func file(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
-    /// The bytes of a file, or empty when it does not exist.
-    static func bytes(_ path: String) -> Data { FileManager.default.contents(atPath: path) ?? Data() }
-}
+/// TestSupport's temporary database, under the name every test of this target already uses without
+/// importing TestSupport.
+typealias TemporaryDatabase = TestSupport.TemporaryDatabase
 
 /// Events with the shapes of the catalogue, deterministic for `count`.
 func sampleEvents(_ count: Int, start: Int64 = 1_763_683_200_000, idPrefix: String? = nil) -> [MeasurementEvent] {

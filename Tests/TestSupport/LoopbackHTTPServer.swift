@@ -9,8 +9,9 @@ import MeasurementEvents
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 and a port the system picks, for resolver tests: each request
 /// gets one canned response by path; the connection then closes.
-final class LoopbackHTTPServer: Sendable {
-    enum Response: Sendable {
+public final class LoopbackHTTPServer: Sendable {
+    /// What the server answers on one path.
+    public enum Response: Sendable {
         /// A status line, and a body (text/html).
         case page(status: Int, body: String)
         /// A 302 to another path or URL.
@@ -21,18 +22,22 @@ final class LoopbackHTTPServer: Sendable {
         case stream(bytes: Int)
     }
 
-    struct Request: Sendable {
-        var path: String
-        var headers: [String: String]
+    /// One request the server received.
+    public struct Request: Sendable {
+        /// The request target.
+        public var path: String
+        /// The header fields, names lowercased.
+        public var headers: [String: String]
     }
 
-    let port: UInt16
+    /// The port the system picked.
+    public let port: UInt16
     private let listener: Int32
     private let routes: [String: Response]
     private let state = StateLock<(requests: [Request], open: Set<Int32>, stopped: Bool)>(([], [], false))
 
     /// Starts listening; `stop()` ends it.
-    init(routes: [String: Response]) throws {
+    public init(routes: [String: Response]) throws {
         self.routes = routes
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -61,15 +66,15 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     /// The URL of `path` on this server.
-    func url(_ path: String) -> URL {
+    public func url(_ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(port)\(path)")!
     }
 
     /// The requests received so far.
-    var requests: [Request] { state.withLock { $0.requests } }
+    public var requests: [Request] { state.withLock { $0.requests } }
 
     /// Stops accepting and closes every open connection.
-    func stop() {
+    public func stop() {
         let open = state.withLock { state -> Set<Int32> in
             state.stopped = true
             defer { state.open = [] }
