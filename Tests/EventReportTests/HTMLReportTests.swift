@@ -126,10 +126,8 @@ struct HTMLBrowserTests {
     @Test(.enabled(if: chromium != nil, "chromium is not installed"))
     func chromiumShowsHostileFieldsAsTextAndBuildsNoInjectedElement() throws {
         let page = ReportFormat.html.render(try HTMLReportTests.hostileReport())
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "alstats-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = TemporaryDatabase()
+        let folder = temporary.folder
         let file = folder.appendingPathComponent("report.html")
         try page.write(to: file, atomically: true, encoding: .utf8)
 
