@@ -104,6 +104,8 @@ struct HTMLRenderer {
 
     // MARK: Figures
 
+    /// The page's figures in order. Longer than 60 lines on purpose: one declarative list, a chart and its
+    /// table per entry, read top to bottom like the page (``figureIDs`` is derived from it).
     func figures(_ report: Report) -> [Figure] {
         let n = ReportText.count
         let p = ReportText.percent

@@ -102,6 +102,13 @@ struct SVGChart {
         }
         content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
         content.append("</g>")
+        content += marks(x: x, y: y, band: band)
+        return (height, content)
+    }
+
+    /// The lines (with a dot per value, up to 62) or the stacked columns of every series.
+    private func marks(x: (Int) -> Double, y: (Int) -> Double, band: Double) -> [String] {
+        var content: [String] = []
         switch kind {
         case .lines:
             for series in series {
@@ -131,7 +138,7 @@ struct SVGChart {
                 content.append("</g>")
             }
         }
-        return (height, content)
+        return content
     }
 
     private func yAxis(

@@ -170,6 +170,12 @@ struct JSONParser {
             if byte < 0x20 { throw error("control character in a string") }
             index += 1
         }
+        return try parseEscapedString(from: start)
+    }
+
+    /// The rest of a string that holds an escape: the bytes from `start` (just after the opening quote) to
+    /// `index` are plain, `index` is at the first backslash (or the end of input).
+    mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
         var scratch = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
@@ -185,33 +191,7 @@ struct JSONParser {
                 guard index < bytes.count else { throw error("unexpected end of input") }
                 let escape = bytes[index]
                 index += 1
-                switch escape {
-                case UInt8(ascii: "\""): scratch.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): scratch.append(UInt8(ascii: "\\"))
-                case UInt8(ascii: "/"): scratch.append(UInt8(ascii: "/"))
-                case UInt8(ascii: "b"): scratch.append(0x08)
-                case UInt8(ascii: "f"): scratch.append(0x0C)
-                case UInt8(ascii: "n"): scratch.append(0x0A)
-                case UInt8(ascii: "r"): scratch.append(0x0D)
-                case UInt8(ascii: "t"): scratch.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try parseHex4()
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
-                            bytes[index + 1] == UInt8(ascii: "u")
-                        else { throw error("lone surrogate escape") }
-                        index += 2
-                        let low = try parseHex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw error("lone surrogate escape") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00..<0xE000).contains(scalar) {
-                        throw error("lone surrogate escape")
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
-                    scratch.append(contentsOf: UTF8.encode(unicode)!)
-                default:
-                    throw error("invalid escape")
-                }
+                try appendEscape(escape, to: &scratch)
             default:
                 if byte < 0x20 { throw error("control character in a string") }
                 scratch.append(byte)
@@ -219,6 +199,38 @@ struct JSONParser {
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Appends to `scratch` the bytes that the escape with letter `escape` stands for (the backslash and the
+    /// letter already read; a `u` escape reads its hex digits, and a low surrogate's, from `index`).
+    mutating func appendEscape(_ escape: UInt8, to scratch: inout [UInt8]) throws(JSONParseError) {
+        switch escape {
+        case UInt8(ascii: "\""): scratch.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): scratch.append(UInt8(ascii: "\\"))
+        case UInt8(ascii: "/"): scratch.append(UInt8(ascii: "/"))
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                else { throw error("lone surrogate escape") }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("lone surrogate escape") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw error("lone surrogate escape")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
+            scratch.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            throw error("invalid escape")
+        }
     }
 
     mutating func parseHex4() throws(JSONParseError) -> UInt32 {
