@@ -100,7 +100,8 @@ extension EventStore {
                     batch.errors.forEach(onInvalidLine)
                     summary.limited.merge(batch.losses, uniquingKeysWith: +)
                     if !batch.events.isEmpty {
-                        let stored = try store.writer.write(batch.events, redacted: true)
+                        // Not atomic: any error below rolls the whole transaction back.
+                        let stored = try store.writer.write(batch.events, redacted: true, atomic: false)
                         summary.stored += stored
                         summary.duplicates += batch.events.count - stored
                         pipeline.recycle(batch.events)
