@@ -11,14 +11,26 @@ public struct IngestOptions: Sendable {
     /// Commit all or nothing: any invalid line rolls everything back.
     public var strict: Bool
     /// Events per transaction when not strict.
+    ///
+    /// Random ids (UUIDv4, or ids derived for lines without one) put each new entry of the id index on a
+    /// random page, and every commit writes each page it changed into the WAL: larger transactions write
+    /// those pages fewer times (docs/storage-layout.md).
     public var batchSize: Int
+    /// The page cache of the connection while it ingests, in bytes (SQLite's default is 2 MiB): enough to
+    /// keep the id index of a few million events in memory, so a random id seldom reads a page back from
+    /// the file. The cache grows only as pages are used, and goes back to its size before when ingest ends.
+    public var pageCacheBytes: Int
     /// How lines are read into events.
     public var codec: NDJSONCodec
 
-    /// Creates options: not strict, 10,000 events per transaction, standard limits.
-    public init(strict: Bool = false, batchSize: Int = 10_000, codec: NDJSONCodec = NDJSONCodec()) {
+    /// Creates options: not strict, 100,000 events per transaction, a 32 MiB page cache, standard limits.
+    public init(
+        strict: Bool = false, batchSize: Int = 100_000, pageCacheBytes: Int = 32 << 20,
+        codec: NDJSONCodec = NDJSONCodec()
+    ) {
         self.strict = strict
         self.batchSize = max(1, batchSize)
+        self.pageCacheBytes = max(0, pageCacheBytes)
         self.codec = codec
     }
 }
@@ -71,6 +83,9 @@ extension EventStore {
             try EventStore.checkReadable(input)
         }
         return try withConnection { store in
+            let cacheBefore = try store.connection.scalarInt("PRAGMA cache_size")
+            try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
+            defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
             var summary = IngestSummary()
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
             let pipeline = IngestPipeline(
@@ -85,7 +100,8 @@ extension EventStore {
                     batch.errors.forEach(onInvalidLine)
                     summary.limited.merge(batch.losses, uniquingKeysWith: +)
                     if !batch.events.isEmpty {
-                        let stored = try store.writer.write(batch.events, redacted: true)
+                        // Not atomic: any error below rolls the whole transaction back.
+                        let stored = try store.writer.write(batch.events, redacted: true, atomic: false)
                         summary.stored += stored
                         summary.duplicates += batch.events.count - stored
                         pipeline.recycle(batch.events)

@@ -67,7 +67,7 @@ package final class SQLiteConnection {
                     + "file and its folder")
         case SQLITE_FULL:
             return StoreError(.io, path: path, "the disk holding \(path) is full while \(what): free some space")
-        case SQLITE_IOERR where [ENOSPC, EDQUOT, EFBIG].contains(sqlite3_system_errno(handle)):
+        case SQLITE_IOERR where isFullDiskErrno(lastWriteErrno(status)):
             // A quota or a file-size limit fails the write() itself, which SQLite reports as an I/O error.
             return StoreError(
                 .io, path: path,
@@ -79,6 +79,36 @@ package final class SQLiteConnection {
         default:
             return StoreError(.io, path: path, "SQLite failed on \(path) while \(what): \(message)")
         }
+    }
+
+    private func isFullDiskErrno(_ value: Int32) -> Bool {
+        value == ENOSPC || value == EDQUOT || value == EFBIG
+    }
+
+    /// The `errno` of the failed write behind an I/O error `status`.
+    ///
+    /// `sqlite3_system_errno` is read when SQLite reports the error, after the rollback that followed it: a
+    /// write that failed while the page cache spilled into the WAL in the middle of a statement has its
+    /// `errno` overwritten by then. Each file of the connection (the database and its WAL) keeps the `errno`
+    /// of its own last failed call, so a write error (`SQLITE_IOERR_WRITE`, `_FSYNC`, `_TRUNCATE`) asks them.
+    private func lastWriteErrno(_ status: Int32) -> Int32 {
+        let system = sqlite3_system_errno(handle)
+        guard !isFullDiskErrno(system) else { return system }
+        // SQLITE_IOERR_WRITE, _FSYNC, _TRUNCATE (C macros Swift does not import).
+        let writeErrors: [Int32] = [3, 4, 6].map { SQLITE_IOERR | $0 << 8 }
+        guard writeErrors.contains(status) else { return system }
+        var fileErrno: Int32 = 0
+        if sqlite3_file_control(handle, "main", SQLITE_FCNTL_LAST_ERRNO, &fileErrno) == SQLITE_OK,
+            isFullDiskErrno(fileErrno)
+        {
+            return fileErrno
+        }
+        var journal: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal) == SQLITE_OK,
+            let journal, let methods = journal.pointee.pMethods, let control = methods.pointee.xFileControl
+        else { return system }
+        fileErrno = 0
+        return control(journal, SQLITE_FCNTL_LAST_ERRNO, &fileErrno) == SQLITE_OK ? fileErrno : system
     }
 
     /// Runs SQL text that may hold several statements and returns no rows.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The safety check behind every redaction: the text as a consumer could decode it, with every layer of
 /// percent-encoding and JSON string escaping removed, must not show a secret key whose value is not
 /// `REDACTED`.
@@ -8,20 +14,55 @@ extension Redactor {
 
     /// Whether some consumer decoding `text` (percent-decoding any number of times, either hex case, and
     /// unescaping JSON strings) would find a secret key followed by `=` or `:` and a value other than
-    /// `REDACTED`. A text with neither `%` nor `\` is checked as it is, without copying.
+    /// `REDACTED`. A text with neither `%` nor `\` is checked as it is, without copying; any other is decoded
+    /// in place in a temporary buffer (every decoding step shortens the text), on the stack when it is small:
+    /// this runs for every value of every stored event.
     func exposesSecret(_ text: String) -> Bool {
-        guard text.utf8.count > minimumKeyLength else { return false }
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") }) else {
-            // The quick scan rules out most text; only a possible key is checked for its value.
-            return mayHoldSecret(text) && exposesSecret(decoded: Array(text.utf8))
+        let count = text.utf8.count
+        guard count > minimumKeyLength else { return false }
+        // withCString hands out a native string's own NUL-terminated storage (embedded NULs included).
+        return text.withCString { pointer in
+            pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) { base in
+                let bytes = UnsafeBufferPointer(start: base, count: count)
+                guard Redactor.holdsEscape(bytes) else {
+                    // The quick scan rules out most text; only a possible key is checked for its value.
+                    return mayHoldSecret(text) && exposesSecret(decoded: bytes)
+                }
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+                    _ = buffer.initialize(fromContentsOf: bytes)
+                    let length = Redactor.decodeInPlace(buffer, count: count)
+                    return exposesSecret(decoded: UnsafeBufferPointer(rebasing: buffer[0..<length]))
+                }
+            }
         }
-        var bytes = Array(text.utf8)
-        for _ in 0..<Redactor.decodingRounds {
-            let next = Redactor.unescapeJSON(Redactor.percentDecodeAll(bytes))
-            if next == bytes { break }
-            bytes = next
+    }
+
+    /// Whether `bytes` (followed by a NUL) hold a `%` or a `\`, found with `strcspn`, which is vectorised.
+    private static func holdsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var position = 0
+        while position < bytes.count {
+            position += base.withMemoryRebound(to: CChar.self, capacity: bytes.count - position + 1) {
+                strcspn($0 + position, "%\\")
+            }
+            guard position < bytes.count else { return false }
+            if bytes[position] != 0 { return true }
+            position += 1  // an embedded NUL stopped strcspn
         }
-        return exposesSecret(decoded: bytes)
+        return false
+    }
+
+    /// Decodes the first `count` bytes of `buffer` in place, up to ``decodingRounds`` rounds of percent
+    /// escapes then JSON escapes, stopping at the first round that changes nothing; returns the new length.
+    static func decodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        var length = count
+        for _ in 0..<decodingRounds {
+            let decoded = unescapeJSONInPlace(buffer, count: percentDecodeInPlace(buffer, count: length))
+            // Every escape decoded shortens the text: an unchanged length is an unchanged text.
+            if decoded == length { break }
+            length = decoded
+        }
+        return length
     }
 
     /// Whether `redacted` has as many quotes, brackets, braces, commas, `&` and `#` as `original` once both
@@ -29,12 +70,7 @@ extension Redactor {
     /// into the structure around it (in text encoded at several depths it can; structure then takes over).
     static func keepsStructure(_ original: String, _ redacted: String) -> Bool {
         func counts(_ text: String) -> [Int] {
-            var bytes = Array(text.utf8)
-            for _ in 0..<decodingRounds {
-                let next = unescapeJSON(percentDecodeAll(bytes))
-                if next == bytes { break }
-                bytes = next
-            }
+            let bytes = decoding(Array(text.utf8), with: decodeInPlace)
             var tally = [Int](repeating: 0, count: 8)
             for byte in bytes {
                 switch byte {
@@ -55,15 +91,12 @@ extension Redactor {
     }
 
     /// Scans decoded bytes for `key` (optionally quoted) then `=` or `:` then a value that is not `REDACTED`.
-    private func exposesSecret(decoded bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices
-            where buffer[index] == UInt8(ascii: "=") || buffer[index] == UInt8(ascii: ":") {
-                guard secretKeyEnds(buffer, before: index) else { continue }
-                if !Redactor.valueIsRedacted(buffer, after: index + 1) { return true }
-            }
-            return false
+    private func exposesSecret(decoded buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in buffer.indices where buffer[index] == UInt8(ascii: "=") || buffer[index] == UInt8(ascii: ":") {
+            guard secretKeyEnds(buffer, before: index) else { continue }
+            if !Redactor.valueIsRedacted(buffer, after: index + 1) { return true }
         }
+        return false
     }
 
     /// Whether a secret key, optionally followed by a quote and spaces, ends right before `end`.
@@ -112,67 +145,99 @@ extension Redactor {
 
     /// `bytes` with every percent escape decoded, however many times it was encoded (`%2522` is `"`).
     static func percentDecodeAll(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        bytes.withUnsafeBufferPointer { buffer in
-            var index = 0
-            while index < buffer.count {
-                if buffer[index] == UInt8(ascii: "%") {
-                    let (value, length) = escape(buffer, at: index)
-                    output.append(value)
-                    index += length
-                } else {
-                    output.append(buffer[index])
-                    index += 1
-                }
-            }
-        }
+        bytes.contains(UInt8(ascii: "%")) ? decoding(bytes, with: percentDecodeInPlace) : bytes
+    }
+
+    /// A copy of `bytes` decoded in place by `decode` (which returns the new length).
+    private static func decoding(
+        _ bytes: [UInt8], with decode: (UnsafeMutableBufferPointer<UInt8>, Int) -> Int
+    ) -> [UInt8] {
+        var output = bytes
+        let length = output.withUnsafeMutableBufferPointer { decode($0, $0.count) }
+        output.removeLast(output.count - length)
         return output
+    }
+
+    /// ``percentDecodeAll(_:)`` of the first `count` bytes of `buffer`, written over them (a decoded escape is
+    /// shorter than the escape, so writing never overtakes reading); returns the new length.
+    static func percentDecodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
+        var read = firstIndex(of: UInt8(ascii: "%"), in: bytes)
+        var write = read
+        while read < count {
+            if bytes[read] == UInt8(ascii: "%") {
+                let (value, length) = escape(bytes, at: read)
+                buffer[write] = value
+                read += length
+            } else {
+                buffer[write] = bytes[read]
+                read += 1
+            }
+            write += 1
+        }
+        return write
     }
 
     /// `bytes` with one layer of JSON string escapes decoded (`\"`, `\\`, `\/`, `\n`..., `\uXXXX` with
     /// surrogate pairs); anything else is kept as it is.
     static func unescapeJSON(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "\\")) else { return bytes }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
-                output.append(bytes[index])
-                index += 1
+        bytes.contains(UInt8(ascii: "\\")) ? decoding(bytes, with: unescapeJSONInPlace) : bytes
+    }
+
+    /// ``unescapeJSON(_:)`` of the first `count` bytes of `buffer`, written over them (an escape is longer
+    /// than the UTF-8 it stands for); returns the new length.
+    static func unescapeJSONInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
+        var read = firstIndex(of: UInt8(ascii: "\\"), in: bytes)
+        var write = read
+        func put(_ byte: UInt8) {
+            buffer[write] = byte
+            write += 1
+        }
+        while read < count {
+            guard bytes[read] == UInt8(ascii: "\\"), read + 1 < count else {
+                put(bytes[read])
+                read += 1
                 continue
             }
-            let next = bytes[index + 1]
+            let next = bytes[read + 1]
             switch next {
             case UInt8(ascii: "u"):
-                if let (scalar, length) = unicodeEscape(bytes, at: index) {
-                    output.append(contentsOf: Array(String(Character(scalar)).utf8))
-                    index += length
+                if let (scalar, length) = unicodeEscape(bytes, at: read) {
+                    UTF8.encode(scalar) { put($0) }
+                    read += length
                 } else {
-                    output.append(bytes[index])
-                    index += 1
+                    put(bytes[read])
+                    read += 1
                 }
                 continue
-            case UInt8(ascii: "n"): output.append(UInt8(ascii: "\n"))
-            case UInt8(ascii: "t"): output.append(UInt8(ascii: "\t"))
-            case UInt8(ascii: "r"): output.append(UInt8(ascii: "\r"))
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            default: output.append(next)  // \" \\ \/ and anything else: the character itself
+            case UInt8(ascii: "n"): put(UInt8(ascii: "\n"))
+            case UInt8(ascii: "t"): put(UInt8(ascii: "\t"))
+            case UInt8(ascii: "r"): put(UInt8(ascii: "\r"))
+            case UInt8(ascii: "b"): put(0x08)
+            case UInt8(ascii: "f"): put(0x0C)
+            default: put(next)  // \" \\ \/ and anything else: the character itself
             }
-            index += 2
+            read += 2
         }
-        return output
+        return write
+    }
+
+    /// The position of the first `byte` in `bytes` (found with `memchr`), or `bytes.count`: the bytes before it
+    /// decode to themselves, so the decoders start there.
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else {
+            return bytes.count
+        }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// The scalar of `\uXXXX` (or a surrogate pair `\uD83D\uDE00`) at `index`, and the bytes it spans.
-    private static func unicodeEscape(_ bytes: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
+    private static func unicodeEscape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int)? {
         func hex4(_ start: Int) -> UInt32? {
             guard start + 4 <= bytes.count else { return nil }
             var value: UInt32 = 0
-            for byte in bytes[start..<start + 4] {
+            for byte in UnsafeBufferPointer(rebasing: bytes[start..<start + 4]) {
                 guard let digit = hexValue(byte) else { return nil }
                 value = value << 4 | UInt32(digit)
             }
