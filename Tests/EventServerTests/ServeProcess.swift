@@ -13,6 +13,7 @@ final class ServeProcess: @unchecked Sendable {
 
     let process = Process()
     let port: Int
+    private let pipe = Pipe()
     private let lock = NSLock()
     private var errors = ""
 
@@ -26,7 +27,6 @@ final class ServeProcess: @unchecked Sendable {
         environment["ALSTATS_READ_KEYS"] = "r1"
         environment.merge(extra) { $1 }
         process.environment = environment
-        let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -57,10 +57,13 @@ final class ServeProcess: @unchecked Sendable {
     /// What the server wrote on stderr so far.
     var stderr: String { lock.withLock { errors } }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Sends `signal`, waits for the exit status, and reads the rest of stderr.
     func stop(with signal: Int32) -> Int32 {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock { errors += String(decoding: rest, as: UTF8.self) }
         return process.terminationStatus
     }
 

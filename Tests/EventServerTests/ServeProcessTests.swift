@@ -128,6 +128,21 @@ import Testing
     }
 
     @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    func jsonLogsAreOneObjectPerRequestWithoutTheKey() throws {
+        let fixture = ServerFixture()
+        let server = try ServeProcess(database: fixture.path, arguments: ["--log-format", "json"])
+        #expect(server.request("POST", "/v1/events", body: line(id: "j1"))?.status == 200)
+        #expect(server.request("POST", "/v1/events", key: "not-a-key", body: line(id: "j2"))?.status == 401)
+        #expect(server.stop(with: SIGTERM) == 0)
+        let requests = server.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            .filter { $0["message"] == "request" }
+        #expect(requests.map { $0["status"] } == ["200", "401"])
+        #expect(requests.first?["events"] == "1")
+        #expect(requests.allSatisfy { $0["path"] == "/v1/events" && $0["method"] == "POST" })
+        #expect(!server.stderr.contains("not-a-key") && !server.stderr.contains("w1"))
+    }
+
+    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
     func serveRefusesToStartWithoutAWriteKeyOrWithNoAuthOffLoopback() throws {
         let fixture = ServerFixture()
         let noKey = try runAlstatsStatus(["serve", "--database", fixture.path, "--port", "0"])
