@@ -10,7 +10,7 @@ struct HTMLRenderer {
     /// The ids of the figures, in page order: what the browser check counts.
     static let figureIDs = [
         "fig-daily", "fig-outbound-daily", "fig-outbound-type", "fig-referer-apps", "fig-ref-categories",
-        "fig-failure-reasons",
+        "fig-failure-reasons", "fig-links",
     ]
 
     func render(_ report: Report) -> String {
@@ -25,6 +25,7 @@ struct HTMLRenderer {
         page.append("<main>")
         page += summary(report)
         for figure in figures(report) { page += figure }
+        page += linksFigure(report)
         page += sourceHosts(report)
         page.append("</main>")
         page.append(
@@ -186,7 +187,7 @@ struct HTMLRenderer {
     }
 
     /// A `<figure>`: caption, chart, and the table of its numbers (first column names the row).
-    private func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
+    func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
         let captionID = "\(chart.id)-caption"
         var lines = [
             "<figure class=\"chart\" id=\"\(chart.id)\" aria-labelledby=\"\(captionID)\">",

@@ -364,6 +364,146 @@ CREATE TABLE links (
 
 """#
         ),
+        EmbeddedSQLFile(
+            name: "0010_create_link_rollups.sql",
+            text: #"""
+-- 0010_create_link_rollups: the hosted links funnel (issue 14, links.md "In the report") without scanning
+-- events: hits of /l/{slug} (alstats_link_hit) and App Link arrivals at a link's canonical URL (al_nav_in).
+--
+-- link_rollup: per 15-minute UTC bucket, event name, slug, origin, ref, referer_app_name, status and crawler,
+--   the number of events. For alstats_link_hit: slug (field slug), status (field status as an integer, NULL
+--   when it is not one), crawler (1 when field crawler is "1", else 0), origin NULL. For al_nav_in: only
+--   events whose targetURL is `<origin>/l/<slug>`, alone or followed by `?` or `#`, where origin is
+--   `scheme://authority` (no path: links are served at /l/ of the site's root, as the verified-link files
+--   say) and slug is 1 to 64 of A-Z a-z 0-9 _ -; origin as written, status and crawler NULL.
+-- link_rollup_day: the same groups per UTC day (day_ms: the day's start, a multiple of 86400000).
+-- link_visitor_day: one row per UTC day, slug, ref, referer_app_name and `visitor` value of the people's
+--   page views (alstats_link_hit with status 200 and crawler 0): distinct visitors per day are counted
+--   from it. The value is the daily-keyed hash of links.md; no address is ever stored.
+-- link_public_url: the public URLs (origins) under which the links are served, lowercased; the report
+--   counts as arrivals only al_nav_in at one of them. Recorded by `alstats links put --public-url`,
+--   `alstats demo` and `alstats serve`.
+-- The writers keep the first three in the same transaction as the events, from the rows really inserted
+-- (LinkRollupWriter); EventStore.rebuildRollups() recomputes them from the raw events
+-- (Statements/rebuild_link_rollups.sql). Events stored before this migration are rolled up here.
+
+CREATE TABLE link_rollup (
+    bucket_ms        INTEGER NOT NULL,
+    name             TEXT    NOT NULL,   -- alstats_link_hit or al_nav_in
+    slug             TEXT    NOT NULL,
+    origin           TEXT,               -- al_nav_in: scheme://authority of targetURL
+    ref              TEXT,
+    referer_app_name TEXT,
+    status           INTEGER,            -- alstats_link_hit: 200, 404, ...
+    crawler          INTEGER,            -- alstats_link_hit: 1 or 0
+    count            INTEGER NOT NULL
+);
+
+-- One row per group (NULL mapped to x'' so that NULLs group together); the upsert target and the range scan.
+CREATE UNIQUE INDEX link_rollup_group ON link_rollup (
+    bucket_ms, name, slug, ifnull(origin, x''), ifnull(ref, x''), ifnull(referer_app_name, x''),
+    ifnull(status, x''), ifnull(crawler, x'')
+);
+
+CREATE TABLE link_rollup_day (
+    day_ms           INTEGER NOT NULL,
+    name             TEXT    NOT NULL,
+    slug             TEXT    NOT NULL,
+    origin           TEXT,
+    ref              TEXT,
+    referer_app_name TEXT,
+    status           INTEGER,
+    crawler          INTEGER,
+    count            INTEGER NOT NULL
+);
+
+CREATE UNIQUE INDEX link_rollup_day_group ON link_rollup_day (
+    day_ms, name, slug, ifnull(origin, x''), ifnull(ref, x''), ifnull(referer_app_name, x''),
+    ifnull(status, x''), ifnull(crawler, x'')
+);
+
+CREATE TABLE link_visitor_day (
+    day_ms           INTEGER NOT NULL,
+    slug             TEXT    NOT NULL,
+    ref              TEXT,
+    referer_app_name TEXT,
+    visitor          TEXT    NOT NULL
+);
+
+CREATE UNIQUE INDEX link_visitor_day_group ON link_visitor_day (
+    day_ms, slug, ifnull(ref, x''), ifnull(referer_app_name, x''), visitor
+);
+
+CREATE TABLE link_public_url (
+    public_url  TEXT    NOT NULL PRIMARY KEY,   -- scheme://authority, lowercased, no trailing slash
+    recorded_ms INTEGER NOT NULL                -- when it was first recorded, ms since the Unix epoch
+) WITHOUT ROWID;
+
+-- Every stored event the funnel reads, one row each, with the fields it needs: the hits (with a `slug`
+-- field) and the al_nav_in whose targetURL is a canonical link URL (see above). The one SQL definition of
+-- what the writers roll up (LinkRollupKey in Swift), read by the rebuild, the report's window edges and
+-- Queries/link_funnel.sql. Columns: id, ts_ms, name, slug, origin, ref, referer_app_name, status, crawler,
+-- visitor (NULL where they do not apply).
+CREATE VIEW link_event AS
+SELECT id, ts_ms, name, slug, NULL AS origin, ref, referer_app_name,
+    CASE WHEN status_text GLOB '[0-9]*' AND status_text NOT GLOB '*[^0-9]*' AND length(status_text) <= 9
+        THEN CAST(status_text AS INTEGER) END AS status,
+    CASE WHEN crawler_text = '1' THEN 1 ELSE 0 END AS crawler,
+    visitor
+FROM (
+    SELECT id, ts_ms, name, ref, referer_app_name, json_extract(extra, '$.slug') AS slug,
+        json_extract(extra, '$.status') AS status_text, json_extract(extra, '$.crawler') AS crawler_text,
+        json_extract(extra, '$.visitor') AS visitor
+    FROM events
+    WHERE name = 'alstats_link_hit'
+)
+WHERE slug IS NOT NULL
+UNION ALL
+SELECT id, ts_ms, name, slug, origin, ref, referer_app_name, NULL, NULL, NULL
+FROM (
+    SELECT id, ts_ms, name, ref, referer_app_name, scheme || '://' || authority AS origin,
+        CASE WHEN cut > 0 THEN substr(tail, 1, cut - 1) ELSE tail END AS slug
+    FROM (
+        SELECT id, ts_ms, name, ref, referer_app_name, scheme, authority, tail,
+            CASE WHEN instr(tail, '?') = 0 THEN instr(tail, '#')
+                 WHEN instr(tail, '#') = 0 THEN instr(tail, '?')
+                 ELSE min(instr(tail, '?'), instr(tail, '#')) END AS cut
+        FROM (
+            SELECT id, ts_ms, name, ref, referer_app_name, scheme,
+                substr(rest, 1, instr(rest, '/') - 1) AS authority,
+                substr(rest, instr(rest, '/'), 3) AS lead, substr(rest, instr(rest, '/') + 3) AS tail
+            FROM (
+                SELECT id, ts_ms, name, ref, referer_app_name,
+                    substr(target_url, 1, instr(target_url, '://') - 1) AS scheme,
+                    substr(target_url, instr(target_url, '://') + 3) AS rest
+                FROM events
+                WHERE name = 'al_nav_in' AND instr(target_url, '://') > 1
+            )
+            WHERE instr(rest, '/') > 1
+        )
+        WHERE lead = '/l/' AND authority NOT GLOB '*[?#]*' AND scheme NOT GLOB '*[^A-Za-z0-9+.-]*'
+    )
+)
+WHERE length(slug) BETWEEN 1 AND 64 AND slug NOT GLOB '*[^A-Za-z0-9_-]*';
+
+-- Roll up the events stored before this migration (the same statements as Statements/rebuild_link_rollups.sql).
+INSERT INTO link_rollup (bucket_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, slug, origin, ref, referer_app_name, status, crawler,
+    count(*)
+FROM link_event
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+INSERT INTO link_rollup_day (day_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, slug, origin, ref, referer_app_name,
+    status, crawler, sum(count)
+FROM link_rollup
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
+SELECT DISTINCT ts_ms - ((ts_ms % 86400000) + 86400000) % 86400000, slug, ref, referer_app_name, visitor
+FROM link_event
+WHERE name = 'alstats_link_hit' AND status = 200 AND crawler = 0 AND visitor IS NOT NULL;
+
+"""#
+        ),
     ]
 
     /// `Queries/NAME.sql`, by file name order.
@@ -602,6 +742,115 @@ ORDER BY events DESC, name;
 """#
         ),
         EmbeddedSQLFile(
+            name: "report_links.sql",
+            text: #"""
+-- report_links: the hosted links funnel per slug in a time window (hits, visitors, crawler fetches, pages not found, arrivals in the app); the links section of alstats report.
+--
+-- Its cost grows with the number of groups, not of events: it reads the link rollups (Migrations/0010) for
+-- the whole UTC days and 15-minute buckets inside the window, and the raw events (view link_event) only of
+-- the partial buckets at the window's edges; visitors come from link_visitor_day for whole UTC days and
+-- from the raw hits for the partial days at the edges.
+-- Parameters (unbound = no limit):
+--   :since        window start, ms since the Unix epoch, inclusive
+--   :until        window end, ms since the Unix epoch, exclusive
+--   :ref          keep only hits and arrivals whose ref is this
+--   :referer_app  keep only events whose refererAppName is this
+-- Columns: slug; hits (alstats_link_hit with status 200 and crawler 0); visitors (distinct visitor values of
+--   those hits per UTC day, summed over the days); crawler_fetches (hits with crawler 1); not_found (hits
+--   with crawler 0 and a status other than 200: unknown slugs); arrivals (al_nav_in whose targetURL is the
+--   link's canonical URL on a public URL of link_public_url); arrival_rate (arrivals / hits, NULL without
+--   hits). One row per slug with any of them, by hits descending, then slug.
+WITH edges AS (
+    SELECT
+        coalesce(:since, -9223372036854775807) AS s,
+        coalesce(:until, 9223372036854775807) AS u,
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END AS b1,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 900000) + 900000) % 900000 END AS b2,
+        CASE WHEN :since IS NULL THEN -9223372036854775807
+             ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END AS d1,
+        CASE WHEN :until IS NULL THEN 9223372036854775807
+             ELSE :until - ((:until % 86400000) + 86400000) % 86400000 END AS d2
+),
+bounds AS (
+    -- the day part [dl, dh) lies inside the bucket part [b1, b2); empty (dl = dh = b2) when no whole day fits
+    SELECT s, u, b1, b2, d1, d2,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN max(d1, b1) ELSE b2 END AS dl,
+        CASE WHEN max(d1, b1) < min(d2, b2) THEN min(d2, b2) ELSE b2 END AS dh
+    FROM edges
+),
+counts AS (
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup_day AS r, bounds AS b
+    WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup AS r, bounds AS b
+    WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
+    FROM link_event AS e, bounds AS b
+    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
+    FROM link_event AS e, bounds AS b
+    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+),
+funnel AS (
+    SELECT slug,
+        sum(CASE WHEN name = 'alstats_link_hit' AND status = 200 AND crawler = 0 THEN count ELSE 0 END) AS hits,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 1 THEN count ELSE 0 END) AS crawler_fetches,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS NOT 200 THEN count ELSE 0 END)
+            AS not_found,
+        sum(CASE WHEN name = 'al_nav_in' AND lower(origin) IN (SELECT public_url FROM link_public_url)
+            THEN count ELSE 0 END) AS arrivals
+    FROM counts
+    GROUP BY slug
+),
+visitors AS (
+    SELECT slug, count(*) AS visitors
+    FROM (
+        SELECT DISTINCT day_ms, slug, visitor
+        FROM (
+            SELECT v.day_ms, v.slug, v.visitor
+            FROM link_visitor_day AS v, bounds AS b
+            WHERE v.day_ms >= b.d1 AND v.day_ms < b.d2
+              AND (:ref IS NULL OR v.ref = :ref) AND (:referer_app IS NULL OR v.referer_app_name = :referer_app)
+            UNION ALL
+            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
+            FROM link_event AS e, bounds AS b
+            WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.d1, b.u)
+              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
+              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+            UNION ALL
+            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
+            FROM link_event AS e, bounds AS b
+            WHERE e.ts_ms >= max(b.d2, b.d1, b.s) AND e.ts_ms < b.u
+              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
+              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+        )
+    )
+    GROUP BY slug
+)
+SELECT f.slug, f.hits, coalesce(v.visitors, 0) AS visitors, f.crawler_fetches, f.not_found, f.arrivals,
+    1.0 * f.arrivals / nullif(f.hits, 0) AS arrival_rate
+FROM funnel AS f LEFT JOIN visitors AS v ON v.slug = f.slug
+WHERE f.hits + f.crawler_fetches + f.not_found + f.arrivals > 0
+ORDER BY f.hits DESC, f.slug;
+
+"""#
+        ),
+        EmbeddedSQLFile(
             name: "slowest_growing_refs.sql",
             text: #"""
 -- slowest_growing_refs: which ref categories grow slowest: arrivals in the last 7 days against the 7 days before.
@@ -670,6 +919,45 @@ ON CONFLICT (id) DO NOTHING
 """#
         ),
         EmbeddedSQLFile(
+            name: "insert_link_visitor.sql",
+            text: #"""
+-- insert_link_visitor: records that `visitor` viewed a link's page on a UTC day (nothing when already
+-- recorded). Run once per distinct row per committed batch, in the batch's transaction.
+-- Parameters: ?1 day_ms, ?2 slug, ?3 ref, ?4 referer_app_name (NULL when absent), ?5 visitor.
+-- Used by: LinkRollupWriter.commit.
+INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
+VALUES (?1, ?2, ?3, ?4, ?5)
+ON CONFLICT (day_ms, slug, ifnull(ref, x''), ifnull(referer_app_name, x''), visitor) DO NOTHING
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "rebuild_link_rollups.sql",
+            text: #"""
+-- rebuild_link_rollups: recomputes link_rollup, link_rollup_day and link_visitor_day from the raw events
+-- (through the view link_event, Migrations/0010), with the same grouping as LinkRollupWriter. No
+-- parameters. Run inside one transaction. Used by: EventStore.rebuildRollups.
+DELETE FROM link_rollup;
+DELETE FROM link_rollup_day;
+DELETE FROM link_visitor_day;
+INSERT INTO link_rollup (bucket_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, slug, origin, ref, referer_app_name, status, crawler,
+    count(*)
+FROM link_event
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+INSERT INTO link_rollup_day (day_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, slug, origin, ref, referer_app_name,
+    status, crawler, sum(count)
+FROM link_rollup
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
+SELECT DISTINCT ts_ms - ((ts_ms % 86400000) + 86400000) % 86400000, slug, ref, referer_app_name, visitor
+FROM link_event
+WHERE name = 'alstats_link_hit' AND status = 200 AND crawler = 0 AND visitor IS NOT NULL;
+
+"""#
+        ),
+        EmbeddedSQLFile(
             name: "rebuild_rollups.sql",
             text: #"""
 -- rebuild_rollups: recomputes the three rollup tables from the raw events (the source of truth), with
@@ -721,6 +1009,40 @@ ORDER BY ts_ms, id
 -- Used by: EventWriter.recordLosses (SQLiteEventSink.recordLosses, EventStore.recordLosses).
 INSERT INTO completeness (kind, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT (kind, reason) DO UPDATE SET count = count + excluded.count, updated_ms = excluded.updated_ms
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "upsert_link_rollup.sql",
+            text: #"""
+-- upsert_link_rollup: adds ?9 events to one group of link_rollup (created when new). Run once per group per
+-- committed batch, in the batch's transaction.
+-- Parameters: ?1 bucket_ms, ?2 name, ?3 slug, ?4 origin, ?5 ref, ?6 referer_app_name, ?7 status, ?8 crawler
+-- (NULL where absent), ?9 count. Used by: LinkRollupWriter.commit.
+INSERT INTO link_rollup (bucket_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+ON CONFLICT (
+    bucket_ms, name, slug, ifnull(origin, x''), ifnull(ref, x''), ifnull(referer_app_name, x''),
+    ifnull(status, x''), ifnull(crawler, x'')
+)
+DO UPDATE SET count = count + excluded.count
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "upsert_link_rollup_day.sql",
+            text: #"""
+-- upsert_link_rollup_day: adds ?9 events to one group of link_rollup_day (created when new). Run once per group per
+-- committed batch, in the batch's transaction.
+-- Parameters: ?1 day_ms, ?2 name, ?3 slug, ?4 origin, ?5 ref, ?6 referer_app_name, ?7 status, ?8 crawler
+-- (NULL where absent), ?9 count. Used by: LinkRollupWriter.commit.
+INSERT INTO link_rollup_day (day_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+ON CONFLICT (
+    day_ms, name, slug, ifnull(origin, x''), ifnull(ref, x''), ifnull(referer_app_name, x''),
+    ifnull(status, x''), ifnull(crawler, x'')
+)
+DO UPDATE SET count = count + excluded.count
 
 """#
         ),

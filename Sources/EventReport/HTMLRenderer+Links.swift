@@ -1,0 +1,28 @@
+extension HTMLRenderer {
+    /// The hosted links funnel: per slug, people's page views, arrivals in the app and crawler fetches,
+    /// with the arrival rate beside each bar and the table of every count.
+    func linksFigure(_ report: Report) -> [String] {
+        let n = ReportText.count
+        let p = ReportText.percent
+        let links = report.links
+        return figure(
+            SVGChart(
+                id: "fig-links", kind: .horizontalBars, title: "Hosted links: page views and arrivals in the app",
+                xLabel: "events", yLabel: "slug", categories: links.map(\.slug),
+                series: [
+                    .init(name: "page views (hits)", values: links.map(\.hits), style: 2),
+                    .init(name: "arrivals (al_nav_in)", values: links.map(\.arrivals), style: 1),
+                    .init(name: "crawler fetches", values: links.map(\.crawlerFetches), style: 4),
+                ],
+                annotations: links.map { "arrival rate \(p($0.arrivalRate))" }),
+            header: ["slug", "hits", "visitors", "crawler fetches", "not found", "arrivals", "arrival rate"],
+            rows: links.map {
+                [
+                    $0.slug, n($0.hits), n($0.visitors), n($0.crawlerFetches), n($0.notFound), n($0.arrivals),
+                    p($0.arrivalRate),
+                ]
+            },
+            note: "Hits are page views of /l/{slug} by people (status 200, not a crawler); visitors are distinct "
+                + "per UTC day; arrivals are al_nav_in events whose targetURL is the link's canonical URL.")
+    }
+}
