@@ -56,7 +56,7 @@ let package = Package(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"],
             exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
+            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks"],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],

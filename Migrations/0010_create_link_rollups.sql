@@ -9,12 +9,15 @@
 --   say) and slug is 1 to 64 of A-Z a-z 0-9 _ -; origin as written, status and crawler NULL.
 -- link_rollup_day: the same groups per UTC day (day_ms: the day's start, a multiple of 86400000).
 -- link_visitor_day: one row per UTC day, slug, ref, referer_app_name and `visitor` value of the people's
---   page views (alstats_link_hit with status 200 and crawler 0): distinct visitors per day are counted
---   from it. The value is the daily-keyed hash of links.md; no address is ever stored.
+--   page views (alstats_link_hit with status 200 and crawler 0). The value is the daily-keyed hash of
+--   links.md; no address is ever stored.
+-- link_visitor_count: distinct visitors per UTC day and slug, in four scopes (one per combination of the
+--   report's filters): 'all' (ref and referer_app_name NULL), 'ref' (per ref), 'referer_app' (per
+--   referer_app_name), 'both' (per ref and referer_app_name); counted as link_visitor_day gains rows.
 -- link_public_url: the public URLs (origins) under which the links are served, lowercased; the report
 --   counts as arrivals only al_nav_in at one of them. Recorded by `alstats links put --public-url`,
 --   `alstats demo` and `alstats serve`.
--- The writers keep the first three in the same transaction as the events, from the rows really inserted
+-- The writers keep the first four in the same transaction as the events, from the rows really inserted
 -- (LinkRollupWriter); EventStore.rebuildRollups() recomputes them from the raw events
 -- (Statements/rebuild_link_rollups.sql). Events stored before this migration are rolled up here.
 
@@ -61,8 +64,22 @@ CREATE TABLE link_visitor_day (
     visitor          TEXT    NOT NULL
 );
 
+-- One row per group; its prefix (day_ms, slug, visitor) finds a visitor's rows of the day.
 CREATE UNIQUE INDEX link_visitor_day_group ON link_visitor_day (
-    day_ms, slug, ifnull(ref, x''), ifnull(referer_app_name, x''), visitor
+    day_ms, slug, visitor, ifnull(ref, x''), ifnull(referer_app_name, x'')
+);
+
+CREATE TABLE link_visitor_count (
+    day_ms           INTEGER NOT NULL,
+    slug             TEXT    NOT NULL,
+    scope            TEXT    NOT NULL CHECK (scope IN ('all', 'ref', 'referer_app', 'both')),
+    ref              TEXT,
+    referer_app_name TEXT,
+    visitors         INTEGER NOT NULL
+);
+
+CREATE UNIQUE INDEX link_visitor_count_group ON link_visitor_count (
+    day_ms, slug, scope, ifnull(ref, x''), ifnull(referer_app_name, x'')
 );
 
 CREATE TABLE link_public_url (
@@ -132,3 +149,13 @@ INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
 SELECT DISTINCT ts_ms - ((ts_ms % 86400000) + 86400000) % 86400000, slug, ref, referer_app_name, visitor
 FROM link_event
 WHERE name = 'alstats_link_hit' AND status = 200 AND crawler = 0 AND visitor IS NOT NULL;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'all', NULL, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'ref', ref, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug, ref;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'referer_app', NULL, referer_app_name, count(DISTINCT visitor)
+FROM link_visitor_day
+GROUP BY day_ms, slug, referer_app_name;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'both', ref, referer_app_name, count(*) FROM link_visitor_day GROUP BY day_ms, slug, ref, referer_app_name;

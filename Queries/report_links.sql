@@ -2,8 +2,8 @@
 --
 -- Its cost grows with the number of groups, not of events: it reads the link rollups (Migrations/0010) for
 -- the whole UTC days and 15-minute buckets inside the window, and the raw events (view link_event) only of
--- the partial buckets at the window's edges; visitors come from link_visitor_day for whole UTC days and
--- from the raw hits for the partial days at the edges.
+-- the partial buckets at the window's edges; visitors come from link_visitor_count for whole UTC days and
+-- from the raw hits of the partial UTC days at the edges (at most two days of hits).
 -- Parameters (unbound = no limit):
 --   :since        window start, ms since the Unix epoch, inclusive
 --   :until        window end, ms since the Unix epoch, exclusive
@@ -50,14 +50,23 @@ counts AS (
     WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
     UNION ALL
+    -- the raw events of the partial buckets: bounds written out in the parameters, so that SQLite reads
+    -- the view link_event by a range of events_by_time
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, bounds AS b
-    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+    FROM link_event AS e
+    WHERE e.ts_ms >= coalesce(:since, -9223372036854775807)
+      AND e.ts_ms < min(CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                    coalesce(:until, 9223372036854775807))
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, bounds AS b
-    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+    FROM link_event AS e
+    WHERE e.ts_ms >= max(CASE WHEN :until IS NULL THEN 9223372036854775807 ELSE :until - ((:until % 900000) + 900000) % 900000 END,
+                     CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                     coalesce(:since, -9223372036854775807))
+      AND e.ts_ms < coalesce(:until, 9223372036854775807)
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 ),
 funnel AS (
@@ -72,27 +81,44 @@ funnel AS (
     GROUP BY slug
 ),
 visitors AS (
-    SELECT slug, count(*) AS visitors
+    SELECT slug, sum(visitors) AS visitors
     FROM (
-        SELECT DISTINCT day_ms, slug, visitor
+        -- whole UTC days: the counts of the scope of the filters
+        SELECT c.slug, c.visitors
+        FROM link_visitor_count AS c, bounds AS b
+        WHERE c.day_ms >= b.d1 AND c.day_ms < b.d2
+          AND c.scope = CASE WHEN :ref IS NULL AND :referer_app IS NULL THEN 'all' WHEN :referer_app IS NULL THEN 'ref'
+                             WHEN :ref IS NULL THEN 'referer_app' ELSE 'both' END
+          AND (:ref IS NULL OR c.ref = :ref) AND (:referer_app IS NULL OR c.referer_app_name = :referer_app)
+        UNION ALL
+        -- the partial UTC days at the window's edges: distinct visitors of their raw hits (one day each)
+        SELECT slug, count(*)
         FROM (
-            SELECT v.day_ms, v.slug, v.visitor
-            FROM link_visitor_day AS v, bounds AS b
-            WHERE v.day_ms >= b.d1 AND v.day_ms < b.d2
-              AND (:ref IS NULL OR v.ref = :ref) AND (:referer_app IS NULL OR v.referer_app_name = :referer_app)
-            UNION ALL
-            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
-            FROM link_event AS e, bounds AS b
-            WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.d1, b.u)
-              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
-              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
-            UNION ALL
-            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
-            FROM link_event AS e, bounds AS b
-            WHERE e.ts_ms >= max(b.d2, b.d1, b.s) AND e.ts_ms < b.u
+            SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
+            FROM link_event AS e
+            WHERE e.ts_ms >= coalesce(:since, -9223372036854775807)
+              AND e.ts_ms < min(CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END,
+                            coalesce(:until, 9223372036854775807))
               AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
               AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
         )
+        GROUP BY slug
+        UNION ALL
+        SELECT slug, count(*)
+        FROM (
+            SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
+            FROM link_event AS e
+            WHERE e.ts_ms >= max(CASE WHEN :until IS NULL THEN 9223372036854775807
+                     ELSE :until - ((:until % 86400000) + 86400000) % 86400000 END,
+                             CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END,
+                             coalesce(:since, -9223372036854775807))
+              AND e.ts_ms < coalesce(:until, 9223372036854775807)
+              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
+              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+        )
+        GROUP BY slug
     )
     GROUP BY slug
 )

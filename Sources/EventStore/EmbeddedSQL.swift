@@ -378,12 +378,15 @@ CREATE TABLE links (
 --   say) and slug is 1 to 64 of A-Z a-z 0-9 _ -; origin as written, status and crawler NULL.
 -- link_rollup_day: the same groups per UTC day (day_ms: the day's start, a multiple of 86400000).
 -- link_visitor_day: one row per UTC day, slug, ref, referer_app_name and `visitor` value of the people's
---   page views (alstats_link_hit with status 200 and crawler 0): distinct visitors per day are counted
---   from it. The value is the daily-keyed hash of links.md; no address is ever stored.
+--   page views (alstats_link_hit with status 200 and crawler 0). The value is the daily-keyed hash of
+--   links.md; no address is ever stored.
+-- link_visitor_count: distinct visitors per UTC day and slug, in four scopes (one per combination of the
+--   report's filters): 'all' (ref and referer_app_name NULL), 'ref' (per ref), 'referer_app' (per
+--   referer_app_name), 'both' (per ref and referer_app_name); counted as link_visitor_day gains rows.
 -- link_public_url: the public URLs (origins) under which the links are served, lowercased; the report
 --   counts as arrivals only al_nav_in at one of them. Recorded by `alstats links put --public-url`,
 --   `alstats demo` and `alstats serve`.
--- The writers keep the first three in the same transaction as the events, from the rows really inserted
+-- The writers keep the first four in the same transaction as the events, from the rows really inserted
 -- (LinkRollupWriter); EventStore.rebuildRollups() recomputes them from the raw events
 -- (Statements/rebuild_link_rollups.sql). Events stored before this migration are rolled up here.
 
@@ -430,8 +433,22 @@ CREATE TABLE link_visitor_day (
     visitor          TEXT    NOT NULL
 );
 
+-- One row per group; its prefix (day_ms, slug, visitor) finds a visitor's rows of the day.
 CREATE UNIQUE INDEX link_visitor_day_group ON link_visitor_day (
-    day_ms, slug, ifnull(ref, x''), ifnull(referer_app_name, x''), visitor
+    day_ms, slug, visitor, ifnull(ref, x''), ifnull(referer_app_name, x'')
+);
+
+CREATE TABLE link_visitor_count (
+    day_ms           INTEGER NOT NULL,
+    slug             TEXT    NOT NULL,
+    scope            TEXT    NOT NULL CHECK (scope IN ('all', 'ref', 'referer_app', 'both')),
+    ref              TEXT,
+    referer_app_name TEXT,
+    visitors         INTEGER NOT NULL
+);
+
+CREATE UNIQUE INDEX link_visitor_count_group ON link_visitor_count (
+    day_ms, slug, scope, ifnull(ref, x''), ifnull(referer_app_name, x'')
 );
 
 CREATE TABLE link_public_url (
@@ -501,6 +518,16 @@ INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
 SELECT DISTINCT ts_ms - ((ts_ms % 86400000) + 86400000) % 86400000, slug, ref, referer_app_name, visitor
 FROM link_event
 WHERE name = 'alstats_link_hit' AND status = 200 AND crawler = 0 AND visitor IS NOT NULL;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'all', NULL, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'ref', ref, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug, ref;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'referer_app', NULL, referer_app_name, count(DISTINCT visitor)
+FROM link_visitor_day
+GROUP BY day_ms, slug, referer_app_name;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'both', ref, referer_app_name, count(*) FROM link_visitor_day GROUP BY day_ms, slug, ref, referer_app_name;
 
 """#
         ),
@@ -559,6 +586,52 @@ SELECT error, sum(failures) AS failures,
 FROM failures
 GROUP BY error
 ORDER BY failures DESC, error IS NULL, error;
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "link_funnel.sql",
+            text: #"""
+-- link_funnel: the hosted links funnel per UTC day and slug: page views by people, distinct visitors, crawler fetches, pages not found and arrivals in the app.
+--
+-- Reads only the link rollups (Migrations/0010): whole UTC days, so the cost grows with days x slugs.
+-- Arrivals are al_nav_in events whose targetURL is the link's canonical URL on a public URL recorded in
+-- link_public_url (alstats links put --public-url, alstats serve, alstats demo).
+-- Parameters (unbound = no limit):
+--   :since  first day, ms since the Unix epoch (the UTC days starting at or after it)
+--   :until  end, ms since the Unix epoch, exclusive (the UTC days starting before it)
+--   :ref    keep only hits and arrivals whose ref is this
+--   :slug   keep only this slug
+-- Columns: day (YYYY-MM-DD, UTC), slug, hits (status 200, not a crawler), visitors (distinct per day),
+--   crawler_fetches, not_found (status other than 200, not a crawler), arrivals, arrival_rate (arrivals /
+--   hits, NULL without hits). By day, then hits descending, then slug.
+WITH counts AS (
+    SELECT day_ms, slug,
+        sum(CASE WHEN name = 'alstats_link_hit' AND status = 200 AND crawler = 0 THEN count ELSE 0 END) AS hits,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 1 THEN count ELSE 0 END) AS crawler_fetches,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS NOT 200 THEN count ELSE 0 END)
+            AS not_found,
+        sum(CASE WHEN name = 'al_nav_in' AND lower(origin) IN (SELECT public_url FROM link_public_url)
+            THEN count ELSE 0 END) AS arrivals
+    FROM link_rollup_day
+    WHERE (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+      AND (:ref IS NULL OR ref = :ref) AND (:slug IS NULL OR slug = :slug)
+    GROUP BY day_ms, slug
+),
+visitors AS (
+    SELECT day_ms, slug, sum(visitors) AS visitors
+    FROM link_visitor_count
+    WHERE scope = CASE WHEN :ref IS NULL THEN 'all' ELSE 'ref' END AND (:ref IS NULL OR ref = :ref)
+      AND (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+      AND (:slug IS NULL OR slug = :slug)
+    GROUP BY day_ms, slug
+)
+SELECT strftime('%Y-%m-%d', c.day_ms / 1000, 'unixepoch') AS day, c.slug, c.hits,
+    coalesce(v.visitors, 0) AS visitors, c.crawler_fetches, c.not_found, c.arrivals,
+    round(1.0 * c.arrivals / nullif(c.hits, 0), 4) AS arrival_rate
+FROM counts AS c LEFT JOIN visitors AS v ON v.day_ms = c.day_ms AND v.slug = c.slug
+WHERE c.hits + c.crawler_fetches + c.not_found + c.arrivals > 0
+ORDER BY c.day_ms, c.hits DESC, c.slug;
 
 """#
         ),
@@ -748,8 +821,8 @@ ORDER BY events DESC, name;
 --
 -- Its cost grows with the number of groups, not of events: it reads the link rollups (Migrations/0010) for
 -- the whole UTC days and 15-minute buckets inside the window, and the raw events (view link_event) only of
--- the partial buckets at the window's edges; visitors come from link_visitor_day for whole UTC days and
--- from the raw hits for the partial days at the edges.
+-- the partial buckets at the window's edges; visitors come from link_visitor_count for whole UTC days and
+-- from the raw hits of the partial UTC days at the edges (at most two days of hits).
 -- Parameters (unbound = no limit):
 --   :since        window start, ms since the Unix epoch, inclusive
 --   :until        window end, ms since the Unix epoch, exclusive
@@ -796,14 +869,23 @@ counts AS (
     WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
     UNION ALL
+    -- the raw events of the partial buckets: bounds written out in the parameters, so that SQLite reads
+    -- the view link_event by a range of events_by_time
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, bounds AS b
-    WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
+    FROM link_event AS e
+    WHERE e.ts_ms >= coalesce(:since, -9223372036854775807)
+      AND e.ts_ms < min(CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                    coalesce(:until, 9223372036854775807))
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, bounds AS b
-    WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+    FROM link_event AS e
+    WHERE e.ts_ms >= max(CASE WHEN :until IS NULL THEN 9223372036854775807 ELSE :until - ((:until % 900000) + 900000) % 900000 END,
+                     CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                     coalesce(:since, -9223372036854775807))
+      AND e.ts_ms < coalesce(:until, 9223372036854775807)
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 ),
 funnel AS (
@@ -818,27 +900,44 @@ funnel AS (
     GROUP BY slug
 ),
 visitors AS (
-    SELECT slug, count(*) AS visitors
+    SELECT slug, sum(visitors) AS visitors
     FROM (
-        SELECT DISTINCT day_ms, slug, visitor
+        -- whole UTC days: the counts of the scope of the filters
+        SELECT c.slug, c.visitors
+        FROM link_visitor_count AS c, bounds AS b
+        WHERE c.day_ms >= b.d1 AND c.day_ms < b.d2
+          AND c.scope = CASE WHEN :ref IS NULL AND :referer_app IS NULL THEN 'all' WHEN :referer_app IS NULL THEN 'ref'
+                             WHEN :ref IS NULL THEN 'referer_app' ELSE 'both' END
+          AND (:ref IS NULL OR c.ref = :ref) AND (:referer_app IS NULL OR c.referer_app_name = :referer_app)
+        UNION ALL
+        -- the partial UTC days at the window's edges: distinct visitors of their raw hits (one day each)
+        SELECT slug, count(*)
         FROM (
-            SELECT v.day_ms, v.slug, v.visitor
-            FROM link_visitor_day AS v, bounds AS b
-            WHERE v.day_ms >= b.d1 AND v.day_ms < b.d2
-              AND (:ref IS NULL OR v.ref = :ref) AND (:referer_app IS NULL OR v.referer_app_name = :referer_app)
-            UNION ALL
-            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
-            FROM link_event AS e, bounds AS b
-            WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.d1, b.u)
-              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
-              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
-            UNION ALL
-            SELECT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000, e.slug, e.visitor
-            FROM link_event AS e, bounds AS b
-            WHERE e.ts_ms >= max(b.d2, b.d1, b.s) AND e.ts_ms < b.u
+            SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
+            FROM link_event AS e
+            WHERE e.ts_ms >= coalesce(:since, -9223372036854775807)
+              AND e.ts_ms < min(CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END,
+                            coalesce(:until, 9223372036854775807))
               AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
               AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
         )
+        GROUP BY slug
+        UNION ALL
+        SELECT slug, count(*)
+        FROM (
+            SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
+            FROM link_event AS e
+            WHERE e.ts_ms >= max(CASE WHEN :until IS NULL THEN 9223372036854775807
+                     ELSE :until - ((:until % 86400000) + 86400000) % 86400000 END,
+                             CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 86399999) - (((:since + 86399999) % 86400000) + 86400000) % 86400000 END,
+                             coalesce(:since, -9223372036854775807))
+              AND e.ts_ms < coalesce(:until, 9223372036854775807)
+              AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
+              AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+        )
+        GROUP BY slug
     )
     GROUP BY slug
 )
@@ -921,25 +1020,28 @@ ON CONFLICT (id) DO NOTHING
         EmbeddedSQLFile(
             name: "insert_link_visitor.sql",
             text: #"""
--- insert_link_visitor: records that `visitor` viewed a link's page on a UTC day (nothing when already
--- recorded). Run once per distinct row per committed batch, in the batch's transaction.
+-- insert_link_visitor: records that `visitor` viewed a link's page on a UTC day with a ref and referer app
+-- (nothing when already recorded). Run, in the batch's transaction, for each distinct row of a committed
+-- batch after select_link_visitor told the writer which visitor counts grow.
 -- Parameters: ?1 day_ms, ?2 slug, ?3 ref, ?4 referer_app_name (NULL when absent), ?5 visitor.
 -- Used by: LinkRollupWriter.commit.
 INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
 VALUES (?1, ?2, ?3, ?4, ?5)
-ON CONFLICT (day_ms, slug, ifnull(ref, x''), ifnull(referer_app_name, x''), visitor) DO NOTHING
+ON CONFLICT (day_ms, slug, visitor, ifnull(ref, x''), ifnull(referer_app_name, x'')) DO NOTHING
 
 """#
         ),
         EmbeddedSQLFile(
             name: "rebuild_link_rollups.sql",
             text: #"""
--- rebuild_link_rollups: recomputes link_rollup, link_rollup_day and link_visitor_day from the raw events
+-- rebuild_link_rollups: recomputes link_rollup, link_rollup_day, link_visitor_day and link_visitor_count from
+-- the raw events
 -- (through the view link_event, Migrations/0010), with the same grouping as LinkRollupWriter. No
 -- parameters. Run inside one transaction. Used by: EventStore.rebuildRollups.
 DELETE FROM link_rollup;
 DELETE FROM link_rollup_day;
 DELETE FROM link_visitor_day;
+DELETE FROM link_visitor_count;
 INSERT INTO link_rollup (bucket_ms, name, slug, origin, ref, referer_app_name, status, crawler, count)
 SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, slug, origin, ref, referer_app_name, status, crawler,
     count(*)
@@ -954,6 +1056,16 @@ INSERT INTO link_visitor_day (day_ms, slug, ref, referer_app_name, visitor)
 SELECT DISTINCT ts_ms - ((ts_ms % 86400000) + 86400000) % 86400000, slug, ref, referer_app_name, visitor
 FROM link_event
 WHERE name = 'alstats_link_hit' AND status = 200 AND crawler = 0 AND visitor IS NOT NULL;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'all', NULL, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'ref', ref, NULL, count(DISTINCT visitor) FROM link_visitor_day GROUP BY day_ms, slug, ref;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'referer_app', NULL, referer_app_name, count(DISTINCT visitor)
+FROM link_visitor_day
+GROUP BY day_ms, slug, referer_app_name;
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+SELECT day_ms, slug, 'both', ref, referer_app_name, count(*) FROM link_visitor_day GROUP BY day_ms, slug, ref, referer_app_name;
 
 """#
         ),
@@ -1002,6 +1114,17 @@ ORDER BY ts_ms, id
 """#
         ),
         EmbeddedSQLFile(
+            name: "select_link_visitor.sql",
+            text: #"""
+-- select_link_visitor: the refs and referer apps under which a visitor already viewed a link's page on a
+-- UTC day (a few rows): the writer counts the visitor anew in each scope of link_visitor_count where no
+-- row matches. Parameters: ?1 day_ms, ?2 slug, ?3 visitor. Columns: ref, referer_app_name.
+-- Used by: LinkRollupWriter.commit.
+SELECT ref, referer_app_name FROM link_visitor_day WHERE day_ms = ?1 AND slug = ?2 AND visitor = ?3
+
+"""#
+        ),
+        EmbeddedSQLFile(
             name: "upsert_completeness.sql",
             text: #"""
 -- upsert_completeness: adds ?3 lost events under a kind and reason of the completeness table.
@@ -1043,6 +1166,19 @@ ON CONFLICT (
     ifnull(status, x''), ifnull(crawler, x'')
 )
 DO UPDATE SET count = count + excluded.count
+
+"""#
+        ),
+        EmbeddedSQLFile(
+            name: "upsert_link_visitor_count.sql",
+            text: #"""
+-- upsert_link_visitor_count: adds ?6 visitors to one group of link_visitor_count (created when new).
+-- Parameters: ?1 day_ms, ?2 slug, ?3 scope ('all', 'ref', 'referer_app', 'both'), ?4 ref, ?5 referer_app_name
+-- (NULL where the scope does not group by them), ?6 visitors. Used by: LinkRollupWriter.commit.
+INSERT INTO link_visitor_count (day_ms, slug, scope, ref, referer_app_name, visitors)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+ON CONFLICT (day_ms, slug, scope, ifnull(ref, x''), ifnull(referer_app_name, x''))
+DO UPDATE SET visitors = visitors + excluded.visitors
 
 """#
         ),

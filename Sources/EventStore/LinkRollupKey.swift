@@ -140,3 +140,52 @@ struct LinkVisitorKey: Hashable {
         statement.bind(5, visitor)
     }
 }
+
+/// One group of `link_visitor_count`: distinct visitors of a link on a UTC day, in one scope.
+struct LinkVisitorCountKey: Hashable {
+    /// Which of the report's filters the count answers.
+    enum Scope: String, CaseIterable {
+        /// No filter: ref and referer app not grouped.
+        case all
+        /// `--ref`: per ref.
+        case ref
+        /// `--referer-app`: per referer app.
+        case refererApp = "referer_app"
+        /// Both filters: per ref and referer app.
+        case both
+    }
+
+    var day: Int64
+    var slug: String
+    var scope: Scope
+    var ref: String?
+    var refererAppName: String?
+
+    /// The group of `visitor` in `scope`: its ref and referer app kept where the scope groups by them.
+    init(_ visitor: LinkVisitorKey, scope: Scope) {
+        day = visitor.day
+        slug = visitor.slug
+        self.scope = scope
+        ref = scope == .ref || scope == .both ? visitor.ref : nil
+        refererAppName = scope == .refererApp || scope == .both ? visitor.refererAppName : nil
+    }
+
+    /// Whether a visitor's row with `ref` and `refererAppName` (of this day and slug) belongs to this group.
+    func matches(ref: String?, refererAppName: String?) -> Bool {
+        switch scope {
+        case .all: return true
+        case .ref: return ref == self.ref
+        case .refererApp: return refererAppName == self.refererAppName
+        case .both: return ref == self.ref && refererAppName == self.refererAppName
+        }
+    }
+
+    func bind(to statement: SQLiteStatement, count: Int) {
+        statement.bind(1, day)
+        statement.bind(2, slug)
+        statement.bind(3, scope.rawValue)
+        statement.bind(4, ref)
+        statement.bind(5, refererAppName)
+        statement.bind(6, Int64(count))
+    }
+}

@@ -1,7 +1,7 @@
 import MeasurementEvents
 
 /// Keeps the hosted links funnel's rollups (`link_rollup`, `link_rollup_day`, `link_visitor_day`,
-/// Migrations/0010) for ``EventWriter``: it sees each event really inserted, and upserts its groups in the
+/// `link_visitor_count`, Migrations/0010) for ``EventWriter``: it sees each event really inserted, and upserts its groups in the
 /// same transaction as the events, at commit.
 ///
 /// Only `alstats_link_hit` and `al_nav_in` events can belong to a group; every other event costs one
@@ -10,6 +10,8 @@ final class LinkRollupWriter {
     private let upsertRollup: SQLiteStatement
     private let upsertDayRollup: SQLiteStatement
     private let insertVisitor: SQLiteStatement
+    private let selectVisitor: SQLiteStatement
+    private let upsertVisitorCount: SQLiteStatement
     /// The groups of the commit in progress.
     private var pending: [LinkRollupKey: Int] = [:]
     private var pendingVisitors: Set<LinkVisitorKey> = []
@@ -21,6 +23,8 @@ final class LinkRollupWriter {
         upsertRollup = try connection.prepare(EmbeddedSQL.statement("upsert_link_rollup"))
         upsertDayRollup = try connection.prepare(EmbeddedSQL.statement("upsert_link_rollup_day"))
         insertVisitor = try connection.prepare(EmbeddedSQL.statement("insert_link_visitor"))
+        selectVisitor = try connection.prepare(EmbeddedSQL.statement("select_link_visitor"))
+        upsertVisitorCount = try connection.prepare(EmbeddedSQL.statement("upsert_link_visitor_count"))
     }
 
     /// Starts a batch: forgets the groups of a batch that was not kept.
@@ -59,11 +63,34 @@ final class LinkRollupWriter {
             key.bind(to: upsertDayRollup, count: count)
             try upsertDayRollup.run()
         }
+        try commitVisitors()
+        reset()
+    }
+
+    /// Records the kept visitors' rows and counts each visitor once more in every scope of
+    /// `link_visitor_count` where it had no row of that day and slug yet (rows of this commit included).
+    private func commitVisitors() throws(StoreError) {
+        var counts: [LinkVisitorCountKey: Int] = [:]
         for visitor in pendingVisitors {
+            selectVisitor.bind(1, visitor.day)
+            selectVisitor.bind(2, visitor.slug)
+            selectVisitor.bind(3, visitor.visitor)
+            var seen: [(ref: String?, refererAppName: String?)] = []
+            while try selectVisitor.step() { seen.append((selectVisitor.text(0), selectVisitor.text(1))) }
+            selectVisitor.reset()
+            for scope in LinkVisitorCountKey.Scope.allCases {
+                let key = LinkVisitorCountKey(visitor, scope: scope)
+                if !seen.contains(where: { key.matches(ref: $0.ref, refererAppName: $0.refererAppName) }) {
+                    counts[key, default: 0] += 1
+                }
+            }
             visitor.bind(to: insertVisitor)
             try insertVisitor.run()
         }
-        reset()
+        for (key, count) in counts {
+            key.bind(to: upsertVisitorCount, count: count)
+            try upsertVisitorCount.run()
+        }
     }
 
     /// Forgets every group not yet committed (the transaction was rolled back).

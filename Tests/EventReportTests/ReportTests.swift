@@ -11,11 +11,12 @@ final class ReportDatabase {
     let path: String
     let store: EventStore
 
-    init(events: [MeasurementEvent] = []) throws {
+    init(events: [MeasurementEvent] = [], publicURLs: [String] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-report-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         path = folder.appendingPathComponent("alstats.sqlite").path
         store = try EventStore(path: path)
+        for url in publicURLs { try store.recordPublicURL(try #require(LinkPublicURL(url))) }
         // Several batches, and some events twice: duplicates must count once.
         var index = 0
         while index < events.count {
@@ -31,6 +32,8 @@ final class ReportDatabase {
 
 struct ReportTests {
     static let events = generatedEvents(count: 6_000, seed: 7)
+    /// The same with hosted link hits and arrivals, for the links section.
+    static let eventsWithLinks = events + generatedLinkEvents(count: 4_000, seed: 8)
     // 2026-03-22T00:00:00Z: the window spans the March DST change in Europe.
     static let start: Int64 = 1_774_137_600_000
 
@@ -70,9 +73,12 @@ struct ReportTests {
 
     @Test(arguments: cases)
     func theStoreReportEqualsAnIndependentComputationFromTheEvents(_ testCase: Case) throws {
-        let database = try ReportDatabase(events: Self.events)
+        let database = try ReportDatabase(events: Self.eventsWithLinks, publicURLs: [LinkOracle.publicURL])
         let report = try ReportReader(store: database.store).report(for: testCase.query)
-        let expected = ReportOracle.report(Self.events, query: testCase.query)
+        var expected = ReportOracle.report(Self.eventsWithLinks, query: testCase.query)
+        expected.links = LinkOracle.links(
+            Self.eventsWithLinks, query: testCase.query, publicURLs: [LinkOracle.publicURL])
+        #expect(report.links == expected.links)
         #expect(report.totals == expected.totals)
         #expect(report.navigation == expected.navigation)
         #expect(report.backNavigation == expected.backNavigation)
