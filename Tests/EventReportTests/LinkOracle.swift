@@ -56,13 +56,13 @@ enum LinkOracle {
     }
 
     /// The slug of `target` when it is `<public URL>/l/<slug>`, alone or followed by `?` or `#`, for one of
-    /// `publicURLs` (compared case-insensitively, as scheme and host are).
+    /// `publicURLs` (compared case-insensitively, as scheme and host are; the path exactly).
     static func arrivalSlug(_ target: String, publicURLs: [String]) -> String? {
         for url in publicURLs {
-            let prefix = url + "/l/"
-            guard target.count > prefix.count, target.prefix(prefix.count).lowercased() == prefix.lowercased()
+            guard target.count > url.count + 3, target.prefix(url.count).lowercased() == url.lowercased(),
+                target.dropFirst(url.count).hasPrefix("/l/")
             else { continue }
-            let rest = target.dropFirst(prefix.count)
+            let rest = target.dropFirst(url.count + 3)
             let slug = rest.prefix { $0 != "?" && $0 != "#" }
             let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
             if (1...64).contains(slug.count), slug.allSatisfy(allowed.contains) { return String(slug) }
@@ -86,7 +86,9 @@ func generatedLinkEvents(
         "https://go.example.com/l/SLUG", "https://GO.Example.com/l/SLUG?referral=7", "https://go.example.com/l/SLUG#x",
         "https://other.example.net/l/SLUG", "https://go.example.com/l/SLUG/more", "https://go.example.com/lx/SLUG",
         "https://go.example.com/l/", "couchin://go.example.com/l/SLUG", "https://go.example.com/l/SL UG",
-        "https://go.example.com?q=/l/SLUG",
+        "https://go.example.com?q=/l/SLUG", "https://go.example.com/L/SLUG", "https:///l/SLUG",
+        "https://go.example.com/l/SLUG?", "https://go.example.com:8443/l/SLUG", "//go.example.com/l/SLUG",
+        "https://go.example.com/l/SLUG#/l/x", "h~p://go.example.com/l/SLUG",
     ]
     return (0..<count).map { index in
         let timestamp = start + Int64.random(in: 0..<(days * 86_400_000), using: &random)
