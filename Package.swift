@@ -90,7 +90,8 @@ let package = Package(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite", "TestSupport"],
             exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents", "TestSupport"],
+            name: "EventReportTests",
+            dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",

@@ -6,7 +6,7 @@
 
 `dom` reads the DOM that `chromium --dump-dom` printed after loading the page and the JSON report of
 the same database, and checks: every figure is there with its SVG and table; the totals, the daily
-rows and the referer apps show the JSON's numbers; the page loads nothing (no script, img, link,
+rows, the referer apps and the hosted links show the JSON's numbers; the page loads nothing (no script, img, link,
 iframe, object or embed element, no src/href attribute, no url() in a style) and no element carries an
 event handler attribute. With --hostile it also checks that the hostile field values of .ci/browser
 appear as text, and that none of their payloads ran (they would set data-pwned on <html>).
@@ -23,7 +23,7 @@ import numpy
 
 FIGURES = [
     "fig-daily", "fig-outbound-daily", "fig-outbound-type", "fig-referer-apps", "fig-ref-categories",
-    "fig-failure-reasons",
+    "fig-failure-reasons", "fig-links",
 ]
 HOSTILE = [
     "<script>window.__pwned=1</script>",
@@ -214,6 +214,14 @@ def check_dom(dom_path, json_path, hostile):
         error = reason["error"] if reason["error"] is not None else "(none)"
         if [error, count(reason["count"])] not in page.rows:
             fail(f"no failure reason row for {error!r} with {reason['count']} failures")
+    for link in report.get("links", []):
+        rate = link["arrival_rate"]
+        tenths = None if rate is None else int(rate * 1000 + 0.5)  # as ReportText.percent rounds
+        percent = "(none)" if tenths is None else f"{tenths // 10}.{tenths % 10}%"
+        row = [link["slug"], count(link["hits"]), count(link["visitors"]), count(link["crawler_fetches"]),
+               count(link["not_found"]), count(link["arrivals"]), percent]
+        if row not in page.rows:
+            fail(f"no hosted link row {row}")
     completeness = page.text_of("completeness")
     if not completeness.startswith(f"{count(report['completeness']['dropped'])} events dropped, "
                                    f"{count(report['completeness']['rejected'])} rejected"):

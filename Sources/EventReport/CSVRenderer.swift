@@ -49,6 +49,10 @@ struct CSVRenderer {
             add("daily", day.date, EventName.refBackOut, day.refBackOut)
             add("daily", day.date, "nav_out_success_rate", day.navOutSuccessRate)
         }
+        for link in report.links {
+            for (metric, value) in link.counts { add("links", link.slug, metric, value) }
+            add("links", link.slug, "arrival_rate", link.arrivalRate)
+        }
         add("completeness", "", "dropped", report.completeness.dropped)
         add("completeness", "", "rejected", report.completeness.rejected)
         add("completeness", "", "altered", report.completeness.altered)

@@ -19,11 +19,14 @@ struct HTMLRenderer {
         var chart: SVGChart
         var header: [String]
         var rows: [[String]]
+        /// A sentence under the table saying what the numbers count, when they need one.
+        var note: String?
 
-        init(_ chart: SVGChart, header: [String], rows: [[String]]) {
+        init(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) {
             self.chart = chart
             self.header = header
             self.rows = rows
+            self.note = note
         }
     }
 
@@ -31,7 +34,9 @@ struct HTMLRenderer {
         var page = header(report)
         page.append("<main>")
         page += summary(report)
-        for figure in figures(report) { page += self.figure(figure.chart, header: figure.header, rows: figure.rows) }
+        for figure in figures(report) {
+            page += self.figure(figure.chart, header: figure.header, rows: figure.rows, note: figure.note)
+        }
         page += sourceHosts(report)
         page.append("</main>")
         page.append(
@@ -193,11 +198,12 @@ struct HTMLRenderer {
                     series: [.init(name: "failed", values: navigation.failureReasons.map(\.count), style: 4)]),
                 header: ["error", "failed"],
                 rows: navigation.failureReasons.map { [name($0.error), n($0.count)] }),
+            linksFigure(report),
         ]
     }
 
     /// A `<figure>`: caption, chart, and the table of its numbers (first column names the row).
-    private func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
+    func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
         let captionID = "\(chart.id)-caption"
         var lines = [
             "<figure class=\"chart\" id=\"\(chart.id)\" aria-labelledby=\"\(captionID)\">",

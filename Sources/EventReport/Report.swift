@@ -28,6 +28,8 @@ public struct Report: Sendable, Hashable {
     public var daily: [Day]
     /// Events that never reached the database, and App Links the library rejected.
     public var completeness: Completeness
+    /// The hosted links funnel, one entry per slug with hits or arrivals (links.md), by hits descending.
+    public var links: [Link] = []
 
     /// The time window: `since` inclusive, `until` exclusive, in ms since the Unix epoch; `nil` is open.
     public struct Window: Sendable, Hashable {

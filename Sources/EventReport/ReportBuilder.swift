@@ -18,7 +18,7 @@ public struct ReportBuilder: Sendable {
         var tally = Tally()
         for group in rows.groups { tally.add(group) }
         let window = Report.Window(since: query.since, until: query.until, timeZone: query.timeZone.identifier)
-        return Report(
+        var report = Report(
             window: window,
             totals: Report.Totals(events: tally.events, byName: tally.byName),
             navigation: Report.Navigation(
@@ -42,6 +42,8 @@ public struct ReportBuilder: Sendable {
             refCategories: cut(refCategories(tally), query.top),
             daily: daily(rows.buckets, timeZone: query.timeZone),
             completeness: completeness(rows.completeness, linkRejections: tally.linkRejections))
+        report.links = cut(links(rows.links), query.top)
+        return report
     }
 
     // MARK: Sections
@@ -144,7 +146,7 @@ public struct ReportBuilder: Sendable {
         }
     }
 
-    private func cut<Row>(_ rows: [Row], _ top: Int?) -> [Row] {
+    func cut<Row>(_ rows: [Row], _ top: Int?) -> [Row] {
         guard let top, top >= 0, rows.count > top else { return rows }
         return Array(rows.prefix(top))
     }

@@ -90,6 +90,7 @@ extension Report {
                 "by_reason": .object(
                     JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
             ]),
+            "links": .array(links.map(\.json)),
         ])
     }
 }

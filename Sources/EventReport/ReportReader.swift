@@ -23,6 +23,7 @@ public struct ReportReader: Sendable {
     public func rows(for query: ReportQuery) throws(StoreError) -> ReportRows {
         let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
         let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
+        let linksSQL = try ReportReader.querySQL("report_links", path: store.path)
         return try store.withConnection { store throws(StoreError) -> ReportRows in
             let connection = store.connection
             var groups: [ReportRows.Group] = []
@@ -54,7 +55,8 @@ public struct ReportReader: Sendable {
                 completeness[lossStatement.text(0) ?? "", default: [:]][lossStatement.text(1) ?? ""] =
                     Int(lossStatement.int64(2))
             }
-            return ReportRows(groups: groups, buckets: buckets, completeness: completeness)
+            let links = try ReportReader.links(for: query, on: connection, sql: linksSQL)
+            return ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
         }
     }
 

@@ -7,12 +7,17 @@ public struct ReportRows: Sendable, Hashable {
     public var buckets: [Bucket]
     /// Loss counts by kind (`dropped`, `rejected`) and reason.
     public var completeness: [String: [String: Int]]
+    /// The hosted links funnel per slug: what `Queries/report_links.sql` returns.
+    public var links: [Report.Link]
 
     /// Creates rows.
-    public init(groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:]) {
+    public init(
+        groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:], links: [Report.Link] = []
+    ) {
         self.groups = groups
         self.buckets = buckets
         self.completeness = completeness
+        self.links = links
     }
 
     /// A count of events sharing these values (`nil`: the event lacked the field).

@@ -168,6 +168,7 @@ extension Report {
                     header: ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "out success"],
                     rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })
             ))
+        result.append(("Hosted links", linksTable()))
         return result
     }
 }

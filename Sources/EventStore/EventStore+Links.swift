@@ -39,6 +39,34 @@ extension EventStore {
         }
     }
 
+    /// Records `url` as a public URL of the hosted links (kept once), so that the report counts the
+    /// `al_nav_in` events whose `targetURL` is a link's canonical URL on it as arrivals.
+    ///
+    /// ```swift
+    /// try store.recordPublicURL(LinkPublicURL("https://go.example.com")!)
+    /// ```
+    public func recordPublicURL(_ url: LinkPublicURL) throws(StoreError) {
+        let now = EventStore.nowMilliseconds()
+        try inLinkTransaction(doing: "recording the public URL") { connection throws(StoreError) in
+            let statement = try connection.prepare(
+                "INSERT INTO link_public_url (public_url, recorded_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
+            statement.bind(1, url.text)
+            statement.bind(2, now)
+            try statement.run()
+        }
+    }
+
+    /// The recorded public URLs of the hosted links, sorted.
+    public func publicURLs() throws(StoreError) -> [String] {
+        try withConnection { store throws(StoreError) in
+            let statement = try store.connection.prepare("SELECT public_url FROM link_public_url ORDER BY 1")
+            defer { statement.reset() }
+            var urls: [String] = []
+            while try statement.step() { urls.append(statement.text(0) ?? "") }
+            return urls
+        }
+    }
+
     private func readLinks(_ sql: String, slug: String?) throws(StoreError) -> [StoredLink] {
         try withConnection { store throws(StoreError) in
             let statement = try store.connection.prepare(sql)

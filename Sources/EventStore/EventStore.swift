@@ -107,12 +107,15 @@ public final class EventStore: @unchecked Sendable {
         }
     }
 
-    /// Recomputes `event_rollup` from the raw events, in one transaction.
+    /// Recomputes every rollup (the report's and the hosted links funnel's) from the raw events, in one
+    /// transaction.
     public func rebuildRollups() throws(StoreError) {
         try withConnection { store throws(StoreError) in
             try store.connection.execute("BEGIN IMMEDIATE", doing: "rebuilding rollups")
             do throws(StoreError) {
                 try store.connection.execute(RollupKey.rebuildSQL, doing: "rebuilding rollups")
+                try store.connection.execute(
+                    EmbeddedSQL.statement("rebuild_link_rollups"), doing: "rebuilding rollups")
                 try store.connection.execute("COMMIT", doing: "rebuilding rollups")
             } catch {
                 try? store.connection.execute("ROLLBACK")

@@ -6,7 +6,8 @@ import MeasurementEvents
 /// `alstats-bench report`: `alstats report` (the release binary, as a user runs it) against the `sqlite3`
 /// CLI running the equivalent GROUP BY over the raw events, on databases of 100k, 1M and 10M events
 /// spread over the same 30 days. Goals: at 10M, the report is at least 20x faster; from 100k to 10M its
-/// time grows less than 2x.
+/// time grows less than 2x; with 10M hosted link hits added, the report (with its links section) takes at
+/// most 2x the time of the same report without them (`--link-base N`, `--link-hits N,...`).
 enum ReportBenchmark {
     static let suite = "report"
     static let days: Int64 = 30
@@ -46,6 +47,10 @@ enum ReportBenchmark {
                     goal: size >= 10_000_000 ? "ratio <= 0.05 (20x faster)" : "(reported)",
                     check: { size >= 10_000_000 ? $0 <= 0.05 : true }))
         }
+        let linkBase = Int(arguments.values["link-base"] ?? "") ?? (arguments.quick ? 20_000 : 1_000_000)
+        let hits = (arguments.values["link-hits"] ?? (arguments.quick ? "100000" : "1000000,10000000"))
+            .split(separator: ",").compactMap { Int($0) }
+        measures += try linkMeasures(base: linkBase, hits: hits, folder: folder, alstats: alstats)
         if let first = reportTimes.first, let last = reportTimes.last, reportTimes.count > 1 {
             measures.append(
                 Measure.compared(
@@ -56,26 +61,36 @@ enum ReportBenchmark {
         return measures
     }
 
-    /// Writes `events` events to a new database at `path` (kept between runs when it already has them).
-    static func populate(_ path: String, events: Int) throws {
+    /// Writes `events` events, and `hits` hosted link hits with a fifth as many arrivals, to a new database at
+    /// `path` (kept between runs when it already has them).
+    static func populate(_ path: String, events: Int, hits: Int = 0) throws {
+        let links = hits + hits / 5
         if let store = try? EventStore(path: path, options: EventStore.Options(create: false)),
-            (try? store.count()) == events
+            (try? store.count()) == events + links
         {
             return
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let store = try EventStore(path: path)
-        let batch = 50_000
-        var index = 0
+        if hits > 0, let url = LinkPublicURL(publicURL) { try store.recordPublicURL(url) }
         let begin = nowNanoseconds()
-        while index < events {
-            let count = min(batch, events - index)
-            try store.write((index..<index + count).map { event($0, of: events) })
-            index += count
-        }
+        try write(events, to: store) { event($0, of: events) }
+        try write(links, to: store) { linkEvent($0, of: hits) }
         let seconds = Double(nowNanoseconds() - begin) / 1e9
         FileHandle.standardError.write(
-            Data("report: wrote \(events) events in \(String(format: "%.1f", seconds)) s\n".utf8))
+            Data(
+                "report: wrote \(events) events and \(links) link events in \(String(format: "%.1f", seconds)) s\n".utf8
+            ))
+    }
+
+    private static func write(_ count: Int, to store: EventStore, _ make: (Int) -> MeasurementEvent) throws {
+        let batch = 50_000
+        var index = 0
+        while index < count {
+            let size = min(batch, count - index)
+            try store.write((index..<index + size).map(make))
+            index += size
+        }
     }
 
     /// Event `index` of `total`, spread evenly over 30 days; its dimensions are mixed by a hash of the

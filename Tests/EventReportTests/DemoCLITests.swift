@@ -41,10 +41,29 @@ struct DemoCLITests {
         ])
         #expect(again.output == run1.output, "running it again into the same database stores nothing twice")
 
-        // The legacy fb…://authorize links carry access tokens (EAAB…): none may reach the file.
+        // The hosted links funnel: people's page views, crawler fetches, mistyped slugs, arrivals in the app.
+        guard case .array(let links) = report["links"], let invite = links.first(where: { $0["slug"] == "invite" })
+        else {
+            Issue.record("no links section with the invite link")
+            return
+        }
+        for key in ["hits", "visitors", "crawler_fetches", "arrivals"] {
+            guard case .int(let count) = invite[key] else {
+                Issue.record("invite has no \(key)")
+                continue
+            }
+            #expect(count > 0, "invite.\(key)")
+        }
+        #expect(links.contains { if case .int(let count) = $0["not_found"] { count > 0 } else { false } })
+
+        // The legacy fb…://authorize links carry access tokens (EAAB…), and the hits' clients have addresses
+        // (198.51.100.x, 192.0.2.x): none may reach the file.
         for suffix in ["", "-wal"] {
             let bytes = FileManager.default.contents(atPath: first.path + suffix) ?? Data()
             #expect(bytes.range(of: Data("EAAB".utf8)) == nil, "a token reached \(first.path + suffix)")
+            for address in ["198.51.100.", "192.0.2."] {
+                #expect(bytes.range(of: Data(address.utf8)) == nil, "an address reached \(first.path + suffix)")
+            }
         }
         let other = try BuiltAlstats.run([
             "demo", "--events", "3000", "--seed", "6", "--database", second.path, "--format", "json",

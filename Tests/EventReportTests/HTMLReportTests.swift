@@ -20,10 +20,16 @@ struct HTMLReportTests {
         #expect(HTMLEscaping.escape(input) == expected)
     }
 
-    /// A report whose every event-borne text (referer app, ref, host, error) is hostile markup.
+    /// A report whose every event-borne text (referer app, ref, host, error, a hosted link's slug) is hostile
+    /// markup.
     static func hostileReport() throws -> Report {
         let hostile = [script, attribute, "'><svg onload=alert(1)>"]
         var events = generatedEvents(count: 300, seed: 5)
+        events += hostile.enumerated().map { index, slug in
+            MeasurementEvent(
+                id: EventID("hostile-hit-\(index)"), name: "alstats_link_hit",
+                fields: ["slug": slug, "status": "404", "crawler": "0"], timestamp: 1_774_137_600_000)
+        }
         for index in events.indices {
             let value = hostile[index % hostile.count]
             events[index].fields[FieldName.ref] = value
@@ -42,6 +48,7 @@ struct HTMLReportTests {
         let report = try Self.hostileReport()
         #expect(report.refererApps.contains { $0.name == Self.script })
         #expect(report.navigation.failureReasons.contains { $0.error == Self.attribute })
+        #expect(report.links.contains { $0.slug == Self.script })
         let page = ReportFormat.html.render(report)
         #expect(!page.lowercased().contains("<script"))
         #expect(!page.contains("<img"))

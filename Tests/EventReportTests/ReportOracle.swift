@@ -6,9 +6,10 @@ import MeasurementEvents
 /// An independent computation of the report, straight from the events (no rollups, no SQL), by the
 /// definitions of shared/spec/cli.md: the reference the store-backed report is checked against.
 enum ReportOracle {
-    static func report(_ events: [MeasurementEvent], query: ReportQuery) -> Report {
+    /// The events `query` keeps: the first of each id, in the window, with the filters' values.
+    static func kept(_ events: [MeasurementEvent], query: ReportQuery) -> [MeasurementEvent] {
         var seen = Set<EventID>()
-        let kept = events.filter { event in
+        return events.filter { event in
             guard seen.insert(event.id).inserted else { return false }
             if let since = query.since, event.timestamp < since { return false }
             if let until = query.until, event.timestamp >= until { return false }
@@ -16,6 +17,10 @@ enum ReportOracle {
             if let app = query.refererApp, event.fields[FieldName.refererAppName] != app { return false }
             return true
         }
+    }
+
+    static func report(_ events: [MeasurementEvent], query: ReportQuery) -> Report {
+        let kept = kept(events, query: query)
         func named(_ name: String) -> [MeasurementEvent] { kept.filter { $0.name == name } }
         func ok(_ event: MeasurementEvent) -> Bool { event.fields[FieldName.success] == "1" }
         func rate(_ part: Int, _ whole: Int) -> Double? { whole == 0 ? nil : Double(part) / Double(whole) }

@@ -13,7 +13,9 @@ struct ReportOutputTests {
 
     static func goldenReport() throws -> Report {
         let database = try ReportDatabase(
-            events: generatedEvents(count: 60, seed: 3, start: 1_763_683_200_000, days: 3))
+            events: generatedEvents(count: 60, seed: 3, start: 1_763_683_200_000, days: 3)
+                + generatedLinkEvents(count: 40, seed: 4, start: 1_763_683_200_000, days: 3),
+            publicURLs: [LinkOracle.publicURL])
         try database.store.recordLosses([.bufferFull: 2])
         return try ReportReader(store: database.store).report(
             for: ReportQuery(timeZone: ReportTimeZone("Europe/Paris")!, top: 3))
@@ -53,7 +55,7 @@ struct ReportOutputTests {
         #expect(
             top.keys == [
                 "window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily",
-                "completeness",
+                "completeness", "links",
             ])
         #expect(json["window"]?.objectValue?.keys == ["since", "until", "timezone"])
         #expect(json["window"]?["timezone"] == "Europe/Paris")
@@ -83,6 +85,16 @@ struct ReportOutputTests {
                 $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"]
             })
         #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "altered", "by_reason"])
+        guard case .array(let links) = json["links"], !links.isEmpty else {
+            Issue.record("links must be a non-empty array here")
+            return
+        }
+        #expect(
+            links.allSatisfy {
+                $0.objectValue?.keys == [
+                    "slug", "hits", "visitors", "crawler_fetches", "not_found", "arrivals", "arrival_rate",
+                ]
+            })
     }
 
     @Test func csvQuotesFieldsWithCommasAndQuotes() {
@@ -104,7 +116,9 @@ struct QueryFileTests {
     }
 
     @Test func everyBundledQueryRunsWithAndWithoutParameters() throws {
-        let database = try ReportDatabase(events: generatedEvents(count: 3_000, seed: 5))
+        let database = try ReportDatabase(
+            events: generatedEvents(count: 3_000, seed: 5) + generatedLinkEvents(count: 500, seed: 6),
+            publicURLs: [LinkOracle.publicURL])
         #expect(QueryCatalog.all.count >= 8)
         for query in QueryCatalog.all {
             #expect(!query.summary.isEmpty, "\(query.name) needs a one-line description")

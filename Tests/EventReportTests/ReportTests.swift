@@ -13,8 +13,9 @@ final class ReportDatabase {
     var path: String { temporary.path }
     let store: EventStore
 
-    init(events: [MeasurementEvent] = []) throws {
+    init(events: [MeasurementEvent] = [], publicURLs: [String] = []) throws {
         store = try EventStore(path: temporary.path)
+        for url in publicURLs { try store.recordPublicURL(try #require(LinkPublicURL(url))) }
         // Several batches, and some events twice: duplicates must count once.
         var index = 0
         while index < events.count {
@@ -28,6 +29,8 @@ final class ReportDatabase {
 
 struct ReportTests {
     static let events = generatedEvents(count: 6_000, seed: 7)
+    /// The same with hosted link hits and arrivals, for the links section.
+    static let eventsWithLinks = events + generatedLinkEvents(count: 4_000, seed: 8)
     // 2026-03-22T00:00:00Z: the window spans the March DST change in Europe.
     static let start: Int64 = 1_774_137_600_000
 
@@ -67,9 +70,12 @@ struct ReportTests {
 
     @Test(arguments: cases)
     func theStoreReportEqualsAnIndependentComputationFromTheEvents(_ testCase: Case) throws {
-        let database = try ReportDatabase(events: Self.events)
+        let database = try ReportDatabase(events: Self.eventsWithLinks, publicURLs: [LinkOracle.publicURL])
         let report = try ReportReader(store: database.store).report(for: testCase.query)
-        let expected = ReportOracle.report(Self.events, query: testCase.query)
+        var expected = ReportOracle.report(Self.eventsWithLinks, query: testCase.query)
+        expected.links = LinkOracle.links(
+            Self.eventsWithLinks, query: testCase.query, publicURLs: [LinkOracle.publicURL])
+        #expect(report.links == expected.links)
         #expect(report.totals == expected.totals)
         #expect(report.navigation == expected.navigation)
         #expect(report.backNavigation == expected.backNavigation)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -7,9 +8,6 @@ import Foundation
 /// A running `alstats serve` (the built binary), on a free loopback port, with its own database folder.
 final class ServeProcess: @unchecked Sendable {
     // @unchecked Sendable: `process` is set once in init; `errors` is appended under `lock` only.
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/alstats").path
-    static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     let process = Process()
     let port: Int
@@ -20,7 +18,7 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts `alstats serve --port 0 arguments` with the write key `w1` and read key `r1`; waits for its
     /// "listening on" line.
     init(database: String, arguments: [String] = [], environment extra: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: try BuiltAlstats.require())
         process.arguments = ["serve", "--database", database, "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["ALSTATS_WRITE_KEYS"] = "w1"

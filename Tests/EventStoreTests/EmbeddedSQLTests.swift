@@ -34,7 +34,8 @@ struct EmbeddedSQLTests {
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {
         let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion)
-        #expect(versions == Array(1...versions.count))
+        let expected = Array(1...versions.count)
+        #expect(versions == expected)
         #expect(EmbeddedSQL.migrations.allSatisfy { $0.name.wholeMatch(of: /\d{4}_[a-z0-9_]+\.sql/) != nil })
     }
 }

@@ -53,4 +53,19 @@ struct LinkStorageTests {
         #expect(try BuiltAlstats.run(["links", "delete", "b"], in: database.folder).status == 66)
         #expect(try BuiltAlstats.run(["links", "show", "c"], in: database.folder).status == 66)
     }
+
+    @Test(.enabled(if: CLITests.built, "build alstats first with swift build"))
+    func linksPutRecordsAPublicURLThatIsAnOriginAndRefusesAnyOther() throws {
+        let database = TemporaryDatabase()
+        try #"{"slug":"b","web":{"url":"https://b.example/"}}"#.write(
+            toFile: database.file("link.json"), atomically: true, encoding: .utf8)
+        let refused = try CLITests.run(
+            ["links", "put", "link.json", "--public-url", "https://go.example.com/links"], in: database.folder)
+        #expect(refused.status == 64 && refused.errors.contains("--public-url"))
+        let put = try CLITests.run(
+            ["links", "put", "link.json", "--public-url", "https://Go.Example.com/"], in: database.folder)
+        #expect(put.status == 0, "\(put.errors)")
+        let store = try EventStore(path: database.path, options: EventStore.Options(create: false))
+        #expect(try store.publicURLs() == ["https://go.example.com"])
+    }
 }

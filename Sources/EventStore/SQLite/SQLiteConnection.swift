@@ -72,6 +72,13 @@ package final class SQLiteConnection {
             return StoreError(
                 .io, path: path,
                 "the disk holding \(path) is full, or a size limit was reached, while \(what): free some space")
+        case SQLITE_IOERR where sqlite3_extended_errcode(handle) == SQLITE_IOERR | (3 << 8):
+            // SQLITE_IOERR_WRITE whose errno was lost (SQLite reads errno after later system calls): a write
+            // failed, most often for want of space.
+            return StoreError(
+                .io, path: path,
+                "a write to \(path) failed (the disk is full, or a size limit was reached, or it cannot be written) "
+                    + "while \(what): free some space or check the disk")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return StoreError(
                 .io, path: path,

@@ -16,14 +16,21 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0006_cluster_events_by_arrival.sql", PackageResources._006_cluster_events_by_arrival_sql),
         EmbeddedSQLFile("0007_count_altered_events.sql", PackageResources._007_count_altered_events_sql),
         EmbeddedSQLFile("0008_create_links.sql", PackageResources._008_create_links_sql),
+        EmbeddedSQLFile("0009_create_link_rollups.sql", PackageResources._009_create_link_rollups_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.
     static let statements: [EmbeddedSQLFile] = [
         EmbeddedSQLFile("insert_event.sql", PackageResources.insert_event_sql),
+        EmbeddedSQLFile("insert_link_visitor.sql", PackageResources.insert_link_visitor_sql),
+        EmbeddedSQLFile("rebuild_link_rollups.sql", PackageResources.rebuild_link_rollups_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
+        EmbeddedSQLFile("select_link_visitor.sql", PackageResources.select_link_visitor_sql),
         EmbeddedSQLFile("upsert_completeness.sql", PackageResources.upsert_completeness_sql),
+        EmbeddedSQLFile("upsert_link_rollup.sql", PackageResources.upsert_link_rollup_sql),
+        EmbeddedSQLFile("upsert_link_rollup_day.sql", PackageResources.upsert_link_rollup_day_sql),
+        EmbeddedSQLFile("upsert_link_visitor_count.sql", PackageResources.upsert_link_visitor_count_sql),
         EmbeddedSQLFile("upsert_rollup.sql", PackageResources.upsert_rollup_sql),
         EmbeddedSQLFile("upsert_rollup_day.sql", PackageResources.upsert_rollup_day_sql),
         EmbeddedSQLFile("upsert_rollup_series.sql", PackageResources.upsert_rollup_series_sql),

@@ -14,6 +14,8 @@ final class EventWriter {
     private let upsertDayRollup: SQLiteStatement
     private let upsertSeriesRollup: SQLiteStatement
     private let upsertLoss: SQLiteStatement
+    /// The hosted links funnel's rollups, kept alongside the event rollups.
+    private let links: LinkRollupWriter
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
     private let savepoint: SQLiteStatement
@@ -37,6 +39,7 @@ final class EventWriter {
         upsertDayRollup = try connection.prepare(RollupKey.dayUpsertSQL)
         upsertSeriesRollup = try connection.prepare(RollupKey.seriesUpsertSQL)
         upsertLoss = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
+        links = try LinkRollupWriter(connection: connection)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
         savepoint = try connection.prepare("SAVEPOINT write_batch")
@@ -79,6 +82,7 @@ final class EventWriter {
         try beginIfNeeded()
         if atomic { try savepoint.run() }
         groups.removeAll(keepingCapacity: true)
+        links.beginBatch()
         var inserted = 0
         let batch = Array(events)
         sortByID(batch)
@@ -91,6 +95,7 @@ final class EventWriter {
                 if connection.changes > 0 {
                     inserted += 1
                     groups[key, default: 0] += 1
+                    links.add(event)
                 }
             }
             if atomic { try release.run() }
@@ -102,6 +107,7 @@ final class EventWriter {
             throw error
         }
         pending.merge(groups, uniquingKeysWith: +)
+        links.keepBatch()
         if inserted > 0 { uncommittedRows = true }
         return inserted
     }
@@ -124,6 +130,7 @@ final class EventWriter {
     func commit() throws(StoreError) {
         guard connection.inTransaction else {
             pending.removeAll()
+            links.reset()
             if uncommittedRows {
                 uncommittedRows = false
                 throw rolledBackError
@@ -157,6 +164,7 @@ final class EventWriter {
                 try upsertSeriesRollup.run()
             }
             pending.removeAll(keepingCapacity: true)
+            try links.commit()
             try commitStatement.run()
             uncommittedRows = false
         } catch {
@@ -169,6 +177,7 @@ final class EventWriter {
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
         pending.removeAll()
+        links.reset()
         uncommittedRows = false
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
     }

@@ -1,10 +1,12 @@
 import AppLinks
 import Foundation
+import HostedLinks
 import MeasurementEvents
 
 /// Drives the real App Links code through a simulated fortnight of Readly visits, posting every event to
 /// a bus: inbound links (`al_nav_in`, or a counted rejection), outbound navigations to partner pages
-/// (`al_nav_out`: app, web or fail), and returns to the referer (`al_ref_back_out`).
+/// (`al_nav_out`: app, web or fail), returns to the referer (`al_ref_back_out`), and opens of Readly's
+/// hosted App Link pages (`alstats_link_hit`) of which some lead into the app (``DemoLinks``).
 struct DemoSimulation {
     /// 2025-11-03T00:00:00Z: the simulated fortnight starts here, whatever the day the demo runs.
     static let start: Int64 = 1_762_128_000_000
@@ -24,12 +26,19 @@ struct DemoSimulation {
         var random = SeededGenerator(seed: seed)
         var summary = Summary()
         let resolver = DemoWorld.Resolver()
+        let links = DemoLinks(seed: seed, clock: clock)
         let step = max(1, DemoSimulation.span / Int64(max(1, events)))
         clock.set(milliseconds: DemoSimulation.start)
         func tick() { clock.advance(by: Int64.random(in: 1...(2 * step), using: &random)) }
 
         while summary.posted < events {
             summary.visits += 1
+            // 0. Now and then a visit starts on one of Readly's hosted link pages, shared in another app.
+            if random.chance(14) {
+                summary.posted += linkVisit(
+                    links, random: &random, clock: clock, step: step, room: events - summary.posted, on: bus)
+                continue
+            }
             // 1. Someone taps a link in another app: Readly opens, parses it, records al_nav_in.
             let referer = random.pick(DemoWorld.referers, weight: \.weight)
             let ref = random.pick(DemoWorld.inboundRefs, weight: \.1).0
@@ -69,6 +78,22 @@ struct DemoSimulation {
             }
         }
         return summary
+    }
+
+    /// Someone (or a link previewer) opens a hosted link page; a person on a phone may then open Readly from
+    /// it. Posts at most `room` events; returns how many it posted.
+    private func linkVisit(
+        _ links: DemoLinks, random: inout SeededGenerator, clock: ManualEventClock, step: Int64, room: Int,
+        on bus: MeasurementEventBus
+    ) -> Int {
+        clock.advance(by: Int64.random(in: 1...(2 * step), using: &random))
+        let (request, link) = links.hit(random: &random, on: bus)
+        let agent = request.header("User-Agent")
+        guard room > 1, let link, !HitClassifier.isCrawler(userAgent: agent, method: request.method),
+            HitClassifier.platform(userAgent: agent) != .web, random.chance(48)
+        else { return 1 }
+        clock.advance(by: Int64.random(in: 1...step, using: &random))
+        return links.arrive(after: request, link: link, on: bus) ? 2 : 1
     }
 
     /// The URL another app opens Readly with: an App Link with `al_applink_data` (target, ref, extras,

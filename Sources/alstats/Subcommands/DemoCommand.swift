@@ -3,6 +3,7 @@ import ArgumentParser
 import EventReport
 import EventStore
 import Foundation
+import HostedLinks
 import MeasurementEvents
 
 extension ALStatsCommand {
@@ -16,8 +17,10 @@ extension ALStatsCommand {
                 malformed, some legacy fb…://authorize links with an access token, which never reaches the \
                 database); readers follow links to partner pages on iPhones where some partner apps are installed \
                 and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
-                app they came from. Every event goes through the measurement-event bus into the SQLite sink; then \
-                the report is printed.
+                app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
+                daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
+                app: the report's links section shows that funnel. Every event goes through the measurement-event \
+                bus into the SQLite sink; then the report is printed.
 
                 The simulated fortnight starts on 2025-11-03 UTC. The same seed gives the same events, ids \
                 included, so running it again into the same database stores nothing twice.
@@ -46,6 +49,18 @@ extension ALStatsCommand {
             }
         }
 
+        /// Stores the demo's links and records their public URL, so that `alstats links list` shows them and the
+        /// report counts the arrivals at their pages.
+        static func storeLinks(in path: String) throws(CLIFailure) {
+            do throws(StoreError) {
+                let store = try EventStore(path: path)
+                try store.putLinks(DemoLinks.links)
+                if let url = LinkPublicURL(DemoLinks.publicURL) { try store.recordPublicURL(url) }
+            } catch {
+                throw CLIFailure(error)
+            }
+        }
+
         func run() async throws {
             try await reportingFailuresAsync {
                 let clock = ManualEventClock(milliseconds: DemoSimulation.start)
@@ -62,6 +77,7 @@ extension ALStatsCommand {
                 let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
                 await bus.close()
                 let statistics = bus.statistics
+                try Self.storeLinks(in: database.path)
                 let seconds = Date().timeIntervalSince(begin)
                 printError(
                     "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "

@@ -31,12 +31,26 @@ extension ALStatsCommand {
             @Argument(help: ArgumentHelp("The JSON file, or - for standard input.", valueName: "file"))
             var file: String
 
+            @Option(
+                help: ArgumentHelp(
+                    "The public URL the pages are served under (scheme://host[:port]); the report counts arrivals "
+                        + "at <public-url>/l/<slug> only for recorded public URLs.", valueName: "url"))
+            var publicURL: String?
+
+            func validate() throws {
+                if let publicURL, LinkPublicURL(publicURL) == nil {
+                    throw ValidationError(
+                        "--public-url must be scheme://host[:port] (links are at /l/ of its root), not \(publicURL)")
+                }
+            }
+
             func run() throws {
                 try reportingFailures {
                     let links = try LinksCommand.parse(try LinksCommand.read(file))
                     let store = try database.openStore(create: true)
                     try mappingStoreErrors {
-                        try store.putLinks(links.map { StoredLink(slug: $0.slug, json: $0.jsonValue.jsonText()) })
+                        try store.putLinks(links)
+                        if let url = publicURL.flatMap(LinkPublicURL.init) { try store.recordPublicURL(url) }
                     }
                     print("stored \(links.count) link\(links.count == 1 ? "" : "s")")
                 }
