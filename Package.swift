@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
+        .library(name: "EventUpload", targets: ["EventUpload"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -30,6 +31,9 @@ let package = Package(
         .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
         .target(name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
@@ -38,6 +42,7 @@ let package = Package(
                 "EventStore",
                 "EventReport",
                 "HostedLinks",
+                "EventUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -58,6 +63,9 @@ let package = Package(
         .testTarget(
             name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents"],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "EventUploadTests", dependencies: ["EventUpload", "EventStore", "MeasurementEvents"],
+            swiftSettings: strict),
         .testTarget(
             name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],
             swiftSettings: strict),

@@ -14,7 +14,7 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
 
 extension EmbeddedSQL {
     /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by EmbeddedSQLTests.
-    static func statement(_ name: String) -> String {
+    package static func statement(_ name: String) -> String {
         guard let file = statements.first(where: { $0.stem == name }) else {
             preconditionFailure("Statements/\(name).sql is not embedded: run scripts/embed-sql")
         }
