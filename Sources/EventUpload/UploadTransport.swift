@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,12 +32,18 @@ public protocol UploadTransport: Sendable {
 
 /// `POST` with Foundation's `URLSession` (FoundationNetworking on Linux): nothing of the server stack, so an
 /// iOS app can embed the uploader.
+///
+/// A 401 or 403 with `WWW-Authenticate` reaches URLSession as an authentication challenge, and on Linux a
+/// session without a delegate never completes such a task; the transport's own delegate declines every
+/// challenge and answers with the challenge's status, so a refused key pauses the upload instead of hanging it.
 public struct URLSessionUploadTransport: UploadTransport {
     private let session: URLSession
+    private let challenges: ChallengeDecliner
 
-    /// Creates a transport on `session` (an ephemeral session by default: no cookies, no cache).
-    public init(session: URLSession = URLSession(configuration: .ephemeral)) {
-        self.session = session
+    /// Creates a transport on a session of `configuration` (ephemeral by default: no cookies, no cache).
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        challenges = ChallengeDecliner()
+        session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
     }
 
     /// Sends `body` as `application/x-ndjson` with `Content-Encoding: gzip`.
@@ -53,24 +60,52 @@ public struct URLSessionUploadTransport: UploadTransport {
         let credentials = Data((writeKey + ":").utf8).base64EncodedString()
         request.setValue("Basic " + credentials, forHTTPHeaderField: "Authorization")
         request.httpBody = body
-        let (data, response) = try await exchange(request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return UploadResponse(
-            status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), body: data)
+        return try await exchange(request)
     }
 
-    private func exchange(_ request: URLRequest) async throws -> (Data, URLResponse) {
+    private func exchange(_ request: URLRequest) async throws -> UploadResponse {
         try await withCheckedThrowingContinuation { continuation in
+            let challenges = self.challenges
             let task = session.dataTask(with: request) { data, response, error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let response {
-                    continuation.resume(returning: (data ?? Data(), response))
+                if let http = response as? HTTPURLResponse {
+                    continuation.resume(
+                        returning: UploadResponse(
+                            status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
+                            body: data ?? Data()))
+                } else if let status = challenges.declinedStatus(for: request) {
+                    continuation.resume(returning: UploadResponse(status: status))
                 } else {
-                    continuation.resume(throwing: URLError(.badServerResponse))
+                    continuation.resume(throwing: error ?? URLError(.badServerResponse))
                 }
             }
             task.resume()
         }
+    }
+}
+
+/// Declines every authentication challenge (the key is already in the request), remembering the status of the
+/// answer that raised it, by request.
+final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
+    private let statuses = Mutex<[String: Int]>([:])
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let status = (challenge.failureResponse as? HTTPURLResponse)?.statusCode ?? 401
+        if let request = task.originalRequest {
+            statuses.withLock { $0[ChallengeDecliner.key(request)] = status }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// The status of a declined challenge of `request`, once (`nil` when there was none).
+    func declinedStatus(for request: URLRequest) -> Int? {
+        statuses.withLock { $0.removeValue(forKey: ChallengeDecliner.key(request)) }
+    }
+
+    private static func key(_ request: URLRequest) -> String {
+        (request.url?.absoluteString ?? "") + " " + (request.value(forHTTPHeaderField: "Authorization") ?? "")
+            + " \(request.httpBody?.hashValue ?? 0)"
     }
 }
