@@ -18,10 +18,19 @@ let package = Package(
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
         .library(name: "EventUpload", targets: ["EventUpload"]),
+        .library(name: "EventServer", targets: ["EventServer"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The HTTP face (EventServer) only: the library targets below stay free of them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
@@ -34,6 +43,20 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
+        .target(
+            name: "EventServer",
+            dependencies: [
+                "EventStore", "EventReport", "MeasurementEvents",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "alstats",
             dependencies: [
@@ -43,7 +66,9 @@ let package = Package(
                 "EventReport",
                 "HostedLinks",
                 "EventUpload",
+                "EventServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -66,6 +91,17 @@ let package = Package(
         .testTarget(
             name: "EventUploadTests", dependencies: ["EventUpload", "EventStore", "MeasurementEvents"],
             swiftSettings: strict),
+        .testTarget(
+            name: "EventServerTests",
+            dependencies: [
+                "EventServer", "EventStore", "EventReport", "MeasurementEvents",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],
             swiftSettings: strict),

@@ -18,7 +18,7 @@ struct ALStatsCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
             MigrateCommand.self, PushCommand.self,
-            Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
+            ServeCommand.self, Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
         ]
     )
 }

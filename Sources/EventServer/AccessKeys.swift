@@ -1,0 +1,133 @@
+import Foundation
+import MeasurementEvents
+
+/// What a key may do (serve.md, "Keys and roles").
+public enum AccessRole: String, Sendable, CaseIterable {
+    /// Send events (`/v1/*`).
+    case write
+    /// Read the report and `/metrics`.
+    case read
+    /// Everything `read` may, and manage links.
+    case admin
+
+    /// Whether a key of this role may do what `required` allows.
+    func grants(_ required: AccessRole) -> Bool {
+        switch (self, required) {
+        case (.admin, .read), (.admin, .admin), (.read, .read), (.write, .write): return true
+        default: return false
+        }
+    }
+}
+
+/// The keys the server accepts, by role, and the check of a request's `Authorization` header.
+///
+/// Keys are kept only as their bytes, compared in constant time (every configured key is compared, in
+/// full, whatever matched), and never printed: `description` shows counts only.
+///
+/// ```swift
+/// let keys = try AccessKeys.load(configFile: "serve.json", environment: ProcessInfo.processInfo.environment)
+/// keys.check("Bearer w1", for: .write)   // .allowed
+/// ```
+public struct AccessKeys: Sendable, CustomStringConvertible {
+    /// The answer to one request's credentials.
+    public enum Decision: Sendable, Hashable {
+        /// The key may do this.
+        case allowed
+        /// No key, a malformed header, or an unknown key: 401.
+        case unauthenticated
+        /// A known key of a role that may not: 403.
+        case forbidden
+    }
+
+    private var keys: [(role: AccessRole, bytes: [UInt8])]
+    /// `true` with `--no-auth`: every request is allowed.
+    public let open: Bool
+
+    /// Keys by role; `open` allows every request (for `--no-auth` on a loopback host).
+    public init(write: [String] = [], read: [String] = [], admin: [String] = [], open: Bool = false) {
+        keys = []
+        for (role, list) in [(AccessRole.write, write), (.read, read), (.admin, admin)] {
+            for key in list where !key.isEmpty { keys.append((role, Array(key.utf8))) }
+        }
+        self.open = open
+    }
+
+    /// How many keys of `role` are configured.
+    public func count(of role: AccessRole) -> Int { keys.count { $0.role == role } }
+
+    /// Counts per role, never a key.
+    public var description: String {
+        AccessRole.allCases.map { "\($0.rawValue): \(count(of: $0))" }.joined(separator: ", ")
+    }
+
+    /// Reads keys from a config file (JSON `{"write_keys": [...], "read_keys": [...], "admin_keys": [...]}`,
+    /// other members ignored) and from `ALSTATS_WRITE_KEYS`, `ALSTATS_READ_KEYS`, `ALSTATS_ADMIN_KEYS`
+    /// (comma-separated) in `environment`; both sources add up.
+    /// - Throws: ``EventServerError`` (configuration) naming the file and what is wrong with it.
+    public static func load(
+        configFile: String?, environment: [String: String], open: Bool = false
+    ) throws(EventServerError) -> AccessKeys {
+        var lists: [AccessRole: [String]] = [:]
+        if let configFile {
+            let config = try ServerConfigFile.read(configFile)
+            for role in AccessRole.allCases {
+                lists[role, default: []] += try config.strings("\(role.rawValue)_keys")
+            }
+        }
+        for role in AccessRole.allCases {
+            let variable = "ALSTATS_\(role.rawValue.uppercased())_KEYS"
+            let values = (environment[variable] ?? "").split(separator: ",")
+            lists[role, default: []] += values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        return AccessKeys(write: lists[.write] ?? [], read: lists[.read] ?? [], admin: lists[.admin] ?? [], open: open)
+    }
+
+    /// Whether the request whose `Authorization` header is `authorization` may do what `role` allows.
+    ///
+    /// The key is `Bearer KEY`, or HTTP Basic with the key as user name and an empty password (Segment's
+    /// libraries), or as the password with any user name (a browser's prompt).
+    public func check(_ authorization: String?, for role: AccessRole) -> Decision {
+        if open { return .allowed }
+        guard let authorization, let presented = AccessKeys.presentedKey(authorization) else {
+            return .unauthenticated
+        }
+        var granted = false
+        var known = false
+        for entry in keys {
+            // No early exit: every key is compared in full, so the time says nothing about which matched.
+            let matches = AccessKeys.constantTimeEquals(entry.bytes, presented)
+            known = known || matches
+            granted = granted || (matches && entry.role.grants(role))
+        }
+        if granted { return .allowed }
+        return known ? .forbidden : .unauthenticated
+    }
+
+    /// The key a header presents, or nil for a scheme other than Bearer and Basic or a malformed value.
+    static func presentedKey(_ header: String) -> [UInt8]? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return nil }
+        let scheme = parts[0].lowercased()
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        if scheme == "bearer" { return value.isEmpty ? nil : Array(value.utf8) }
+        guard scheme == "basic", let data = Data(base64Encoded: value) else { return nil }
+        let bytes = [UInt8](data)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return bytes.isEmpty ? nil : bytes }
+        let user = Array(bytes[..<colon])
+        let password = Array(bytes[(colon + 1)...])
+        let key = password.isEmpty ? user : password
+        return key.isEmpty ? nil : key
+    }
+
+    /// Compares two byte strings in time that depends on their lengths only, not on where they differ.
+    static func constantTimeEquals(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count) | (left.count == right.count ? 0 : 1)
+        let length = max(left.count, right.count)
+        for index in 0..<length {
+            let a = index < left.count ? left[index] : 0
+            let b = index < right.count ? right[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+}

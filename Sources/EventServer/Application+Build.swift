@@ -1,0 +1,71 @@
+import EventReport
+import EventStore
+import Hummingbird
+import Logging
+import MeasurementEvents
+import NIOCore
+import ServiceLifecycle
+
+/// The application `alstats serve` runs: its router, and the writer it runs as a service before the
+/// HTTP server (so that at shutdown the server drains first, then the writer commits what is queued).
+public typealias EventServerApplication = Application<RouterResponder<ServerRequestContext>>
+
+/// Builds the server: opens the store (a write connection for the writer, a read connection for the
+/// report), the group-commit writer, and the routes grouped by concern.
+///
+/// ```swift
+/// let app = try buildApplication(configuration: configuration, logger: Logger(label: "alstats"))
+/// try await app.runService()   // until SIGTERM or SIGINT
+/// ```
+/// - Parameters:
+///   - onServerRunning: called with the bound address (host and port) once the server listens.
+/// - Throws: ``EventServerError`` when the store cannot be opened (its message says why).
+public func buildApplication(
+    configuration: EventServerConfiguration, logger: Logger,
+    onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
+) throws(EventServerError) -> EventServerApplication {
+    let store: EventStore
+    let readStore: EventStore
+    do {
+        store = try EventStore(path: configuration.databasePath, options: .init(redactor: configuration.redactor))
+        try store.setDurability(configuration.durability)
+        readStore = try EventStore(
+            path: configuration.databasePath, options: .init(create: false, integrityCheckLimit: 0))
+    } catch {
+        throw EventServerError.store(error.message)
+    }
+    let metrics = ServerMetrics()
+    let writer = GroupCommitWriter(
+        store: store, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
+    let router = Router(context: ServerRequestContext.self)
+    router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    HealthRoutes(writer: writer).addRoutes(to: router)
+    CollectorRoutes(writer: writer, metrics: metrics, codec: NDJSONCodec(), clock: configuration.clock)
+        .addRoutes(to: router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write)))
+    let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
+    ReportRoutes(reader: ReportReader(store: readStore)).addRoutes(to: readers)
+    MetricsRoutes(metrics: metrics).addRoutes(to: readers)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
+        services: [writer],
+        onServerRunning: { channel in
+            let address = channel.localAddress
+            await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")
+        },
+        logger: logger
+    )
+}
+
+/// Runs `app` until SIGTERM or SIGINT, then shuts down gracefully in reverse order of start: the HTTP server
+/// stops accepting and finishes the requests in flight, the writer commits what they brought, the store
+/// closes. After `gracePeriod` the rest is cancelled (the writer still commits what it holds).
+/// - Throws: what a service threw (the server could not bind its address, for example).
+public func runUntilSignalled(
+    _ app: EventServerApplication, logger: Logger, gracePeriod: Duration = .seconds(10)
+) async throws {
+    var configuration = ServiceGroupConfiguration(
+        services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration.maximumGracefulShutdownDuration = gracePeriod
+    try await ServiceGroup(configuration: configuration).run()
+}

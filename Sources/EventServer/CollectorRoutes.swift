@@ -1,0 +1,89 @@
+import EventStore
+import Hummingbird
+import MeasurementEvents
+
+/// The collector (`/v1/*`, write role): NDJSON at `/v1/events`, Segment's HTTP Tracking API at `/v1/batch`,
+/// `/v1/track`, `/v1/screen`, `/v1/page`, `/v1/identify`, `/v1/group`, `/v1/alias`. Every answer comes once
+/// the events it acknowledges are committed (``GroupCommitWriter``).
+struct CollectorRoutes {
+    typealias Context = ServerRequestContext
+
+    let writer: GroupCommitWriter
+    let metrics: ServerMetrics
+    let codec: NDJSONCodec
+    let clock: any EventClock
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post("events") { request, context in try await events(request, context: context) }
+        group.post("batch") { request, context in
+            let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.segmentTypes)
+            let intake = try Intake.segmentBatch(
+                body, receivedAt: clock.nowMilliseconds(), flattener: codec.flattener)
+            return try await segmentAnswer(intake, context: context)
+        }
+        for type in ["track", "screen", "page", "identify", "group", "alias"] {
+            group.post(RouterPath(type)) { request, context in
+                let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.segmentTypes)
+                let intake = try Intake.segmentCall(
+                    body, type: type, receivedAt: clock.nowMilliseconds(), flattener: codec.flattener)
+                return try await segmentAnswer(intake, context: context)
+            }
+        }
+    }
+
+    /// `POST /v1/events`: the receipt, 200 when a line was accepted or a duplicate (or the body was empty),
+    /// 400 when every line was rejected.
+    private func events(_ request: Request, context: Context) async throws -> Response {
+        let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.ndjsonTypes)
+        let receipt = try await store(Intake.ndjson(body, codec: codec), context: context)
+        return .json(receipt.json(), status: receipt.allRejected ? .badRequest : .ok)
+    }
+
+    /// Segment's answer: `{"success": true}` plus the receipt; 400 with `success: false` when every call sent
+    /// for storage was rejected.
+    private func segmentAnswer(_ intake: Intake, context: Context) async throws -> Response {
+        for (type, count) in intake.ignored { metrics.ignored(type: type, count: count) }
+        let receipt = try await store(intake, context: context)
+        let failed = receipt.allRejected && intake.ignored.isEmpty
+        return .json(receipt.json(success: !failed), status: failed ? .badRequest : .ok)
+    }
+
+    /// Hands the intake to the writer and waits for its commit.
+    /// - Throws: ``EventServerError``: 503 with `Retry-After` when the queue is full or the server is
+    ///   stopping, 500 when the commit failed (nothing of the request is acknowledged).
+    private func store(_ intake: Intake, context: Context) async throws(EventServerError) -> Receipt {
+        context.tally.set(events: intake.events.count + intake.rejections.count)
+        var stored = 0
+        let losses = intake.losses
+        if !intake.events.isEmpty || !losses.isEmpty {
+            do {
+                stored = try await writer.submit(intake.events, losses: losses)
+            } catch {
+                throw error.answer
+            }
+        }
+        let receipt = Receipt(
+            accepted: stored, duplicates: intake.events.count - stored, rejections: intake.rejections)
+        metrics.events(
+            accepted: receipt.accepted, duplicates: receipt.duplicates,
+            rejected: Dictionary(intake.rejections.map { ($0.dropReason.rawValue, 1) }, uniquingKeysWith: +))
+        return receipt
+    }
+}
+
+extension GroupCommitWriter.SubmitError {
+    /// The HTTP answer of a refused submission: 503 with `Retry-After` when overloaded or closing, 500 when
+    /// the commit failed.
+    public var answer: EventServerError {
+        switch self {
+        case .overloaded:
+            return EventServerError(
+                .serviceUnavailable, "the write queue is full: retry after a second", headers: [.retryAfter: "1"])
+        case .closed:
+            return EventServerError(
+                .serviceUnavailable, "the server is shutting down: retry shortly", headers: [.retryAfter: "5"])
+        case .storeFailed(let message):
+            return EventServerError(.internalServerError, "nothing was stored: \(message)")
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import EventStore
+import MeasurementEvents
+
+/// Everything `alstats serve` is started with (serve.md).
+///
+/// ```swift
+/// var configuration = EventServerConfiguration(databasePath: "alstats.sqlite", keys: AccessKeys(write: ["w1"]))
+/// configuration.port = 0   // any free port; the running address is reported to `onServerRunning`
+/// ```
+public struct EventServerConfiguration: Sendable {
+    /// The SQLite database file.
+    public var databasePath: String
+    /// The address to listen on.
+    public var host: String = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one.
+    public var port: Int = 8080
+    /// The keys and roles.
+    public var keys: AccessKeys
+    /// The address clients reach the server at (for links; informational for the collector).
+    public var publicURL: String?
+    /// How hard a commit works to survive a crash.
+    public var durability: StoreDurability = .normal
+    /// The most events queued for the writer (or being committed) at once; more gets 503.
+    public var maximumQueuedEvents: Int = 100_000
+    /// Whether `X-Forwarded-For` may be believed (accepted for the links routes; the collector stores no address).
+    public var trustProxy: Bool = false
+    /// The redaction applied to every event before storage.
+    public var redactor: Redactor = Redactor()
+    /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.
+    public var clock: any EventClock = SystemEventClock()
+
+    /// A configuration with the defaults of serve.md.
+    public init(databasePath: String, keys: AccessKeys) {
+        self.databasePath = databasePath
+        self.keys = keys
+    }
+}

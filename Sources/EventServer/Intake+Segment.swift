@@ -1,0 +1,145 @@
+import EventStore
+import MeasurementEvents
+import NIOCore
+
+/// Segment's HTTP Tracking API (serve.md, "Segment compatibility"): `track` is stored under its `event`
+/// name, `screen` and `page` under their type with the field `name`; `properties` are flattened (events.md),
+/// `context.app.name` becomes the field `app`; `userId`, `anonymousId`, `traits` and the rest of `context`
+/// are not stored. `identify`, `group` and `alias` are acknowledged, counted, and not stored.
+///
+/// Time: `timestamp + (receivedAt - sentAt)` when the call or its batch has `sentAt` (the client's clock
+/// corrected, as Segment does), `timestamp` alone without it, `receivedAt` without a `timestamp`.
+extension Intake {
+    /// The call types that are acknowledged and not stored.
+    static let ignoredSegmentTypes: Set<String> = ["identify", "group", "alias"]
+
+    /// Reads `{"batch": [...], "sentAt": ...}`; each call's rejection names its 1-based position in `batch`.
+    /// - Throws: ``EventServerError`` (400) when the body is not JSON or has no `batch` array.
+    static func segmentBatch(
+        _ body: ByteBuffer, receivedAt: Int64, flattener: Flattener
+    ) throws(EventServerError) -> Intake {
+        let object = try segmentObject(body)
+        guard case .array(let calls)? = object["batch"] else {
+            throw EventServerError(.badRequest, "a Segment batch must be an object with a \"batch\" array")
+        }
+        let sentAt = object["sentAt"]
+        var intake = Intake()
+        for (index, call) in calls.enumerated() {
+            guard case .object(let members) = call else {
+                intake.reject(line: index + 1, "a call must be a JSON object")
+                continue
+            }
+            if call.jsonText().utf8.count > IntakeLimits.maximumEventBytes {
+                intake.reject(line: index + 1, "event is larger than 32 KiB", as: .tooLarge)
+                continue
+            }
+            intake.read(
+                call: members, line: index + 1, type: nil, batchSentAt: sentAt, receivedAt: receivedAt,
+                flattener: flattener)
+        }
+        return intake
+    }
+
+    /// Reads one call of `type` (`/v1/track`, `/v1/screen`, ...).
+    /// - Throws: ``EventServerError`` (400) when the body is not a JSON object.
+    static func segmentCall(
+        _ body: ByteBuffer, type: String, receivedAt: Int64, flattener: Flattener
+    ) throws(EventServerError) -> Intake {
+        let object = try segmentObject(body)
+        var intake = Intake()
+        if body.readableBytes > IntakeLimits.maximumEventBytes {
+            intake.reject(line: 1, "event is larger than 32 KiB", as: .tooLarge)
+            return intake
+        }
+        intake.read(
+            call: object, line: 1, type: type, batchSentAt: nil, receivedAt: receivedAt, flattener: flattener)
+        return intake
+    }
+
+    private static func segmentObject(_ body: ByteBuffer) throws(EventServerError) -> JSONObject {
+        let parsed = body.withUnsafeReadableBytes { raw in
+            Result { () throws(JSONParseError) -> JSONValue in try JSONValue.parse(utf8: raw.bindMemory(to: UInt8.self))
+            }
+        }
+        let value: JSONValue
+        switch parsed {
+        case .success(let parsedValue): value = parsedValue
+        case .failure(let error):
+            throw EventServerError(.badRequest, "the body is not valid JSON: \(error.description)")
+        }
+        guard case .object(let object) = value else {
+            throw EventServerError(.badRequest, "the body must be a JSON object")
+        }
+        return object
+    }
+
+    private mutating func read(
+        call: JSONObject, line: Int, type pathType: String?, batchSentAt: JSONValue?, receivedAt: Int64,
+        flattener: Flattener
+    ) {
+        let type = call["type"]?.stringValue ?? pathType ?? ""
+        if Intake.ignoredSegmentTypes.contains(type) {
+            ignored[type, default: 0] += 1
+            return
+        }
+        var literal: [String: String] = [:]
+        let name: String
+        switch type {
+        case "track":
+            guard let event = call["event"]?.stringValue, !event.isEmpty else {
+                return reject(line: line, "a track call needs a non-empty \"event\"")
+            }
+            name = event
+        case "screen", "page":
+            name = type
+            if let title = call["name"]?.stringValue { literal["name"] = title }
+        default:
+            return reject(line: line, "unknown call type \"\(type)\": expected track, screen, page or batch")
+        }
+        if let app = call["context"]?["app"]?["name"]?.stringValue { literal["app"] = app }
+        var fields: [String: String]
+        switch call["properties"] {
+        case nil, .null?:
+            fields = [:]
+        case .object(let properties)?:
+            do throws(FlatteningRejection) {
+                let flat = try flattener.flatten(properties)
+                fields = flat.fields
+                if flat.truncatedValues > 0 { truncated += 1 }
+            } catch {
+                return reject(line: line, "\"properties\": \(error.description)", as: error.dropReason)
+            }
+        default:
+            return reject(line: line, "\"properties\" must be an object")
+        }
+        fields.merge(literal) { _, call in call }
+        guard let timestamp = Intake.segmentTime(call, batchSentAt: batchSentAt, receivedAt: receivedAt) else {
+            return reject(line: line, "\"timestamp\" and \"sentAt\" must be RFC 3339 times")
+        }
+        let id: EventID
+        if let messageID = call["messageId"]?.stringValue, !messageID.isEmpty {
+            id = EventID(messageID)
+        } else {
+            id = NDJSONCodec.derivedEventID(name: name, timestamp: timestamp, fields: fields)
+        }
+        events.append(MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp))
+    }
+
+    /// The stored time of a call, corrected for the client's clock; nil when a time is malformed.
+    static func segmentTime(_ call: JSONObject, batchSentAt: JSONValue?, receivedAt: Int64) -> Int64? {
+        guard let timestampValue = call["timestamp"], timestampValue != .null else { return receivedAt }
+        guard let timestamp = milliseconds(timestampValue) else { return nil }
+        let sentAtValue = call["sentAt"] ?? batchSentAt
+        guard let sentAtValue, sentAtValue != .null else { return timestamp }
+        guard let sentAt = milliseconds(sentAtValue) else { return nil }
+        return timestamp + (receivedAt - sentAt)
+    }
+
+    private static func milliseconds(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .string(let text): return EventTime.milliseconds(rfc3339: text)
+        case .int(let milliseconds): return milliseconds
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import EventStore
+import MeasurementEvents
+import NIOCore
+
+/// What one request brought: the events to store, and every line or call refused, with its reason.
+struct Intake: Sendable {
+    /// One refused line (NDJSON) or call (Segment batch), 1-based.
+    struct Rejection: Sendable, Hashable {
+        var line: Int
+        var reason: String
+        var dropReason: DropReason
+    }
+
+    /// The events to store, in the order sent.
+    var events: [MeasurementEvent] = []
+    /// The refused lines or calls.
+    var rejections: [Rejection] = []
+    /// Segment calls acknowledged and not stored, by type (`identify`, `group`, `alias`).
+    var ignored: [String: Int] = [:]
+    /// Events stored with a value cut to the length limit.
+    var truncated = 0
+
+    /// The counts for the store's completeness table: rejections by reason, and truncations.
+    var losses: [DropReason: Int] {
+        var losses: [DropReason: Int] = [:]
+        for rejection in rejections { losses[rejection.dropReason, default: 0] += 1 }
+        if truncated > 0 { losses[.valueTruncated] = truncated }
+        return losses
+    }
+
+    mutating func reject(line: Int, _ reason: String, as dropReason: DropReason = .invalidEvent) {
+        rejections.append(Rejection(line: line, reason: reason, dropReason: dropReason))
+    }
+}
+
+extension DropReason {
+    /// An event over 32 KiB of JSON (serve.md): refused, counted.
+    public static let tooLarge: DropReason = "too_large"
+    /// A line or call that is not a valid event (bad JSON, a missing name or time): refused, counted.
+    public static let invalidEvent: DropReason = "invalid_event"
+}
+
+/// The size limits of serve.md.
+enum IntakeLimits {
+    /// A body as sent (compressed or not).
+    static let maximumSentBytes = 512 * 1024
+    /// A body after decompression.
+    static let maximumDecodedBytes = 4 * 1024 * 1024
+    /// One event's JSON.
+    static let maximumEventBytes = 32 * 1024
+}
+
+extension Intake {
+    /// Reads an NDJSON body (events.md interchange): one event per line, blank lines skipped, `\r\n` allowed.
+    /// Every other line gives an event or a rejection naming its 1-based line; a line over 32 KiB is
+    /// `too_large`. Never throws: any bytes give an intake.
+    static func ndjson(_ body: ByteBuffer, codec: NDJSONCodec) -> Intake {
+        var intake = Intake()
+        body.withUnsafeReadableBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            var line = 0
+            while start < bytes.count {
+                let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                var end = newline
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                line += 1
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                intake.read(line: line, text, codec: codec)
+                start = newline + 1
+            }
+        }
+        return intake
+    }
+
+    private mutating func read(line: Int, _ text: UnsafeBufferPointer<UInt8>, codec: NDJSONCodec) {
+        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        guard text.count <= IntakeLimits.maximumEventBytes else {
+            reject(line: line, "event is larger than 32 KiB", as: .tooLarge)
+            return
+        }
+        do throws(NDJSONLineError) {
+            var truncatedValues = 0
+            events.append(try codec.decode(utf8: text, truncatedValues: &truncatedValues))
+            if truncatedValues > 0 { truncated += 1 }
+        } catch {
+            reject(line: line, error.reason, as: error.dropReason ?? .invalidEvent)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Dispatch
+import EventReport
+import EventStore
+import Hummingbird
+
+/// The report over HTTP (read role): `GET /api/report` (the JSON contract of cli.md) and `GET /report`
+/// (the HTML page), from the same `ReportReader` and renderers as `alstats report`, with its filters as
+/// query parameters: `since`, `until`, `ref`, `referer_app`, `tz`, `top`.
+///
+/// The report is read on a queue of its own, through a connection of its own (WAL lets it read while the
+/// writer commits), so that SQLite never runs on an event-loop thread.
+struct ReportRoutes {
+    typealias Context = ServerRequestContext
+
+    let reader: ReportReader
+    private let queue = DispatchQueue(label: "alstats-report")
+
+    init(reader: ReportReader) {
+        self.reader = reader
+    }
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("api/report") { request, _ in
+            let report = try await read(ReportRoutes.query(request.uri.queryParameters))
+            return Response.text(ReportFormat.json.render(report), contentType: "application/json")
+        }
+        group.get("report") { request, _ in
+            let report = try await read(ReportRoutes.query(request.uri.queryParameters))
+            return Response.text(ReportFormat.html.render(report), contentType: "text/html; charset=utf-8")
+        }
+    }
+
+    private func read(_ query: ReportQuery) async throws(EventServerError) -> Report {
+        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Report, StoreError>, Never>) in
+            queue.async { [reader] in
+                answer.resume(returning: Result { () throws(StoreError) -> Report in try reader.report(for: query) })
+            }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw EventServerError(.internalServerError, "the report could not be read: \(error.message)")
+        }
+    }
+
+    /// The report query of the parameters, as `alstats report` reads its options.
+    /// - Throws: ``EventServerError`` (400) naming the parameter that is not valid.
+    static func query(_ parameters: Parameters) throws(EventServerError) -> ReportQuery {
+        let tz = parameters.get("tz") ?? "UTC"
+        guard let zone = ReportTimeZone(tz) else {
+            throw EventServerError(.badRequest, "tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset")
+        }
+        func time(_ name: String) throws(EventServerError) -> Int64? {
+            guard let value = parameters.get(name) else { return nil }
+            guard let milliseconds = zone.milliseconds(of: value) else {
+                throw EventServerError(
+                    .badRequest, "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+            }
+            return milliseconds
+        }
+        var top: Int?
+        if let text = parameters.get("top") {
+            guard let value = Int(text), value >= 0 else {
+                throw EventServerError(.badRequest, "top must be 0 or more, not '\(text)'")
+            }
+            top = value
+        }
+        return ReportQuery(
+            since: try time("since"), until: try time("until"), ref: parameters.get("ref"),
+            refererApp: parameters.get("referer_app"), timeZone: zone, top: top)
+    }
+}

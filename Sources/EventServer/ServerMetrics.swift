@@ -1,0 +1,68 @@
+import Metrics
+
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
+
+/// The server's counters, for `GET /metrics` (Prometheus text exposition).
+///
+/// Made with swift-metrics on a `PrometheusMetricsFactory` of the server's own registry, not the process-wide
+/// `MetricsSystem` (which can be bootstrapped once only): each application, and each test, has its own.
+final class ServerMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let queued: Gauge
+    private let commitLatency: Metrics.Timer
+    private let failedCommits: Counter
+    private let accepted: Counter
+    private let duplicates: Counter
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(1000),
+        ]
+        self.factory = factory
+        queued = Gauge(label: "alstats_write_queue_events", factory: factory)
+        commitLatency = Metrics.Timer(label: "alstats_commit_seconds", factory: factory)
+        failedCommits = Counter(label: "alstats_commits_failed_total", factory: factory)
+        accepted = Counter(label: "alstats_events_accepted_total", factory: factory)
+        duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
+    }
+
+    /// One answered request of `route` (the route pattern, never the raw path) with `status`.
+    func request(route: String, status: Int) {
+        Counter(
+            label: "alstats_http_requests_total", dimensions: [("route", route), ("status", String(status))],
+            factory: factory
+        ).increment()
+    }
+
+    /// Events of answered requests: newly stored, duplicates, and rejections by reason.
+    func events(accepted newly: Int, duplicates repeated: Int, rejected: [String: Int]) {
+        if newly > 0 { accepted.increment(by: newly) }
+        if repeated > 0 { duplicates.increment(by: repeated) }
+        for (reason, count) in rejected where count > 0 {
+            Counter(label: "alstats_events_rejected_total", dimensions: [("reason", reason)], factory: factory)
+                .increment(by: count)
+        }
+    }
+
+    /// Segment calls acknowledged and not stored (`identify`, `group`, `alias`), by type.
+    func ignored(type: String, count: Int) {
+        Counter(label: "alstats_segment_calls_ignored_total", dimensions: [("type", type)], factory: factory)
+            .increment(by: count)
+    }
+
+    /// The events waiting in or being committed by the writer.
+    func queueDepth(_ events: Int) { queued.record(events) }
+
+    /// One commit of the writer, its duration and outcome.
+    func commitFinished(after duration: Duration, succeeded: Bool) {
+        commitLatency.record(duration: duration)
+        if !succeeded { failedCommits.increment() }
+    }
+
+    /// The Prometheus text exposition of every metric.
+    func exposition() -> String { registry.emitToString() }
+}

@@ -1,0 +1,92 @@
+import EventServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite struct AuthRouteTests {
+    static func basic(_ user: String, _ password: String) -> String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    @Test(arguments: [
+        "Bearer \(ServerFixture.writeKey)",
+        basic(ServerFixture.writeKey, ""),  // Segment's libraries: the key as user name
+        basic("anyone", ServerFixture.writeKey),  // a browser prompt: the key as password
+    ])
+    func eachKeyFormIsAccepted(authorization: String) async throws {
+        let fixture = ServerFixture()
+        var fields = headers(key: nil)
+        fields[.authorization] = authorization
+        let request = fields
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: line(id: "k"))
+            ) { #expect($0.status == .ok) }
+        }
+        #expect(try fixture.storedEvents().count == 1)
+    }
+
+    @Test(arguments: [nil, "Bearer wrong", "Bearer ", basic("", ""), "Digest abc", "Basic !!!"] as [String?])
+    func noOrAnUnknownKeyIs401WithABasicChallenge(authorization: String?) async throws {
+        let fixture = ServerFixture()
+        var fields = headers(key: nil)
+        if let authorization { fields[.authorization] = authorization }
+        let request = fields
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: line(id: "k"))
+            ) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.wwwAuthenticate] == #"Basic realm="alstats""#)
+            }
+            try await client.execute(uri: "/api/report", method: .get, headers: request) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+        #expect(try fixture.storedEvents().isEmpty)
+    }
+
+    @Test func aKeyOfAnotherRoleIs403() async throws {
+        let fixture = ServerFixture()
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(key: ServerFixture.readKey),
+                body: ByteBuffer(string: line(id: "k"))
+            ) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/api/report", method: .get, headers: headers(key: ServerFixture.writeKey)) {
+                #expect($0.status == .forbidden)
+            }
+            for key in [ServerFixture.readKey, ServerFixture.adminKey] {
+                try await client.execute(uri: "/api/report", method: .get, headers: headers(key: key)) {
+                    #expect($0.status == .ok)
+                }
+                try await client.execute(uri: "/metrics", method: .get, headers: headers(key: key)) {
+                    #expect($0.status == .ok)
+                }
+            }
+            try await client.execute(uri: "/healthz", method: .get) {
+                #expect($0.status == .ok)
+                #expect(String(buffer: $0.body) == "ok\n")
+            }
+        }
+    }
+
+    @Test func keysComeFromTheConfigFileAndTheEnvironment() throws {
+        let fixture = ServerFixture()
+        let config = fixture.folder.appendingPathComponent("serve.json").path
+        try Data(#"{"write_keys": ["w1"], "read_keys": ["r1"], "links": {}}"#.utf8).write(
+            to: URL(fileURLWithPath: config))
+        let keys = try AccessKeys.load(
+            configFile: config, environment: ["ALSTATS_WRITE_KEYS": "w2, w3", "ALSTATS_ADMIN_KEYS": "a1"])
+        #expect(keys.count(of: .write) == 3)
+        #expect(keys.count(of: .read) == 1)
+        #expect(keys.check("Bearer w3", for: .write) == .allowed)
+        #expect(keys.check("Bearer a1", for: .read) == .allowed)
+        #expect(keys.check("Bearer a1", for: .write) == .forbidden)
+        #expect(!keys.description.contains("w1"))
+        try Data(#"{"write_keys": "w1"}"#.utf8).write(to: URL(fileURLWithPath: config))
+        #expect(throws: EventServerError.self) { try AccessKeys.load(configFile: config, environment: [:]) }
+    }
+}

@@ -1,0 +1,181 @@
+import CompressNIO
+import EventServer
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import MeasurementEvents
+import NIOCore
+import Testing
+
+@Suite struct CollectorRouteTests {
+    @Test func receiptCountsAcceptedDuplicatesAndRejectedLinesWithTheirLineNumbers() async throws {
+        let fixture = ServerFixture()
+        let body = [
+            line(id: "a"), line(id: "b"), line(id: "a"), #"{"name":"x"}"#, "", "not json", line(id: "c"),
+        ].joined(separator: "\n")
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: body)
+            ) { response in
+                #expect(response.status == .ok)
+                let receipt = json(response)
+                #expect(receipt["accepted"] == .int(3))
+                #expect(receipt["duplicates"] == .int(1))
+                #expect(receipt["rejected"] == .int(2))
+                guard case .array(let errors)? = receipt["errors"] else { throw FixtureError("no errors") }
+                #expect(errors.map { $0["line"] } == [.int(4), .int(6)])
+                #expect(errors.first?["reason"]?.stringValue?.contains("ts") == true)
+            }
+            // The same ids again: duplicates, nothing new.
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: line(id: "b"))
+            ) { response in
+                #expect(json(response)["duplicates"] == .int(1))
+                #expect(json(response)["accepted"] == .int(0))
+            }
+        }
+        #expect(try Set(fixture.storedEvents().keys) == ["a", "b", "c"])
+        #expect(try fixture.completeness()["rejected"]?["invalid_event"] == 2)
+    }
+
+    @Test func aBodyOfOnlyRejectedLinesIsA400AndAnEmptyBodyA200() async throws {
+        let fixture = ServerFixture()
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: "{}\n[1]")
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(json(response)["rejected"] == .int(2))
+            }
+            try await client.execute(uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer()) {
+                #expect($0.status == .ok)
+                #expect(json($0)["accepted"] == .int(0))
+            }
+        }
+    }
+
+    @Test func anEventOver32KiBIsRejectedAsTooLargeAndCounted() async throws {
+        let fixture = ServerFixture()
+        let big = #"{"id":"big","name":"x","ts":1,"fields":{"v":""# + String(repeating: "a", count: 33_000) + #""}}"#
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(),
+                body: ByteBuffer(string: big + "\n" + line(id: "small"))
+            ) { response in
+                #expect(response.status == .ok)
+                let receipt = json(response)
+                #expect(receipt["accepted"] == .int(1))
+                guard case .array(let errors)? = receipt["errors"] else { throw FixtureError("no errors") }
+                #expect(errors.first?["line"] == .int(1))
+            }
+        }
+        #expect(try fixture.completeness()["rejected"]?["too_large"] == 1)
+    }
+
+    @Test func gzipBodiesAreInflatedAndBrokenOnesAre400() async throws {
+        let fixture = ServerFixture()
+        var plain = ByteBuffer(string: [line(id: "g1"), line(id: "g2")].joined(separator: "\n"))
+        let compressed = try plain.compress(with: .gzip())
+        let gzipHeaders = headers(encoding: "gzip")
+        try await fixture.application().test(.router) { client in
+            try await client.execute(uri: "/v1/events", method: .post, headers: gzipHeaders, body: compressed) {
+                #expect($0.status == .ok)
+                #expect(json($0)["accepted"] == .int(2))
+            }
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: gzipHeaders, body: ByteBuffer(string: "not gzip at all")
+            ) { #expect($0.status == .badRequest) }
+            // A stream cut in the middle.
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: gzipHeaders,
+                body: compressed.getSlice(at: compressed.readerIndex, length: compressed.readableBytes / 2)
+            ) { #expect($0.status == .badRequest) }
+        }
+    }
+
+    @Test func bodiesOverTheLimitsAre413() async throws {
+        let fixture = ServerFixture()
+        let oversized = ByteBuffer(repeating: UInt8(ascii: " "), count: 512 * 1024 + 1)
+        // 5 MiB of blanks compress to a few KiB: over the limit once inflated.
+        var blanks = ByteBuffer(repeating: UInt8(ascii: " "), count: 5 * 1024 * 1024)
+        let bomb = try blanks.compress(with: .gzip())
+        let gzipHeaders = headers(encoding: "gzip")
+        try await fixture.application().test(.router) { client in
+            try await client.execute(uri: "/v1/events", method: .post, headers: headers(), body: oversized) {
+                #expect($0.status == .contentTooLarge)
+            }
+            #expect(bomb.readableBytes < 512 * 1024)
+            try await client.execute(uri: "/v1/events", method: .post, headers: gzipHeaders, body: bomb) {
+                #expect($0.status == .contentTooLarge)
+            }
+        }
+    }
+
+    @Test(arguments: ["application/x-www-form-urlencoded", "text/csv", "multipart/form-data; boundary=x"])
+    func anotherContentTypeIs415(contentType: String) async throws {
+        let fixture = ServerFixture()
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(contentType: contentType),
+                body: ByteBuffer(string: line(id: "t"))
+            ) { #expect($0.status == .unsupportedMediaType) }
+        }
+        #expect(try fixture.storedEvents().isEmpty)
+    }
+
+    @Test func secretsAreRedactedBeforeStorage() async throws {
+        let fixture = ServerFixture()
+        let event =
+            #"{"id":"s","name":"al_nav_in","ts":1,"fields":{"inputURL":"fb123://authorize#access_token=SECRETTOKEN42"}}"#
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: event)
+            ) { #expect($0.status == .ok) }
+        }
+        let stored = try #require(try fixture.storedEvents()["s"])
+        #expect(stored.fields["inputURL"]?.contains("SECRETTOKEN42") == false)
+        let bytes = FileManager.default.contents(atPath: fixture.path) ?? Data()
+        let wal = FileManager.default.contents(atPath: fixture.path + "-wal") ?? Data()
+        #expect(bytes.range(of: Data("SECRETTOKEN42".utf8)) == nil)
+        #expect(wal.range(of: Data("SECRETTOKEN42".utf8)) == nil)
+    }
+
+    @Test func aFullQueueAnswers503WithRetryAfter() async throws {
+        let fixture = ServerFixture()
+        let store = try EventStore(path: fixture.path)
+        let writer = GroupCommitWriter(store: store, maximumQueuedEvents: 2)
+        // Not running: the first submission waits in the queue, the next one does not fit.
+        let first = Task { try await writer.submit(sampleLines(2), losses: [:]) }
+        try await waitUntil { writer.queuedEventCount == 2 }
+        await #expect(throws: GroupCommitWriter.SubmitError.overloaded) {
+            try await writer.submit(sampleLines(1), losses: [:])
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await writer.run() }
+            let stored = try await first.value
+            #expect(stored == 2)
+            writer.close()
+            try await group.waitForAll()
+        }
+        await #expect(throws: GroupCommitWriter.SubmitError.closed) {
+            try await writer.submit(sampleLines(1), losses: [:])
+        }
+    }
+
+    @Test func overloadAnswerCarriesRetryAfter() {
+        let error = GroupCommitWriter.SubmitError.overloaded.answer
+        #expect(error.status == .serviceUnavailable)
+        #expect(error.headers[.retryAfter] == "1")
+    }
+}
+
+/// `count` distinct events.
+func sampleLines(_ count: Int, prefix: String = UUID().uuidString) -> [MeasurementEvent] {
+    (0..<count).map { MeasurementEvent(id: EventID("\(prefix)-\($0)"), name: "x", fields: [:], timestamp: 1) }
+}
+
+/// Polls `condition` (a state change, not a time) until it holds.
+func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+    while !condition() { try await Task.sleep(for: .milliseconds(1)) }
+}

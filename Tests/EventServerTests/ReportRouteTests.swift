@@ -1,0 +1,62 @@
+import EventReport
+import EventServer
+import EventStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import MeasurementEvents
+import NIOCore
+import Testing
+
+@Suite struct ReportRouteTests {
+    @Test func theReportOverHTTPIsTheReportOfTheStoreWithEveryFilter() async throws {
+        let fixture = ServerFixture()
+        var lines: [String] = []
+        for index in 0..<40 {
+            let name = index % 2 == 0 ? "al_nav_in" : "al_nav_out"
+            let ts = ServerFixture.now + Int64(index) * 3_600_000
+            lines.append(line(id: "r\(index)", name: name, ts: ts, ref: index % 3 == 0 ? "feed" : "ad"))
+        }
+        let body = ByteBuffer(string: lines.joined(separator: "\n"))
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: body
+            ) { #expect(json($0)["accepted"] == .int(40)) }
+            let store = try EventStore(path: fixture.path, options: .init(create: false))
+            let reader = ReportReader(store: store)
+            let zone = try #require(ReportTimeZone("Europe/Paris"))
+            let cases: [(String, ReportQuery)] = [
+                ("", ReportQuery()),
+                (
+                    "?since=2025-11-21&until=2025-11-22T06:00:00Z&ref=feed&tz=Europe/Paris&top=1",
+                    ReportQuery(
+                        since: zone.milliseconds(of: "2025-11-21"),
+                        until: zone.milliseconds(of: "2025-11-22T06:00:00Z"),
+                        ref: "feed", timeZone: zone, top: 1)
+                ),
+                ("?referer_app=None", ReportQuery(refererApp: "None")),
+            ]
+            for (parameters, query) in cases {
+                let expected = ReportFormat.json.render(try reader.report(for: query))
+                try await client.execute(
+                    uri: "/api/report\(parameters)", method: .get, headers: headers(key: ServerFixture.readKey)
+                ) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == expected)
+                }
+            }
+            try await client.execute(
+                uri: "/report?tz=%2B05:30", method: .get, headers: headers(key: ServerFixture.readKey)
+            ) {
+                #expect($0.status == .ok)
+                #expect($0.headers[.contentType]?.hasPrefix("text/html") == true)
+                #expect(String(buffer: $0.body).contains("<html"))
+            }
+            for bad in ["?tz=Mars/Base", "?since=yesterday", "?top=-1"] {
+                try await client.execute(
+                    uri: "/api/report\(bad)", method: .get, headers: headers(key: ServerFixture.readKey)
+                ) { #expect($0.status == .badRequest) }
+            }
+        }
+    }
+}
