@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
+        .library(name: "EventUpload", targets: ["EventUpload"]),
         .library(name: "EventServer", targets: ["EventServer"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
@@ -44,6 +45,9 @@ let package = Package(
             name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"],
             resources: [.embedInCode("Queries")], swiftSettings: strict),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
         .target(
             name: "EventServer",
             dependencies: [
@@ -66,6 +70,7 @@ let package = Package(
                 "EventStore",
                 "EventReport",
                 "HostedLinks",
+                "EventUpload",
                 "EventServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,6 +98,9 @@ let package = Package(
             name: "EventReportTests",
             dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "EventUploadTests", dependencies: ["EventUpload", "EventStore", "MeasurementEvents", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [

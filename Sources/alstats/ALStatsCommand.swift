@@ -14,12 +14,13 @@ struct ALStatsCommand: AsyncParsableCommand {
               alstats demo                       simulated traffic through the real library, then the report
               alstats ingest events.ndjson       import NDJSON events
               alstats report --since 2025-11-01  the report of the stored events
+              alstats push --to https://stats.example.com   send the events a collector has not acknowledged
               alstats inspect 'myapp://item?al_applink_data=...'
             """,
         version: ALStatsVersion.current,
         subcommands: [
             DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
-            MigrateCommand.self,
+            MigrateCommand.self, PushCommand.self,
             ServeCommand.self, Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
         ]
     )

@@ -147,10 +147,10 @@ package final class SQLiteConnection {
     }
 
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Whether a transaction is open.
-    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Whether SQLite opened the main database read-only (for example a file without write permission).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }

@@ -62,7 +62,7 @@ package final class SQLiteStatement {
     }
 
     /// Runs the statement to its end and resets it for the next use.
-    func run() throws(StoreError) {
+    package func run() throws(StoreError) {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }

@@ -17,6 +17,7 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0007_count_altered_events.sql", PackageResources._007_count_altered_events_sql),
         EmbeddedSQLFile("0008_create_links.sql", PackageResources._008_create_links_sql),
         EmbeddedSQLFile("0009_create_link_rollups.sql", PackageResources._009_create_link_rollups_sql),
+        EmbeddedSQLFile("0010_create_upload_outbox.sql", PackageResources._010_create_upload_outbox_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.
@@ -26,6 +27,7 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("rebuild_link_rollups.sql", PackageResources.rebuild_link_rollups_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
+        EmbeddedSQLFile("select_events_after.sql", PackageResources.select_events_after_sql),
         EmbeddedSQLFile("select_link_visitor.sql", PackageResources.select_link_visitor_sql),
         EmbeddedSQLFile("upsert_completeness.sql", PackageResources.upsert_completeness_sql),
         EmbeddedSQLFile("upsert_link_rollup.sql", PackageResources.upsert_link_rollup_sql),
@@ -37,7 +39,7 @@ package enum EmbeddedSQL {
     ]
 
     /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by EmbeddedSQLTests.
-    static func statement(_ name: String) -> String {
+    package static func statement(_ name: String) -> String {
         guard let file = statements.first(where: { $0.stem == name }) else {
             preconditionFailure("Statements/\(name).sql is not in EmbeddedSQL.statements")
         }
