@@ -8,6 +8,11 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
+/// `ALSTATS_CORE_ONLY=1` leaves the HTTP server out: EventServer, its tests, the uploader's tests (they run
+/// `alstats serve`) and `alstats serve` itself. CI's ThreadSanitizer run uses it so that it does not build the
+/// server packages a second time; every other build has everything.
+let coreOnly = Context.environment["ALSTATS_CORE_ONLY"] != nil
+
 let package = Package(
     name: "alstats",
     platforms: [.macOS(.v15)],
@@ -71,11 +76,12 @@ let package = Package(
                 "EventReport",
                 "HostedLinks",
                 "EventUpload",
-                "EventServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
+            ]
+                + (coreOnly
+                    ? []
+                    : ["EventServer", .product(name: "Logging", package: "swift-log")]),
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
         .executableTarget(
             name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
@@ -117,3 +123,9 @@ let package = Package(
             swiftSettings: strict),
     ]
 )
+
+if coreOnly {
+    let server: Set = ["EventServer", "EventServerTests", "EventUploadTests"]
+    package.targets.removeAll { server.contains($0.name) }
+    package.products.removeAll { $0.name == "EventServer" }
+}

@@ -18,12 +18,21 @@ struct ALStatsCommand: AsyncParsableCommand {
               alstats inspect 'myapp://item?al_applink_data=...'
             """,
         version: ALStatsVersion.current,
-        subcommands: [
+        subcommands: subcommands
+    )
+
+    #if ALSTATS_CORE_ONLY
+        /// The core-only build (Package.swift) has no server: no `serve`.
+        static let serverSubcommands: [any ParsableCommand.Type] = []
+    #else
+        static let serverSubcommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    #endif
+
+    static let subcommands: [any ParsableCommand.Type] =
+        [
             DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
             MigrateCommand.self, PushCommand.self,
-            ServeCommand.self, Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
-        ]
-    )
+        ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self, LinksCommand.self]
 }
 
 /// The version `alstats --version` prints.
