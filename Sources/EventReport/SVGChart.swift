@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// A chart drawn as inline SVG text: lines over a series of dates, stacked columns, or horizontal bars
 /// for named categories. Colours come from the page's CSS classes (`s1` to `s4`), so the same SVG reads
 /// in light and dark schemes; the `viewBox` with `width: 100%` scales it to a phone's width.

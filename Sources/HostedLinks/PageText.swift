@@ -1,20 +1,11 @@
+import MeasurementEvents
+
 /// Escaping for the hosted page: HTML text and attributes, and RFC 3986 percent-encoding.
 enum PageText {
-    /// `& < > " '` as character references, so no value can end an attribute or start markup.
+    /// `& < > " '` as character references, so no value can end an attribute or start markup; control
+    /// characters HTML forbids as U+FFFD. The report's escaper (``HTMLEscaping``), one for every page we write.
     static func html(_ text: String) -> String {
-        var output = ""
-        output.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
-        }
-        return output
+        HTMLEscaping.escape(text)
     }
 
     /// The UTF-8 bytes of `text`, RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`) as they are,

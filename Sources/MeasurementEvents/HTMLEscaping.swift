@@ -36,5 +36,5 @@ public enum HTMLEscaping {
 
 extension String {
     /// This text escaped for HTML (``HTMLEscaping/escape(_:)``).
-    var htmlEscaped: String { HTMLEscaping.escape(self) }
+    package var htmlEscaped: String { HTMLEscaping.escape(self) }
 }

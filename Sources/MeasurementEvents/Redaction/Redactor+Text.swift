@@ -222,30 +222,23 @@ extension Redactor {
         return (elements[position].start..<elements[end - 1].end, replacement, end)
     }
 
-    /// Decodes percent escapes of any depth into elements.
+    /// Decodes percent escapes of any depth into elements (each escape read by ``escape(_:at:)``, as
+    /// ``percentDecodeAll(_:)`` reads them).
     static func decode(_ bytes: [UInt8]) -> [Element] {
         var elements: [Element] = []
         elements.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                var value = high << 4 | low
-                var layer = 1
-                var next = index + 3
-                while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]),
-                    let low = hexValue(bytes[next + 1])
-                {
-                    value = high << 4 | low
-                    layer += 1
-                    next += 2
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            while index < buffer.count {
+                if buffer[index] == UInt8(ascii: "%") {
+                    // `%XX` is one layer, each `25` after the `%` one more; a lone `%` is itself (layer 0).
+                    let (value, length) = escape(buffer, at: index)
+                    elements.append(Element(byte: value, layer: (length - 1) / 2, start: index, end: index + length))
+                    index += length
+                } else {
+                    elements.append(Element(byte: buffer[index], layer: 0, start: index, end: index + 1))
+                    index += 1
                 }
-                elements.append(Element(byte: value, layer: layer, start: index, end: next))
-                index = next
-            } else {
-                elements.append(Element(byte: bytes[index], layer: 0, start: index, end: index + 1))
-                index += 1
             }
         }
         return elements
