@@ -54,15 +54,15 @@ struct LinkStorageTests {
         #expect(try BuiltAlstats.run(["links", "show", "c"], in: database.folder).status == 66)
     }
 
-    @Test(.enabled(if: CLITests.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func linksPutRecordsAPublicURLThatIsAnOriginAndRefusesAnyOther() throws {
         let database = TemporaryDatabase()
         try #"{"slug":"b","web":{"url":"https://b.example/"}}"#.write(
             toFile: database.file("link.json"), atomically: true, encoding: .utf8)
-        let refused = try CLITests.run(
+        let refused = try BuiltAlstats.run(
             ["links", "put", "link.json", "--public-url", "https://go.example.com/links"], in: database.folder)
         #expect(refused.status == 64 && refused.errors.contains("--public-url"))
-        let put = try CLITests.run(
+        let put = try BuiltAlstats.run(
             ["links", "put", "link.json", "--public-url", "https://Go.Example.com/"], in: database.folder)
         #expect(put.status == 0, "\(put.errors)")
         let store = try EventStore(path: database.path, options: EventStore.Options(create: false))
