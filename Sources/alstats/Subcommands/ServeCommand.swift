@@ -133,7 +133,7 @@
                 host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
             }
         }
-
-        extension StoreDurability: ExpressibleByArgument {}
     }
+
+    extension StoreDurability: ExpressibleByArgument {}
 #endif
