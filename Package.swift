@@ -73,7 +73,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
+            name: "alstats-bench",
+            dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "CSQLite"],
             swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
