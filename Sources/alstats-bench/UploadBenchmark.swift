@@ -91,10 +91,7 @@ enum UploadBenchmark {
     /// `post` on the caller's thread with the sink attached (its collector unreachable, so the outbox only
     /// grows), against `NotificationCenter.post`.
     static func postCost(posts: Int, in folder: URL) throws -> [Measure] {
-        let sink = try HTTPEventSink(
-            .init(
-                collector: URL(string: "http://127.0.0.1:9")!, writeKey: "bench",
-                outboxPath: folder.appendingPathComponent("cost.sqlite").path))
+        let sink = try unreachableSink(outbox: folder.appendingPathComponent("cost.sqlite").path)
         let bus = MeasurementEventBus()
         bus.attach(sink, options: ObserverOptions(label: "upload", bufferCapacity: 65_536))
         let (ours, theirs, _) = BusBenchmark.timedPosts(on: bus, posts: posts, fields: BusBenchmark.fields)
@@ -110,10 +107,7 @@ enum UploadBenchmark {
     /// Resident memory growth over `posts` posts while the collector is down and the uploader retries: the
     /// outbox is on disk (bounded at 64 MiB), so memory must not grow with the posts.
     static func memoryWhileDown(posts: Int, in folder: URL) throws -> [Measure] {
-        let sink = try HTTPEventSink(
-            .init(
-                collector: URL(string: "http://127.0.0.1:9")!, writeKey: "bench",
-                outboxPath: folder.appendingPathComponent("down.sqlite").path))
+        let sink = try unreachableSink(outbox: folder.appendingPathComponent("down.sqlite").path)
         let bus = MeasurementEventBus()
         bus.attach(sink)
         let background = Task { await sink.run() }
@@ -143,6 +137,11 @@ enum UploadBenchmark {
                 suite: suite, name: "unaccounted_posts_collector_down", value: Double(posts - accounted),
                 unit: "events", goal: "0 (pending + counted drops = posted)", met: accounted == posts),
         ]
+    }
+
+    /// A sink whose collector never answers (a closed port): its outbox only grows, its uploader retries.
+    static func unreachableSink(outbox: String) throws -> HTTPEventSink {
+        try HTTPEventSink(.init(collector: URL(string: "http://127.0.0.1:9")!, writeKey: "bench", outboxPath: outbox))
     }
 
     /// Runs async `body` to its end from synchronous code.
