@@ -76,6 +76,9 @@ let package = Package(
             name: "alstats-bench",
             dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "CSQLite"],
             swiftSettings: strict),
+        .executableTarget(
+            name: "upload-example", dependencies: ["EventUpload", "MeasurementEvents"], path: "Examples/UploadingApp",
+            swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",

@@ -148,3 +148,50 @@ struct PushCLITests {
         #expect(badURL == 64)
     }
 }
+
+/// A host app (`upload-example`, built with `swift build`) killed mid-upload and started again on the same
+/// outbox: the collector ends with every event once.
+@Suite(.serialized)
+struct AppRestartTests {
+    static let binary = URL(fileURLWithPath: ServeCollector.binary).deletingLastPathComponent()
+        .appendingPathComponent("upload-example").path
+
+    static var built: Bool { ServeCollector.built && FileManager.default.isExecutableFile(atPath: binary) }
+
+    @Test(.enabled(if: built, "build alstats and upload-example first with swift build"))
+    func anAppKilledMidUploadAndRestartedDeliversEveryEventOnce() async throws {
+        let folder = TemporaryFolder()
+        let collector = try ServeCollector(databasePath: folder.file("collector.sqlite"))
+        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 250), count: 6)
+        let proxy = try FaultProxy(upstream: collector.port, script: slow)
+        defer { proxy.stop() }
+        let outbox = folder.file("outbox.sqlite")
+        let arguments = ["--outbox", outbox, "--to", proxy.url.absoluteString, "--key", "wk"]
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: AppRestartTests.binary)
+        app.arguments = arguments + ["--events", "3000"]
+        app.standardOutput = FileHandle.nullDevice
+        try app.run()
+        var stored = 0
+        for _ in 0..<600 where stored < 1_000 {
+            try await Task.sleep(for: .milliseconds(100))
+            stored = try collector.count()
+        }
+        kill(app.processIdentifier, SIGKILL)
+        app.waitUntilExit()
+        #expect(app.terminationReason == .uncaughtSignal)
+        #expect(try collector.count() < 3_000)
+
+        let restarted = Process()
+        restarted.executableURL = URL(fileURLWithPath: AppRestartTests.binary)
+        restarted.arguments = arguments  // posts nothing: uploads what the killed app left in the outbox
+        restarted.standardOutput = FileHandle.nullDevice
+        try restarted.run()
+        restarted.waitUntilExit()
+        #expect(restarted.terminationStatus == 0)
+        let ids = try collector.storedIDs()
+        #expect(ids.count == 3_000)
+        #expect(Set(ids) == Set(numberedEvents(3_000).map(\.id.description)))
+        #expect(collector.duplicates <= 500, "at most the batch in flight was sent again")
+    }
+}
