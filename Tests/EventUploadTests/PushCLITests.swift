@@ -61,15 +61,7 @@ struct PushCLITests {
         defer { proxy.stop() }
         let arguments = ["push", "--to", proxy.url.absoluteString, "--write-key", "wk", "--database", database]
         let first = try PushCLITests.start(arguments, in: folder)
-        // Wait (up to a minute, polling) until some but not all events are stored, then kill without warning.
-        var stored = 0
-        for _ in 0..<600 where stored < 1_000 {
-            try await Task.sleep(for: .milliseconds(100))
-            stored = try collector.count()
-        }
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
-        #expect(first.terminationReason == .uncaughtSignal)
+        try await collector.kill(first, onceStored: 1_000)
         let partial = try collector.count()
         #expect(partial >= 1_000 && partial < 3_000)
 
@@ -172,14 +164,7 @@ struct AppRestartTests {
         app.arguments = arguments + ["--events", "3000"]
         app.standardOutput = FileHandle.nullDevice
         try app.run()
-        var stored = 0
-        for _ in 0..<600 where stored < 1_000 {
-            try await Task.sleep(for: .milliseconds(100))
-            stored = try collector.count()
-        }
-        kill(app.processIdentifier, SIGKILL)
-        app.waitUntilExit()
-        #expect(app.terminationReason == .uncaughtSignal)
+        try await collector.kill(app, onceStored: 1_000)
         #expect(try collector.count() < 3_000)
 
         let restarted = Process()
@@ -193,5 +178,20 @@ struct AppRestartTests {
         #expect(ids.count == 3_000)
         #expect(Set(ids) == Set(numberedEvents(3_000).map(\.id.description)))
         #expect(collector.duplicates <= 500, "at most the batch in flight was sent again")
+    }
+}
+
+extension ServeCollector {
+    /// Waits (polling, up to a minute) until the collector holds at least `count` events, then kills `process`
+    /// without warning (SIGKILL) and waits for it.
+    func kill(_ process: Process, onceStored count: Int) async throws {
+        var stored = 0
+        for _ in 0..<600 where stored < count {
+            try await Task.sleep(for: .milliseconds(100))
+            stored = try self.count()
+        }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
     }
 }
