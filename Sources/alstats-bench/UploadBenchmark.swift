@@ -61,18 +61,23 @@ enum UploadBenchmark {
         let collector = folder.appendingPathComponent("collector.sqlite").path
         let seconds = try blocking {
             try await withServer(database: collector) { url in
+                // An outbox that holds the whole run (the default 64 MiB would drop the oldest, counted).
                 let sink = try HTTPEventSink(
                     .init(
                         collector: url, writeKey: "bench",
-                        outboxPath: folder.appendingPathComponent("outbox.sqlite").path))
+                        outboxPath: folder.appendingPathComponent("outbox.sqlite").path,
+                        maximumOutboxBytes: 1 << 30))
                 let bus = MeasurementEventBus()
-                bus.attach(sink)
+                // A buffer for the whole run, as `alstats demo` sizes it: the bench posts faster than any app.
+                bus.attach(sink, options: ObserverOptions(label: "upload", bufferCapacity: events.count))
                 let start = nowNanoseconds()
                 let background = Task { await sink.run() }
                 for event in events { _ = bus.publish(event) }
                 await bus.flush()
                 try await sink.upload()
                 let elapsed = Double(nowNanoseconds() - start) / 1e9
+                let dropped = sink.status.dropped.merging(bus.statistics.observers[0].dropped) { $0 + $1 }
+                guard dropped.isEmpty else { throw BenchFailure("the upload dropped events: \(dropped)") }
                 background.cancel()
                 await bus.close()
                 return elapsed
