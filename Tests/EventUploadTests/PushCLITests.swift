@@ -56,7 +56,8 @@ struct PushCLITests {
         let events = numberedEvents(3_000)
         let database = try PushCLITests.database(events, in: folder)
         let collector = try ServeCollector(databasePath: folder.file("collector.sqlite"))
-        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 250), count: 6)
+        // Every request of the 6 batches waits a second: the kill lands mid-upload however loaded the machine is.
+        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 1_000), count: 6)
         let proxy = try FaultProxy(upstream: collector.port, script: slow)
         defer { proxy.stop() }
         let arguments = ["push", "--to", proxy.url.absoluteString, "--write-key", "wk", "--database", database]
@@ -154,7 +155,8 @@ struct AppRestartTests {
     func anAppKilledMidUploadAndRestartedDeliversEveryEventOnce() async throws {
         let folder = TemporaryFolder()
         let collector = try ServeCollector(databasePath: folder.file("collector.sqlite"))
-        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 250), count: 6)
+        // Every request of the 6 batches waits a second: the kill lands mid-upload however loaded the machine is.
+        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 1_000), count: 6)
         let proxy = try FaultProxy(upstream: collector.port, script: slow)
         defer { proxy.stop() }
         let outbox = folder.file("outbox.sqlite")

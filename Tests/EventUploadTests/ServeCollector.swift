@@ -69,12 +69,17 @@ final class ServeCollector: Sendable {
     /// The ids of the stored events, read from the collector's database while it runs.
     func storedIDs() throws -> [String] {
         var ids: [String] = []
-        try EventStore(path: databasePath).forEachEvent { ids.append($0.id.description) }
+        try reader().forEachEvent { ids.append($0.id.description) }
         return ids
     }
 
     /// The stored events.
-    func count() throws -> Int { try EventStore(path: databasePath).count() }
+    func count() throws -> Int { try reader().count() }
+
+    /// The collector's database, opened without the integrity check (it is polled while the server writes).
+    private func reader() throws -> EventStore {
+        try EventStore(path: databasePath, options: EventStore.Options(create: false, integrityCheckLimit: 0))
+    }
 
     /// Events the collector acknowledged as duplicates, from its `/metrics`.
     var duplicates: Int {
