@@ -84,7 +84,11 @@ let package = Package(
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
         .executableTarget(
-            name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
+            name: "alstats-bench",
+            dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "CSQLite"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "upload-example", dependencies: ["EventUpload", "MeasurementEvents"], path: "Examples/UploadingApp",
             swiftSettings: strict),
         // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
         // HTTP server. A regular target that only test targets depend on.

@@ -15,4 +15,16 @@ static inline int csqlite_bind_blob(sqlite3_stmt *statement, int index, const vo
     return sqlite3_bind_blob(statement, index, bytes ? bytes : "", count, SQLITE_TRANSIENT);
 }
 
+/// Reads `count` bytes at `offset` of the main database file through SQLite's own file descriptor. Reading
+/// through a descriptor of one's own and closing it would drop every POSIX lock this process holds on the
+/// file, including those of other open connections (SQLite defers its own closes for that reason).
+/// Returns SQLITE_OK, SQLITE_IOERR_SHORT_READ (the rest zero-filled), or another error.
+static inline int csqlite_read_main_file(sqlite3 *db, void *buffer, int count, sqlite3_int64 offset) {
+    sqlite3_file *file = 0;
+    int status = sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file);
+    if (status != SQLITE_OK) return status;
+    if (!file || !file->pMethods) return SQLITE_IOERR_SHORT_READ;
+    return file->pMethods->xRead(file, buffer, count, offset);
+}
+
 #endif

@@ -13,8 +13,9 @@ extension EventStore {
                 .missing, path: path,
                 "no database at \(path)", remedy: .existingOrNewDatabase)
         }
-        let size = try checkHeader(path: path, exists: exists)
+        let size = try fileSize(path: path, exists: exists)
         let connection = try SQLiteConnection(path: path, create: options.create)
+        if size > 0 { try checkHeader(connection) }
         // Before any read: reading a WAL database would create its -wal and -shm files beside it.
         if connection.isReadOnly {
             throw StoreError(
@@ -52,26 +53,36 @@ extension EventStore {
         return connection
     }
 
-    /// Refuses a non-empty file that does not start with the SQLite header. Returns the file's size.
-    private static func checkHeader(path: String, exists: Bool) throws(StoreError) -> Int {
+    /// The file's size (0 when it does not exist); refuses a folder.
+    private static func fileSize(path: String, exists: Bool) throws(StoreError) -> Int {
         guard exists else { return 0 }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw StoreError(.notADatabase, path: path, "\(path) is a folder, not a database: give a file path")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.readOnly, path: path, "cannot read \(path): check its permissions")
-        }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 100)) ?? Data()
-        let size = Int((try? handle.seekToEnd()) ?? 0)
-        guard size > 0 else { return 0 }
-        guard head.count >= 100, Array(head.prefix(16)) == sqliteHeader else {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Refuses a non-empty file that does not start with the SQLite header, before SQLite reads or writes it.
+    ///
+    /// The header is read through the connection's own file descriptor: opening and closing another one would
+    /// release every POSIX lock this process holds on the file, including the shared lock of another open
+    /// connection (a second store in the same process), after which a process closing the database last
+    /// deletes the WAL that connection still writes to, and its commits vanish.
+    private static func checkHeader(_ connection: SQLiteConnection) throws(StoreError) {
+        var head = [UInt8](repeating: 0, count: 100)
+        let status = csqlite_read_main_file(connection.handle, &head, 100, 0)
+        guard status == SQLITE_OK, Array(head.prefix(16)) == sqliteHeader else {
+            let shortRead = SQLITE_IOERR | (2 << 8)  // SQLITE_IOERR_SHORT_READ: a file under 100 bytes
+            if status != SQLITE_OK, status != shortRead {
+                throw StoreError(
+                    .readOnly, path: connection.path, "cannot read \(connection.path): check its permissions")
+            }
             throw StoreError(
-                .notADatabase, path: path,
-                "\(path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
+                .notADatabase, path: connection.path,
+                "\(connection.path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
         }
-        return size
     }
 
     /// Runs `PRAGMA quick_check` and refuses a damaged database.

@@ -37,7 +37,9 @@ public struct UploadReceipt: Sendable, Hashable {
         if case .array(let items)? = object["errors"] {
             for item in items {
                 guard case .int(let line)? = item["line"], line > 0, line <= Int64(Int32.max) else { continue }
-                errors.append(LineError(line: Int(line), reason: item["reason"]?.stringValue ?? "unknown"))
+                // A machine-readable `code`, when the collector gives one, names the reason better than its text.
+                let reason = item["code"]?.stringValue ?? item["reason"]?.stringValue ?? "unknown"
+                errors.append(LineError(line: Int(line), reason: reason))
             }
         }
         self.errors = errors

@@ -7,63 +7,34 @@ import MeasurementEvents
 enum BusBenchmark {
     static let suite = "bus"
 
+    /// The fields of the posted event: an outbound navigation as a host posts it.
+    static let fields: [String: String] = [
+        FieldName.outputURL:
+            "example://article/42?al_applink_data=%7B%22target_url%22%3A%22https%3A%2F%2Fexample.com%22%7D",
+        FieldName.outputURLScheme: "example",
+        FieldName.sourceURL: "https://example.com/article/42",
+        FieldName.sourceURLHost: "example.com",
+        FieldName.success: "1",
+        FieldName.type: "app",
+        FieldName.version: "1.0",
+        FieldName.ref: "newsfeed",
+    ]
+
     /// Runs the suite. Longer than 60 lines on purpose: one measured sequence, each phase beside its baseline,
     /// read top to bottom in the order the figures are printed.
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let posts = Int(arguments.values["posts"] ?? "") ?? (arguments.quick ? 200_000 : 1_000_000)
-        let fields: [String: String] = [
-            FieldName.outputURL:
-                "example://article/42?al_applink_data=%7B%22target_url%22%3A%22https%3A%2F%2Fexample.com%22%7D",
-            FieldName.outputURLScheme: "example",
-            FieldName.sourceURL: "https://example.com/article/42",
-            FieldName.sourceURLHost: "example.com",
-            FieldName.success: "1",
-            FieldName.type: "app",
-            FieldName.version: "1.0",
-            FieldName.ref: "newsfeed",
-        ]
+        let fields = BusBenchmark.fields
 
         // Warm both paths, then measure them alternately in rounds so that neither gets a quieter machine.
         let bus = MeasurementEventBus()
         let sink = MemoryEventSink(keepsEvents: false)
         bus.attach(sink, options: ObserverOptions(label: "memory", bufferCapacity: 65_536))
-        let center = NotificationCenter()
-        let name = Notification.Name("com.parse.bolts.measurement_event")
-        let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in }
-        let userInfo: [AnyHashable: Any] = ["event_name": EventName.navOut, "event_args": fields]
-
-        var ours = [UInt64](repeating: 0, count: posts)
-        var theirs = [UInt64](repeating: 0, count: posts)
-        let round = 10_000
-        var done = 0
-        while done < posts {
-            let count = min(round, posts - done)
-            for index in done..<done + count {
-                let start = nowNanoseconds()
-                bus.post(EventName.navOut, fields: fields)
-                ours[index] = nowNanoseconds() &- start
-            }
-            bus.flush()  // not timed: keeps the sink's buffer from filling between rounds
-            for index in done..<done + count {
-                let start = nowNanoseconds()
-                center.post(name: name, object: nil, userInfo: userInfo)
-                theirs[index] = nowNanoseconds() &- start
-            }
-            done += count
-        }
-        center.removeObserver(observer)
+        let (ours, theirs, round) = timedPosts(on: bus, posts: posts, fields: fields)
         bus.close()
-        // Each sample includes one reading of the clock; its cost (the median of empty readings) is taken
-        // off both sides alike, so that the ratio compares the posts, not the timer.
         let overhead = timerOverhead()
-        for index in 0..<posts {
-            ours[index] = ours[index] > overhead ? ours[index] - overhead : 0
-            theirs[index] = theirs[index] > overhead ? theirs[index] - overhead : 0
-        }
         let statistics = bus.statistics
         let lost = statistics.totalDropped
-        ours.sort()
-        theirs.sort()
         let baseline = "NotificationCenter.post"
         var measures = [
             Measure.compared(
@@ -84,6 +55,47 @@ enum BusBenchmark {
             measures += slowObserverMemory(events: arguments.quick ? 200_000 : 1_000_000)
         }
         return measures
+    }
+
+    /// Times `posts` posts of `fields` on `bus` against as many `NotificationCenter.post`s of the same event
+    /// (prebuilt userInfo, one no-op observer), alternately in rounds of 10,000 so that neither gets a quieter
+    /// machine, with a flush (not timed) after each round of ours. Returns both sorted, the timer's cost taken
+    /// off each sample.
+    static func timedPosts(on bus: MeasurementEventBus, posts: Int, fields: [String: String]) -> (
+        ours: [UInt64], theirs: [UInt64], round: Int
+    ) {
+        let center = NotificationCenter()
+        let name = Notification.Name("com.parse.bolts.measurement_event")
+        let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in }
+        let userInfo: [AnyHashable: Any] = ["event_name": EventName.navOut, "event_args": fields]
+        var ours = [UInt64](repeating: 0, count: posts)
+        var theirs = [UInt64](repeating: 0, count: posts)
+        let round = 10_000
+        var done = 0
+        while done < posts {
+            let count = min(round, posts - done)
+            for index in done..<done + count {
+                let start = nowNanoseconds()
+                bus.post(EventName.navOut, fields: fields)
+                ours[index] = nowNanoseconds() &- start
+            }
+            bus.flush()  // not timed: keeps the sink's buffer from filling between rounds
+            for index in done..<done + count {
+                let start = nowNanoseconds()
+                center.post(name: name, object: nil, userInfo: userInfo)
+                theirs[index] = nowNanoseconds() &- start
+            }
+            done += count
+        }
+        center.removeObserver(observer)
+        // Each sample includes one reading of the clock; its cost (the median of empty readings) is taken
+        // off both sides alike, so that the ratio compares the posts, not the timer.
+        let overhead = timerOverhead()
+        for index in 0..<posts {
+            ours[index] = ours[index] > overhead ? ours[index] - overhead : 0
+            theirs[index] = theirs[index] > overhead ? theirs[index] - overhead : 0
+        }
+        return (ours.sorted(), theirs.sorted(), round)
     }
 
     /// The median cost of one timed empty interval (two clock readings), in nanoseconds.

@@ -1,7 +1,8 @@
 import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
-// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report, reliability, serve)
+// the ratios. Usage: alstats-bench SUITE... [--json]
+//   (suites: bus, store, ingest, report, reliability, serve, upload)
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
@@ -11,6 +12,7 @@ let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "report": ReportBenchmark.run,
     "reliability": ReliabilityBenchmark.run,
     "serve": ServeBenchmark.run,
+    "upload": UploadBenchmark.run,
 ]
 
 /// Options every suite may read.
