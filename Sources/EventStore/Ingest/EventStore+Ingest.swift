@@ -101,65 +101,27 @@ extension EventStore {
             let cacheBefore = try store.connection.scalarInt("PRAGMA cache_size")
             try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
             defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
-            var summary = IngestSummary()
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
             let pipeline = IngestPipeline(
                 inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
-            var nextProgress = 1 << 16
-            var uncommitted = 0
-            var transactionStart = options.clock.nowMilliseconds()
+            var run = IngestRun(writer: store.writer, options: options)
             do {
                 while let batch = pipeline.next() {
-                    summary.lines += batch.lines
-                    summary.bytes = max(summary.bytes, batch.bytes)
-                    summary.invalid += batch.errors.count
                     batch.errors.forEach(onInvalidLine)
-                    summary.limited.merge(batch.losses, uniquingKeysWith: +)
-                    if !batch.events.isEmpty {
-                        // Not atomic: any error below rolls the whole transaction back.
-                        let stored = try store.writer.write(batch.events, redacted: true, atomic: false)
-                        summary.stored += stored
-                        summary.duplicates += batch.events.count - stored
-                        pipeline.recycle(batch.events)
-                        uncommitted += batch.events.count
-                        let now = options.clock.nowMilliseconds()
-                        if !options.strict,
-                            uncommitted >= options.batchSize
-                                || now - transactionStart >= options.commitIntervalMilliseconds
-                        {
-                            try store.writer.commit()
-                            uncommitted = 0
-                            transactionStart = now
-                        }
-                    }
-                    if !batch.losses.isEmpty {
-                        // In the ingest's transaction: a strict ingest that commits nothing counts nothing.
-                        try store.writer.beginIfNeeded()
-                        try store.writer.recordLosses(batch.losses, nowMilliseconds: EventStore.nowMilliseconds())
-                    }
+                    try run.take(batch)
+                    pipeline.recycle(batch.events)
                     if let failure = batch.failure { throw failure }
-                    if summary.lines >= nextProgress {
-                        progress?(summary)
-                        nextProgress = summary.lines + (1 << 16)
-                    }
+                    if run.takeProgressDue() { progress?(run.summary) }
                 }
                 pipeline.join()
-                if options.strict, summary.invalid > 0 {
-                    store.writer.rollback()
-                    summary.committed = false
-                    summary.stored = 0
-                    summary.duplicates = 0
-                    summary.limited = [:]
-                } else {
-                    try store.writer.commit()
-                }
+                try run.finish()
             } catch {
                 pipeline.cancel()
                 store.writer.rollback()
                 throw error
             }
-            progress?(summary)
-            return summary
+            progress?(run.summary)
+            return run.summary
         }
     }
 
@@ -168,7 +130,9 @@ extension EventStore {
         close(descriptor)
     }
 
-    private static func openInput(_ input: IngestInput) throws(IngestError) -> Int32 {
+    /// Opens `input` for reading (standard input for `-`).
+    /// - Throws: ``IngestError`` (missing file or unreadable) naming the input.
+    static func openInput(_ input: IngestInput) throws(IngestError) -> Int32 {
         if input.path == "-" { return STDIN_FILENO }
         let descriptor = open(input.path, O_RDONLY)
         guard descriptor >= 0 else {
@@ -179,5 +143,67 @@ extension EventStore {
                 .unreadable, file: input.label, reason: "cannot open: \(String(cString: strerror(errno)))")
         }
         return descriptor
+    }
+}
+
+/// One ingest between the pipeline's batches: the summary so far, and when to commit (every
+/// ``IngestOptions/batchSize`` events or ``IngestOptions/commitInterval``, never when strict) and report progress.
+private struct IngestRun {
+    let writer: EventWriter
+    let options: IngestOptions
+    private(set) var summary = IngestSummary()
+    private var uncommitted = 0
+    private var transactionStart: Int64
+    private var nextProgress = 1 << 16
+
+    init(writer: EventWriter, options: IngestOptions) {
+        self.writer = writer
+        self.options = options
+        transactionStart = options.clock.nowMilliseconds()
+    }
+
+    /// Whether a progress report is due (about every 65,536 lines); the next one is then due 65,536 lines later.
+    mutating func takeProgressDue() -> Bool {
+        guard summary.lines >= nextProgress else { return false }
+        nextProgress = summary.lines + (1 << 16)
+        return true
+    }
+
+    /// Writes the events of `batch` (already redacted) and counts its lines, errors and losses.
+    mutating func take(_ batch: IngestPipeline.Batch) throws(StoreError) {
+        summary.lines += batch.lines
+        summary.bytes = max(summary.bytes, batch.bytes)
+        summary.invalid += batch.errors.count
+        summary.limited.merge(batch.losses, uniquingKeysWith: +)
+        if !batch.events.isEmpty {
+            // Not atomic: any error rolls the whole transaction back.
+            let stored = try writer.write(batch.events, redacted: true, atomic: false)
+            summary.stored += stored
+            summary.duplicates += batch.events.count - stored
+            uncommitted += batch.events.count
+            let now = options.clock.nowMilliseconds()
+            if !options.strict,
+                uncommitted >= options.batchSize || now - transactionStart >= options.commitIntervalMilliseconds
+            {
+                try writer.commit()
+                uncommitted = 0
+                transactionStart = now
+            }
+        }
+        if !batch.losses.isEmpty {
+            // In the ingest's transaction: a strict ingest that commits nothing counts nothing.
+            try writer.beginIfNeeded()
+            try writer.recordLosses(batch.losses, nowMilliseconds: EventStore.nowMilliseconds())
+        }
+    }
+
+    /// Commits what is left, or, for a strict ingest with an invalid line, rolls everything back.
+    mutating func finish() throws(StoreError) {
+        guard options.strict, summary.invalid > 0 else { return try writer.commit() }
+        writer.rollback()
+        summary.committed = false
+        summary.stored = 0
+        summary.duplicates = 0
+        summary.limited = [:]
     }
 }

@@ -119,19 +119,12 @@ final class IngestPipeline: @unchecked Sendable {
         var totalBytes = 0
         for input in inputs {
             let descriptor: Int32
-            if input.path == "-" {
-                descriptor = STDIN_FILENO
-            } else {
-                descriptor = open(input.path, O_RDONLY)
-                guard descriptor >= 0 else {
-                    let reason =
-                        errno == ENOENT
-                        ? "no such file: check the path" : "cannot open: \(String(cString: strerror(errno)))"
-                    batch.failure = IngestError(
-                        errno == ENOENT ? .missingFile : .unreadable, file: input.label, reason: reason)
-                    _ = send(batch)
-                    return
-                }
+            do throws(IngestError) {
+                descriptor = try EventStore.openInput(input)
+            } catch {
+                batch.failure = error
+                _ = send(batch)
+                return
             }
             defer { if input.path != "-" { close(descriptor) } }
             var lineNumber = 0
@@ -141,27 +134,8 @@ final class IngestPipeline: @unchecked Sendable {
                 try reader.forEachLine { line, bytesRead in
                     lineNumber += 1
                     totalBytes = bytesBefore + bytesRead
-                    switch line {
-                    case .tooLong:
-                        batch.lines += 1
-                        batch.errors.append(
-                            IngestError(
-                                .invalidLine, file: input.label, line: lineNumber,
-                                reason: "line is longer than \(reader.maximumLineBytes) bytes"))
-                    case .text(let bytes):
-                        if IngestPipeline.isBlank(bytes) { return }
-                        batch.lines += 1
-                        do throws(NDJSONLineError) {
-                            var truncated = 0
-                            let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
-                            batch.events.append(redactor.redact(event))
-                            if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
-                        } catch {
-                            if let reason = error.dropReason { batch.losses[reason, default: 0] += 1 }
-                            batch.errors.append(
-                                IngestError(.invalidLine, file: input.label, line: lineNumber, reason: error.reason))
-                        }
-                    }
+                    let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
+                    IngestPipeline.add(line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch)
                     if batch.lines >= batchSize {
                         batch.bytes = totalBytes
                         guard send(batch) else { throw Stop() }
@@ -181,6 +155,34 @@ final class IngestPipeline: @unchecked Sendable {
         }
         batch.bytes = totalBytes
         _ = send(batch)
+    }
+
+    /// Adds one line to `batch`: its event, redacted (a cut value counted), or its error at `place` (a line
+    /// refused over a limit counted by reason). Blank lines are skipped.
+    private static func add(
+        _ line: LineReader.Line, at place: IngestError, of reader: LineReader, codec: NDJSONCodec,
+        redactor: Redactor, to batch: inout Batch
+    ) {
+        var error = place
+        switch line {
+        case .tooLong:
+            batch.lines += 1
+            error.reason = "line is longer than \(reader.maximumLineBytes) bytes"
+            batch.errors.append(error)
+        case .text(let bytes):
+            if isBlank(bytes) { return }
+            batch.lines += 1
+            do throws(NDJSONLineError) {
+                var truncated = 0
+                let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
+                batch.events.append(redactor.redact(event))
+                if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
+            } catch let refusal {
+                if let reason = refusal.dropReason { batch.losses[reason, default: 0] += 1 }
+                error.reason = refusal.reason
+                batch.errors.append(error)
+            }
+        }
     }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
