@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "EventStore", "EventReport", "MeasurementEvents",
+                "EventStore", "EventReport", "MeasurementEvents", "HostedLinks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "EventStore", "EventReport", "MeasurementEvents",
+                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "HostedLinks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

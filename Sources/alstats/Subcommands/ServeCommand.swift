@@ -2,6 +2,7 @@ import ArgumentParser
 import EventServer
 import EventStore
 import Foundation
+import HostedLinks
 import Logging
 
 /// `alstats serve`: the collector and the report over HTTP (shared/spec/serve.md).
@@ -104,6 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.durability = durability
         configuration.trustProxy = trustProxy
         configuration.maximumQueuedEvents = queueEvents
+        configuration.verifiedLinks = try verifiedLinks()
         let app: EventServerApplication
         let databasePath = configuration.databasePath
         do throws(EventServerError) {
@@ -117,6 +119,18 @@ struct ServeCommand: AsyncParsableCommand {
             try await runUntilSignalled(app, logger: logger)
         } catch {
             throw CLIFailure(ExitStatus.ioError, "the server stopped: \(error)")
+        }
+    }
+
+    /// The `ios_app_ids` and `android_apps` of `--config FILE`, for `/.well-known/` (none without a file).
+    private func verifiedLinks() throws(CLIFailure) -> VerifiedLinkConfig {
+        guard let config else { return VerifiedLinkConfig() }
+        do {
+            return try VerifiedLinkConfig(json: .object(try ServerConfigFile.read(config).object))
+        } catch let error as EventServerError {
+            throw CLIFailure(ExitStatus.usage, error.message)
+        } catch {
+            throw CLIFailure(ExitStatus.usage, "\(config): \(error)")
         }
     }
 
