@@ -3,7 +3,6 @@ import EventStore
 import Foundation
 import HostedLinks
 import MeasurementEvents
-import Synchronization
 
 /// The hosted links the pages are served from, read from the store on a queue of its own (never on an
 /// event-loop thread) and kept in memory for ``maximumAge``, so that a page costs no SQLite read; links
@@ -14,14 +13,22 @@ final class LinkCatalog: Sendable {
     let maximumAge: Duration
     private let store: EventStore
     private let queue = DispatchQueue(label: "alstats-links")
-    private let cache = Mutex<(links: [String: HostedLink], read: ContinuousClock.Instant)?>(nil)
+    private let cache = StateLock<(links: [String: HostedLink], read: ContinuousClock.Instant)?>(nil)
 
     init(store: EventStore, maximumAge: Duration = .seconds(1)) {
         self.store = store
         self.maximumAge = maximumAge
     }
 
-    /// The link named `slug`, or `nil`.
+    /// The link named `slug` from memory, without suspending: `.some(nil)` when there is none, `nil` when the
+    /// links in memory are older than ``maximumAge`` (then ``link(_:)`` reads them again). A page's fast path:
+    /// an `await` would hop off the event loop and back for every page.
+    func cachedLink(_ slug: String) -> HostedLink?? {
+        guard let cached = cache.withLock({ $0 }), cached.read.duration(to: .now) < maximumAge else { return nil }
+        return .some(cached.links[slug])
+    }
+
+    /// The link named `slug`, or `nil`, reading the store when the links in memory are too old.
     /// - Throws: ``EventServerError`` (500) when the store cannot be read.
     func link(_ slug: String) async throws(EventServerError) -> HostedLink? {
         let now = ContinuousClock.now

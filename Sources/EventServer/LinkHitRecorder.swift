@@ -2,7 +2,6 @@ import EventStore
 import Logging
 import MeasurementEvents
 import ServiceLifecycle
-import Synchronization
 
 /// Records the hits of hosted link pages off the response path (links.md, "Hits"): a page handler hands
 /// its `alstats_link_hit` event over without waiting, and this service sends what has gathered to the
@@ -19,7 +18,7 @@ public final class LinkHitRecorder: Service, Sendable {
     public let interval: Duration
     private let writer: GroupCommitWriter
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = StateLock(State())
 
     private struct State {
         var hits: [MeasurementEvent] = []

@@ -31,7 +31,8 @@ struct LinkRoutes {
 
     private func page(_ request: Request, context: Context) async throws -> Response {
         let slug = context.parameters.get("slug") ?? ""
-        let link = try await catalog.link(slug)
+        let link: HostedLink?
+        if let cached = catalog.cachedLink(slug) { link = cached } else { link = try await catalog.link(slug) }
         let hit = LinkHitRequest(
             method: request.method.rawValue, slug: slug, status: link == nil ? 404 : 200,
             query: LinkRoutes.queryItems(request.uri.query),
