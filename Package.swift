@@ -8,6 +8,11 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
+/// `ALSTATS_CORE_ONLY=1` leaves the HTTP server out: EventServer, its tests, the uploader's tests (they run
+/// `alstats serve`) and `alstats serve` itself. CI's ThreadSanitizer run uses it so that it does not build the
+/// server packages a second time; every other build has everything.
+let coreOnly = Context.environment["ALSTATS_CORE_ONLY"] != nil
+
 let package = Package(
     name: "alstats",
     platforms: [.macOS(.v15)],
@@ -17,6 +22,7 @@ let package = Package(
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
+        .library(name: "EventUpload", targets: ["EventUpload"]),
         .library(name: "EventServer", targets: ["EventServer"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
@@ -36,9 +42,17 @@ let package = Package(
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], swiftSettings: strict),
-        .target(name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict),
+        // The SQL is embedded in the code (a lone copied `alstats` binary still migrates and runs its queries).
+        .target(
+            name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"],
+            resources: [.embedInCode("Migrations"), .embedInCode("Statements")], swiftSettings: strict),
+        .target(
+            name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"],
+            resources: [.embedInCode("Queries")], swiftSettings: strict),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
         .target(
             name: "EventServer",
             dependencies: [
@@ -61,32 +75,42 @@ let package = Package(
                 "EventStore",
                 "EventReport",
                 "HostedLinks",
-                "EventServer",
+                "EventUpload",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
+            ]
+                + (coreOnly
+                    ? []
+                    : ["EventServer", .product(name: "Logging", package: "swift-log")]),
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
         .executableTarget(
             name: "alstats-bench", dependencies: ["MeasurementEvents", "EventStore", "EventReport", "CSQLite"],
             swiftSettings: strict),
+        // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
+        // HTTP server. A regular target that only test targets depend on.
+        .target(
+            name: "TestSupport", dependencies: ["MeasurementEvents"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
-            dependencies: ["AppLinks", "MeasurementEvents"],
+            dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"],
             exclude: ["Regressions"],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite"],
+            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite", "TestSupport"],
             exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
         .testTarget(
-            name: "EventReportTests", dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks"],
+            name: "EventReportTests",
+            dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "EventUploadTests", dependencies: ["EventUpload", "EventStore", "MeasurementEvents", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "HostedLinks",
+                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "HostedLinks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -95,7 +119,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents"],
+            name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents", "TestSupport"],
             swiftSettings: strict),
     ]
 )
+
+if coreOnly {
+    let server: Set = ["EventServer", "EventServerTests", "EventUploadTests"]
+    package.targets.removeAll { server.contains($0.name) }
+    package.products.removeAll { $0.name == "EventServer" }
+}

@@ -59,7 +59,12 @@ struct CSVRenderer {
         for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
             add("completeness", reason, "by_reason", count)
         }
-        return rows.map { $0.map(CSVRenderer.field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        return Self.document(rows)
+    }
+
+    /// Rows as CSV lines ending in CRLF, every field quoted as needed.
+    static func document(_ rows: [[String]]) -> String {
+        rows.map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).

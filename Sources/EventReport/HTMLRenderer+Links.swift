@@ -2,11 +2,11 @@ extension HTMLRenderer {
     /// The hosted links funnel: per slug, people's page views, arrivals in the app and crawler fetches,
     /// with the arrival rate beside each bar and the table of every count (slugs only asked for by mistake,
     /// with nothing but pages not found, are in the table, not in the chart).
-    func linksFigure(_ report: Report) -> [String] {
+    func linksFigure(_ report: Report) -> Figure {
         let n = ReportText.count
         let p = ReportText.percent
         let charted = report.links.filter { $0.hits + $0.arrivals + $0.crawlerFetches > 0 }
-        return figure(
+        return Figure(
             SVGChart(
                 id: "fig-links", kind: .horizontalBars, title: "Hosted links: page views and arrivals in the app",
                 xLabel: "events", yLabel: "slug", categories: charted.map(\.slug),

@@ -7,32 +7,54 @@ import MeasurementEvents
 /// Every value that comes from events is escaped (``HTMLEscaping``). The numbers are those of
 /// `Report.json()`, formatted as in the table output (thousands separators, one-decimal percentages).
 struct HTMLRenderer {
-    /// The ids of the figures, in page order: what the browser check counts.
-    static let figureIDs = [
-        "fig-daily", "fig-outbound-daily", "fig-outbound-type", "fig-referer-apps", "fig-ref-categories",
-        "fig-failure-reasons", "fig-links",
-    ]
+    /// The ids of the figures, in page order: what the browser check counts. Read off the figures of an
+    /// empty report, so that a new figure cannot be left out.
+    static var figureIDs: [String] {
+        let empty = ReportBuilder().report(from: ReportRows(groups: [], buckets: []), query: ReportQuery())
+        return HTMLRenderer().figures(empty).map(\.chart.id)
+    }
+
+    /// One chart and the table of its numbers (the first column names the row).
+    struct Figure {
+        var chart: SVGChart
+        var header: [String]
+        var rows: [[String]]
+        /// A sentence under the table saying what the numbers count, when they need one.
+        var note: String?
+
+        init(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) {
+            self.chart = chart
+            self.header = header
+            self.rows = rows
+            self.note = note
+        }
+    }
 
     func render(_ report: Report) -> String {
-        var page = [
-            "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<meta name=\"color-scheme\" content=\"light dark\">",
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-            "<title>alstats report</title>", "<style>", HTMLRenderer.style, "</style>", "</head>", "<body>",
-        ]
-        page += header(report)
+        var page = header(report)
         page.append("<main>")
         page += summary(report)
-        for figure in figures(report) { page += figure }
-        page += linksFigure(report)
+        for figure in figures(report) {
+            page += self.figure(figure.chart, header: figure.header, rows: figure.rows, note: figure.note)
+        }
         page += sourceHosts(report)
         page.append("</main>")
         page.append(
             "<footer><p>Written by <code>alstats report --format html</code>; the numbers are those of "
                 + "<code>--format json</code> for the same window and filters.</p></footer>")
-        page += ["</body>", "</html>"]
-        return page.joined(separator: "\n") + "\n"
+        return HTMLRenderer.page(title: "alstats report", body: page)
+    }
+
+    /// A whole page around `body`: the head with its Content-Security-Policy and inline style.
+    static func page(title: String, body: [String]) -> String {
+        let head = [
+            "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<meta name=\"color-scheme\" content=\"light dark\">",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+            "<title>\(title.htmlEscaped)</title>", "<style>", HTMLRenderer.style, "</style>", "</head>", "<body>",
+        ]
+        return (head + body + ["</body>", "</html>"]).joined(separator: "\n") + "\n"
     }
 
     // MARK: Top of the page
@@ -87,7 +109,9 @@ struct HTMLRenderer {
 
     // MARK: Figures
 
-    private func figures(_ report: Report) -> [[String]] {
+    /// The page's figures in order. Longer than 60 lines on purpose: one declarative list, a chart and its
+    /// table per entry, read top to bottom like the page (``figureIDs`` is derived from it).
+    func figures(_ report: Report) -> [Figure] {
         let n = ReportText.count
         let p = ReportText.percent
         let name = { (value: String?) in value ?? ReportText.none }
@@ -96,7 +120,7 @@ struct HTMLRenderer {
         let navigation = report.navigation
         let types = ReportText.typeOrder
         return [
-            figure(
+            Figure(
                 SVGChart(
                     id: "fig-daily", kind: .lines, title: "Events per day", xLabel: "date (\(zone))", yLabel: "events",
                     categories: days.map(\.date),
@@ -107,7 +131,7 @@ struct HTMLRenderer {
                     ]),
                 header: ["date", "arrivals", "outbound", "returns"],
                 rows: days.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut)] }),
-            figure(
+            Figure(
                 SVGChart(
                     id: "fig-outbound-daily", kind: .stackedColumns,
                     title: "Outbound navigations per day, by type",
@@ -125,26 +149,17 @@ struct HTMLRenderer {
                         p(day.navOutSuccessRate),
                     ]
                 }),
-            figure(
+            Figure(
                 SVGChart(
                     id: "fig-outbound-type", kind: .horizontalBars, title: "Outbound navigations by type",
                     xLabel: "al_nav_out events", yLabel: "type", categories: types,
                     series: [
                         .init(name: "navigations", values: types.map { navigation.byType[$0, default: 0] }, style: 2)
                     ],
-                    annotations: types.map { type in
-                        p(
-                            navigation.attempts == 0
-                                ? nil : Double(navigation.byType[type, default: 0]) / Double(navigation.attempts))
-                    }),
+                    annotations: types.map { p(navigation.share(ofType: $0)) }),
                 header: ["type", "navigations", "share"],
-                rows: types.map { type in
-                    let count = navigation.byType[type, default: 0]
-                    return [
-                        type, n(count), p(navigation.attempts == 0 ? nil : Double(count) / Double(navigation.attempts)),
-                    ]
-                }),
-            figure(
+                rows: types.map { [$0, n(navigation.byType[$0, default: 0]), p(navigation.share(ofType: $0))] }),
+            Figure(
                 SVGChart(
                     id: "fig-referer-apps", kind: .horizontalBars, title: "Referer apps: arrivals and returns",
                     xLabel: "events", yLabel: "referer app", categories: report.refererApps.map { name($0.name) },
@@ -157,7 +172,7 @@ struct HTMLRenderer {
                 rows: report.refererApps.map {
                     [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
                 }),
-            figure(
+            Figure(
                 SVGChart(
                     id: "fig-ref-categories", kind: .horizontalBars,
                     title: "Ref categories: arrivals, outbound and returns",
@@ -175,7 +190,7 @@ struct HTMLRenderer {
                         p($0.navOutSuccessRate), n($0.returns),
                     ]
                 }),
-            figure(
+            Figure(
                 SVGChart(
                     id: "fig-failure-reasons", kind: .horizontalBars, title: "Failure reasons of outbound navigations",
                     xLabel: "failed al_nav_out events", yLabel: "error",
@@ -183,6 +198,7 @@ struct HTMLRenderer {
                     series: [.init(name: "failed", values: navigation.failureReasons.map(\.count), style: 4)]),
                 header: ["error", "failed"],
                 rows: navigation.failureReasons.map { [name($0.error), n($0.count)] }),
+            linksFigure(report),
         ]
     }
 
@@ -203,8 +219,7 @@ struct HTMLRenderer {
     private func sourceHosts(_ report: Report) -> [String] {
         let n = ReportText.count
         let rows = report.navigation.sourceHosts.map { host -> [String] in
-            let rate = host.attempts == 0 ? nil : Double(host.succeeded) / Double(host.attempts)
-            return [host.host ?? ReportText.none, n(host.attempts), n(host.succeeded), ReportText.percent(rate)]
+            [host.host ?? ReportText.none, n(host.attempts), n(host.succeeded), ReportText.percent(host.successRate)]
         }
         return ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
             + table(
@@ -214,7 +229,7 @@ struct HTMLRenderer {
     }
 
     /// An accessible table in a scrollable region; every cell escaped.
-    private func table(id: String, caption: String, header: [String], rows: [[String]]) -> [String] {
+    func table(id: String, caption: String, header: [String], rows: [[String]]) -> [String] {
         var lines = [
             "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-labelledby=\"\(id)-caption\">",
             "<table id=\"\(id)\">", "<caption id=\"\(id)-caption\">\(caption.htmlEscaped)</caption>",

@@ -20,7 +20,7 @@ public enum QueryCatalog {
 
     /// Every bundled query, by name.
     public static var all: [Query] {
-        EmbeddedSQL.queries.map { file in
+        BundledQueries.files.map { file in
             let firstLine = file.text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
             var summary = firstLine.hasPrefix("--") ? String(firstLine.dropFirst(2)) : ""
             if let colon = summary.firstIndex(of: ":"),
@@ -66,75 +66,6 @@ public enum QueryCatalog {
                     })
             }
             return QueryResult(columns: columns, rows: rows)
-        }
-    }
-}
-
-/// Why a bundled query could not run.
-public enum QueryError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `--param` named a parameter the query does not have.
-    case unknownParameter(query: String, parameter: String, known: [String])
-
-    public var description: String {
-        switch self {
-        case .unknownParameter(let query, let parameter, let known):
-            let list = known.isEmpty ? "it takes none" : "its parameters: " + known.joined(separator: ", ")
-            return "query \(query) has no parameter '\(parameter)'; \(list)"
-        }
-    }
-}
-
-/// The rows a query returned.
-public struct QueryResult: Sendable, Hashable {
-    /// Column names.
-    public var columns: [String]
-    /// Rows of values (integers, doubles, text, null).
-    public var rows: [[JSONValue]]
-
-    /// The rows as a table, JSON (an array of objects), CSV, Markdown or an HTML page with one table.
-    public func render(_ format: ReportFormat) -> String {
-        func text(_ value: JSONValue) -> String {
-            switch value {
-            case .null: return ReportText.none
-            case .string(let string): return string
-            default: return value.jsonText()
-            }
-        }
-        switch format {
-        case .json:
-            let objects = rows.map { row in JSONValue.object(JSONObject(zip(columns, row).map { ($0, $1) })) }
-            return JSONValue.array(objects).jsonText() + "\n"
-        case .csv:
-            let lines =
-                [columns.map(CSVRenderer.field)]
-                + rows.map { row in
-                    row.map { $0 == .null ? "" : CSVRenderer.field(text($0)) }
-                }
-            return lines.map { $0.joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
-        case .markdown:
-            let escape = MarkdownRenderer.escape
-            var lines = [
-                "| " + columns.map(escape).joined(separator: " | ") + " |",
-                "|" + columns.map { _ in " --- |" }.joined(),
-            ]
-            lines += rows.map { "| " + $0.map { escape(text($0)) }.joined(separator: " | ") + " |" }
-            return lines.joined(separator: "\n") + "\n"
-        case .html:
-            let head = "<tr>" + columns.map { "<th scope=\"col\">\($0.htmlEscaped)</th>" }.joined() + "</tr>"
-            let body = rows.map { "<tr>" + $0.map { "<td>\(text($0).htmlEscaped)</td>" }.joined() + "</tr>" }
-            return
-                ([
-                    "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-                    "<meta name=\"color-scheme\" content=\"light dark\">", "<title>alstats query</title>", "</head>",
-                    "<body>",
-                    "<table>", "<thead>\(head)</thead>", "<tbody>",
-                ] + body + ["</tbody>", "</table>", "</body>", "</html>"])
-                .joined(separator: "\n") + "\n"
-        case .table:
-            guard !columns.isEmpty else { return "" }
-            return TextTable(header: columns, rows: rows.map { $0.map(text) }).lines(indent: "").joined(separator: "\n")
-                + "\n"
         }
     }
 }

@@ -131,7 +131,7 @@ public struct ReportBuilder: Sendable {
     // MARK: Helpers
 
     private func rate(_ part: Int, _ whole: Int) -> Double? {
-        whole == 0 ? nil : Double(part) / Double(whole)
+        Report.rate(part, of: whole)
     }
 
     /// Sorted by `count` descending, then `name` ascending with `nil` last.

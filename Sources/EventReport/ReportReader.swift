@@ -68,9 +68,9 @@ public struct ReportReader: Sendable {
     }
 
     static func querySQL(_ stem: String, path: String) throws(StoreError) -> String {
-        guard let file = EmbeddedSQL.queries.first(where: { $0.stem == stem }) else {
+        guard let file = BundledQueries.files.first(where: { $0.stem == stem }) else {
             throw StoreError(
-                .io, path: path, "this alstats binary lacks its query \(stem).sql; rebuild it (scripts/embed-sql)")
+                .io, path: path, "this alstats binary lacks its query \(stem).sql; it is missing from BundledQueries")
         }
         return file.text
     }

@@ -87,6 +87,7 @@ struct TextTable {
 
 extension Report {
     /// The report's tables, in order, with their titles: what the table and Markdown renderers show.
+    /// Longer than 60 lines on purpose: one declarative list, a section per entry, in the order of the output.
     func tables() -> [(title: String, table: TextTable)] {
         let n = ReportText.count
         let p = ReportText.percent
@@ -111,11 +112,7 @@ extension Report {
                         ["succeeded", n(navigation.succeeded), p(navigation.successRate)],
                     ]
                         + ReportText.typeOrder.map { type in
-                            let count = navigation.byType[type, default: 0]
-                            return [
-                                "type \(type)", n(count),
-                                p(navigation.attempts == 0 ? nil : Double(count) / Double(navigation.attempts)),
-                            ]
+                            ["type \(type)", n(navigation.byType[type, default: 0]), p(navigation.share(ofType: type))]
                         })
             ))
         result.append(
@@ -130,10 +127,7 @@ extension Report {
                 TextTable(
                     header: ["host", "attempts", "succeeded", "success"],
                     rows: navigation.sourceHosts.map {
-                        [
-                            name($0.host), n($0.attempts), n($0.succeeded),
-                            p($0.attempts == 0 ? nil : Double($0.succeeded) / Double($0.attempts)),
-                        ]
+                        [name($0.host), n($0.attempts), n($0.succeeded), p($0.successRate)]
                     })
             ))
         result.append(

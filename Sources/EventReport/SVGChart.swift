@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// A chart drawn as inline SVG text: lines over a series of dates, stacked columns, or horizontal bars
 /// for named categories. Colours come from the page's CSS classes (`s1` to `s4`), so the same SVG reads
 /// in light and dark schemes; the `viewBox` with `width: 100%` scales it to a phone's width.
@@ -102,6 +104,13 @@ struct SVGChart {
         }
         content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
         content.append("</g>")
+        content += marks(x: x, y: y, band: band)
+        return (height, content)
+    }
+
+    /// The lines (with a dot per value, up to 62) or the stacked columns of every series.
+    private func marks(x: (Int) -> Double, y: (Int) -> Double, band: Double) -> [String] {
+        var content: [String] = []
         switch kind {
         case .lines:
             for series in series {
@@ -131,7 +140,7 @@ struct SVGChart {
                 content.append("</g>")
             }
         }
-        return (height, content)
+        return content
     }
 
     private func yAxis(

@@ -39,11 +39,16 @@ struct MarkdownRenderer {
                 lines.append("No events.")
                 continue
             }
-            lines.append("| " + table.header.map(Self.escape).joined(separator: " | ") + " |")
-            lines.append("|" + table.header.indices.map { $0 == 0 ? " --- |" : " ---: |" }.joined())
-            for row in table.rows { lines.append("| " + row.map(Self.escape).joined(separator: " | ") + " |") }
+            lines += Self.table(header: table.header, rows: table.rows, numbersRightAligned: true)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A pipe table, every cell escaped; with `numbersRightAligned`, every column after the first.
+    static func table(header: [String], rows: [[String]], numbersRightAligned: Bool) -> [String] {
+        let rule = header.indices.map { $0 > 0 && numbersRightAligned ? " ---: |" : " --- |" }.joined()
+        return ["| " + header.map(escape).joined(separator: " | ") + " |", "|" + rule]
+            + rows.map { "| " + $0.map(escape).joined(separator: " | ") + " |" }
     }
 
     /// A cell that stays in its row: backslashes and `|` escaped, every line break (`\n`, `\r\n`, `\r`) a space.

@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Logging
 import MeasurementEvents
@@ -29,7 +30,7 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let own = event.metadata { merged.merge(own) { _, new in new } }
         var members: [(String, JSONValue)] = [
-            ("ts", .string(ISO8601DateFormatter().string(from: Date()))),
+            ("ts", .string(EventTime.rfc3339(milliseconds: SystemEventClock().nowMilliseconds()))),
             ("level", .string(event.level.rawValue)), ("label", .string(label)),
             ("message", .string(event.message.description)),
         ]

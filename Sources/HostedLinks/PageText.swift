@@ -1,24 +1,11 @@
+import MeasurementEvents
+
 /// Escaping for the hosted page: HTML text and attributes, and RFC 3986 percent-encoding.
 enum PageText {
-    /// `& < > " '` as character references, so no value can end an attribute or start markup.
+    /// `& < > " '` as character references, so no value can end an attribute or start markup; control
+    /// characters HTML forbids as U+FFFD. The report's escaper (``HTMLEscaping``), one for every page we write.
     static func html(_ text: String) -> String {
-        // Byte by byte: the five are ASCII, and no byte of a multi-byte UTF-8 sequence is ASCII. Most values
-        // hold none of them and come back as they are (a page escapes a dozen values).
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == 38 || $0 == 60 || $0 == 62 || $0 == 34 || $0 == 39 }) else { return text }
-        var output: [UInt8] = []
-        output.reserveCapacity(utf8.count + 16)
-        for byte in utf8 {
-            switch byte {
-            case 38: output += Array("&amp;".utf8)
-            case 60: output += Array("&lt;".utf8)
-            case 62: output += Array("&gt;".utf8)
-            case 34: output += Array("&quot;".utf8)
-            case 39: output += Array("&#39;".utf8)
-            default: output.append(byte)
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
+        HTMLEscaping.escape(text)
     }
 
     /// The UTF-8 bytes of `text`, RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`) as they are,

@@ -8,8 +8,8 @@ import Synchronization
 
 /// A source of wall-clock time in milliseconds since the Unix epoch (UTC).
 ///
-/// The bus reads it once per post. Inject ``ManualEventClock`` in tests so that they never depend on
-/// the real time.
+/// The bus reads it once per post, and a sink's commit deadline (``SinkCommitPolicy/maximumDelay``) runs
+/// on it. Inject ``ManualEventClock`` in tests so that they never depend on the real time.
 public protocol EventClock: Sendable {
     /// The current time in milliseconds since the Unix epoch (UTC).
     func nowMilliseconds() -> Int64

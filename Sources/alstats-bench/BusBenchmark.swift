@@ -7,6 +7,8 @@ import MeasurementEvents
 enum BusBenchmark {
     static let suite = "bus"
 
+    /// Runs the suite. Longer than 60 lines on purpose: one measured sequence, each phase beside its baseline,
+    /// read top to bottom in the order the figures are printed.
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let posts = Int(arguments.values["posts"] ?? "") ?? (arguments.quick ? 200_000 : 1_000_000)
         let fields: [String: String] = [

@@ -11,6 +11,8 @@ import MeasurementEvents
 enum StoreBenchmark {
     static let suite = "store"
 
+    /// Runs the suite. Longer than 60 lines on purpose: one measured sequence, each phase beside its baseline,
+    /// read top to bottom in the order the figures are printed.
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 60_000 : 300_000)
         let naiveCount = min(count, arguments.quick ? 5_000 : 20_000)

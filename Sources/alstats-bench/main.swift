@@ -1,7 +1,7 @@
 import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
-// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report, reliability, links)
+// the ratios. Usage: alstats-bench SUITE... [--json]   (suites: bus, store, ingest, report, reliability, serve, links)
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
@@ -10,6 +10,7 @@ let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "ingest": IngestBenchmark.run,
     "report": ReportBenchmark.run,
     "reliability": ReliabilityBenchmark.run,
+    "serve": ServeBenchmark.run,
     "links": LinksBenchmark.run,
 ]
 

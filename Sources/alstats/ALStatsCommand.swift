@@ -1,6 +1,9 @@
 import ArgumentParser
 
 /// The `alstats` command: App Links analytics from the command line.
+///
+/// Its subcommands are nested types (`ALStatsCommand.ReportCommand`, as swift-argument-parser's
+/// `Examples/math` nests them), one per file in `Subcommands/`; what several share is in `Options/`.
 @main
 struct ALStatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,15 +14,25 @@ struct ALStatsCommand: AsyncParsableCommand {
               alstats demo                       simulated traffic through the real library, then the report
               alstats ingest events.ndjson       import NDJSON events
               alstats report --since 2025-11-01  the report of the stored events
+              alstats push --to https://stats.example.com   send the events a collector has not acknowledged
               alstats inspect 'myapp://item?al_applink_data=...'
             """,
         version: ALStatsVersion.current,
-        subcommands: [
-            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
-            MigrateCommand.self,
-            ServeCommand.self, Inspect.self, Resolve.self, Navigate.self, LinksCommand.self,
-        ]
+        subcommands: subcommands
     )
+
+    #if ALSTATS_CORE_ONLY
+        /// The core-only build (Package.swift) has no server: no `serve`.
+        static let serverSubcommands: [any ParsableCommand.Type] = []
+    #else
+        static let serverSubcommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    #endif
+
+    static let subcommands: [any ParsableCommand.Type] =
+        [
+            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
+            MigrateCommand.self, PushCommand.self,
+        ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self, LinksCommand.self]
 }
 
 /// The version `alstats --version` prints.

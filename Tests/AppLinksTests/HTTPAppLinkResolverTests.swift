@@ -1,6 +1,7 @@
 import AppLinks
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

@@ -1,31 +1,17 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 /// End to end: runs the built `alstats` binary (next to the test bundle) on the example page.
+@Suite(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
 struct LinkDebuggerCLITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let binary = Bundle.main.bundleURL.appendingPathComponent("alstats")
-        let candidates = [
-            binary,
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-                "alstats"),
-        ]
-        let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs the built `alstats` in the repository root (the example page's paths are relative to it).
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try BuiltAlstats.run(arguments, in: Self.root)
     }
 
     @Test func inspectPrintsTheLegacyLinkAsJSON() throws {

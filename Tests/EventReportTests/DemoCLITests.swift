@@ -1,20 +1,21 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 /// `alstats demo` end to end, on the built binary.
 struct DemoCLITests {
-    @Test(.enabled(if: ReportCLITests.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func theDemoIsDeterministicIdempotentAndKeepsTokensOutOfTheDatabase() throws {
         let first = try ReportDatabase(events: [])
         let second = try ReportDatabase(events: [])
-        let run1 = try ReportCLITests.run([
+        let run1 = try BuiltAlstats.run([
             "demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json",
         ])
         #expect(run1.status == 0, "\(run1.errors)")
         #expect(run1.errors.contains("3000 events through the bus"))
         #expect(run1.errors.contains("(0 dropped)"))
-        let run2 = try ReportCLITests.run([
+        let run2 = try BuiltAlstats.run([
             "demo", "--events", "3000", "--seed", "5", "--database", second.path, "--format", "json",
         ])
         #expect(run2.output == run1.output, "the same seed gives the same report")
@@ -35,7 +36,7 @@ struct DemoCLITests {
         #expect(types.allSatisfy { $0.value != .int(0) }, "app, web and fail all happen")
         #expect(report["completeness"]?["rejected"] != .int(0), "malformed links are counted")
 
-        let again = try ReportCLITests.run([
+        let again = try BuiltAlstats.run([
             "demo", "--events", "3000", "--seed", "5", "--database", first.path, "--format", "json",
         ])
         #expect(again.output == run1.output, "running it again into the same database stores nothing twice")
@@ -64,15 +65,15 @@ struct DemoCLITests {
                 #expect(bytes.range(of: Data(address.utf8)) == nil, "an address reached \(first.path + suffix)")
             }
         }
-        let other = try ReportCLITests.run([
+        let other = try BuiltAlstats.run([
             "demo", "--events", "3000", "--seed", "6", "--database", second.path, "--format", "json",
         ])
         #expect(other.output != run1.output)
     }
 
-    @Test(.enabled(if: ReportCLITests.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func theDemoRejectsANonsenseSize() throws {
-        let result = try ReportCLITests.run(["demo", "--events", "0"])
+        let result = try BuiltAlstats.run(["demo", "--events", "0"])
         #expect(result.status == 64)
     }
 }

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventReport
@@ -132,28 +133,20 @@ struct HTMLBrowserTests {
     @Test(.enabled(if: chromium != nil, "chromium is not installed"))
     func chromiumShowsHostileFieldsAsTextAndBuildsNoInjectedElement() throws {
         let page = ReportFormat.html.render(try HTMLReportTests.hostileReport())
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "alstats-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = TemporaryDatabase()
+        let folder = temporary.folder
         let file = folder.appendingPathComponent("report.html")
         try page.write(to: file, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.chromium))
-        process.arguments = [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--user-data-dir=\(folder.appendingPathComponent("profile").path)", "--dump-dom", file.absoluteString,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let dom = String(decoding: data, as: UTF8.self)
+        let result = try ProcessRunner.run(
+            try #require(Self.chromium),
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--user-data-dir=\(folder.appendingPathComponent("profile").path)", "--dump-dom", file.absoluteString,
+            ])
+        let dom = result.output
 
-        #expect(process.terminationStatus == 0)
+        #expect(result.status == 0)
         #expect(dom.components(separatedBy: "<svg ").count - 1 == HTMLRenderer.figureIDs.count)
         #expect(dom.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"), "the payload shows as text")
         #expect(!dom.contains("<script"), "no script element exists")

@@ -19,4 +19,19 @@ struct QueryResultTests {
                 "",
             ])
     }
+
+    @Test func queryHTMLIsTheReportsPageWithEveryCellEscaped() {
+        let result = QueryResult(columns: ["host", "count"], rows: [[.string("<script>x</script>"), .int(3)]])
+        let page = result.render(.html)
+        #expect(page.contains("Content-Security-Policy"))
+        #expect(page.contains("<table id=\"query\">"))
+        #expect(page.contains("<th scope=\"row\">&lt;script&gt;x&lt;/script&gt;</th><td>3</td>"))
+        #expect(!page.contains("<script>"))
+    }
+
+    @Test func queryCSVQuotesLineBreaksAndLeavesNullEmpty() {
+        let result = QueryResult(
+            columns: ["reason", "count"], rows: [[.string("a\nb"), .null], [.string("c,d"), .int(1)]])
+        #expect(result.render(.csv) == "reason,count\r\n\"a\nb\",\r\n\"c,d\",1\r\n")
+    }
 }

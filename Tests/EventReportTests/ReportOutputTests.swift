@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventReport
@@ -106,7 +107,13 @@ struct ReportOutputTests {
 
 struct QueryFileTests {
     static let queries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Queries")
+        .deletingLastPathComponent().appendingPathComponent("Sources/EventReport/Queries")
+
+    @Test func theBundledQueriesAreExactlyTheFilesInQueries() throws {
+        let files = try EmbeddedSQLFile.files(in: Self.queries.path)
+        #expect(!files.isEmpty)
+        #expect(BundledQueries.files == files, "list every Queries/*.sql in BundledQueries.files")
+    }
 
     @Test func everyBundledQueryRunsWithAndWithoutParameters() throws {
         let database = try ReportDatabase(
@@ -154,18 +161,10 @@ struct QueryFileTests {
         }
         #expect(files.count == QueryCatalog.all.count)
         for file in files {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = ["-bail", database.path]
-            process.standardInput = try FileHandle(forReadingFrom: Self.queries.appendingPathComponent(file))
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = Pipe()
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(file): \(message)")
-            #expect(message.isEmpty, "\(file): \(message)")
+            let sql = try Data(contentsOf: Self.queries.appendingPathComponent(file))
+            let result = try ProcessRunner.run("/usr/bin/sqlite3", ["-bail", database.path], input: sql)
+            #expect(result.status == 0, "\(file): \(result.errors)")
+            #expect(result.errors.isEmpty, "\(file): \(result.errors)")
         }
     }
 }

@@ -1,21 +1,20 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventReport
 
-/// A fresh database per test, removed afterwards.
+/// A fresh database per test holding `events`, removed afterwards (with its ``TemporaryDatabase``).
 final class ReportDatabase {
-    let folder: URL
-    let path: String
+    let temporary = TemporaryDatabase()
+    var folder: URL { temporary.folder }
+    var path: String { temporary.path }
     let store: EventStore
 
     init(events: [MeasurementEvent] = [], publicURLs: [String] = []) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-report-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        path = folder.appendingPathComponent("alstats.sqlite").path
-        store = try EventStore(path: path)
+        store = try EventStore(path: temporary.path)
         for url in publicURLs { try store.recordPublicURL(try #require(LinkPublicURL(url))) }
         // Several batches, and some events twice: duplicates must count once.
         var index = 0
@@ -26,8 +25,6 @@ final class ReportDatabase {
             index += batch.count
         }
     }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
 }
 
 struct ReportTests {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -7,26 +8,23 @@ import Foundation
 /// A running `alstats serve` (the built binary), on a free loopback port, with its own database folder.
 final class ServeProcess: @unchecked Sendable {
     // @unchecked Sendable: `process` is set once in init; `errors` is appended under `lock` only.
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/alstats").path
-    static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     let process = Process()
     let port: Int
+    private let pipe = Pipe()
     private let lock = NSLock()
     private var errors = ""
 
     /// Starts `alstats serve --port 0 arguments` with the write key `w1` and read key `r1`; waits for its
     /// "listening on" line.
     init(database: String, arguments: [String] = [], environment extra: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: try BuiltAlstats.require())
         process.arguments = ["serve", "--database", database, "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["ALSTATS_WRITE_KEYS"] = "w1"
         environment["ALSTATS_READ_KEYS"] = "r1"
         environment.merge(extra) { $1 }
         process.environment = environment
-        let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -57,10 +55,13 @@ final class ServeProcess: @unchecked Sendable {
     /// What the server wrote on stderr so far.
     var stderr: String { lock.withLock { errors } }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Sends `signal`, waits for the exit status, and reads the rest of stderr.
     func stop(with signal: Int32) -> Int32 {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock { errors += String(decoding: rest, as: UTF8.self) }
         return process.terminationStatus
     }
 

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import MeasurementEvents
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 
 /// The built `alstats serve` as a real listening process (CI builds it with `swift build --build-tests` first).
 @Suite(.serialized) struct ServeProcessTests {
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func concurrentClientsWithOverlappingIDsStoreEachIDOnceAndEveryReceiptIsTrue() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path)
@@ -42,7 +43,7 @@ import Testing
         #expect(stored.keys.allSatisfy { $0.hasPrefix("shared-") })
     }
 
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func aFullQueueAnswers503WithRetryAfterAndMemoryStaysBounded() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, arguments: ["--queue-events", "100"])
@@ -66,7 +67,7 @@ import Testing
         #expect(try fixture.storedEvents().count == seen[200, default: 0] * 200)
     }
 
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"), arguments: [SIGTERM, SIGKILL])
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"), arguments: [SIGTERM, SIGKILL])
     func everyAcknowledgedEventIsStoredWhenTheServerIsStoppedDuringLoad(signal: Int32) throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path)
@@ -97,7 +98,7 @@ import Testing
         #expect(acked.isSubset(of: stored), "\(acked.subtracting(stored).count) acknowledged events missing")
     }
 
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func theReportOverHTTPEqualsTheCLIReportJSON() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path)
@@ -127,7 +128,22 @@ import Testing
         #expect(server.stderr.contains("POST /v1/events") || server.stderr.contains("path=/v1/events"))
     }
 
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func jsonLogsAreOneObjectPerRequestWithoutTheKey() throws {
+        let fixture = ServerFixture()
+        let server = try ServeProcess(database: fixture.path, arguments: ["--log-format", "json"])
+        #expect(server.request("POST", "/v1/events", body: line(id: "j1"))?.status == 200)
+        #expect(server.request("POST", "/v1/events", key: "not-a-key", body: line(id: "j2"))?.status == 401)
+        #expect(server.stop(with: SIGTERM) == 0)
+        let requests = server.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            .filter { $0["message"] == "request" }
+        #expect(requests.map { $0["status"] } == ["200", "401"])
+        #expect(requests.first?["events"] == "1")
+        #expect(requests.allSatisfy { $0["path"] == "/v1/events" && $0["method"] == "POST" })
+        #expect(!server.stderr.contains("not-a-key") && !server.stderr.contains("w1"))
+    }
+
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func serveRefusesToStartWithoutAWriteKeyOrWithNoAuthOffLoopback() throws {
         let fixture = ServerFixture()
         let noKey = try runAlstatsStatus(["serve", "--database", fixture.path, "--port", "0"])
@@ -161,7 +177,7 @@ func runAlstats(_ arguments: [String]) throws -> String {
 /// Status, standard output and standard error of the built `alstats` run with `arguments` (no keys set).
 func runAlstatsStatus(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: ServeProcess.binary)
+    process.executableURL = URL(fileURLWithPath: try BuiltAlstats.require())
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     for name in ["ALSTATS_DATABASE", "ALSTATS_WRITE_KEYS", "ALSTATS_READ_KEYS", "ALSTATS_ADMIN_KEYS"] {

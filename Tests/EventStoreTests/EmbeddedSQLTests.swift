@@ -3,36 +3,24 @@ import Testing
 
 @testable import EventStore
 
+/// The embedded SQL index names every `.sql` file of its folders, and the embedded text is the file's.
 struct EmbeddedSQLTests {
-    /// The repository root, from this file's path.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func sqlFiles(_ folder: String) throws -> [EmbeddedSQLFile] {
-        let directory = root.appendingPathComponent(folder)
-        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
-        return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }
-            .sorted().map { name in
-                EmbeddedSQLFile(
-                    name: name, text: try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
-            }
+    /// `Sources/EventStore/FOLDER`, from this file's path.
+    static func folder(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/EventStore/\(name)").path
     }
 
-    @Test func embeddedMigrationsEqualTheFilesInMigrations() throws {
-        let files = try Self.sqlFiles("Migrations")
+    @Test func theEmbeddedMigrationsAreExactlyTheFilesInMigrations() throws {
+        let files = try EmbeddedSQLFile.files(in: Self.folder("Migrations"))
         #expect(!files.isEmpty)
-        #expect(EmbeddedSQL.migrations == files, "run scripts/embed-sql after changing Migrations/*.sql")
+        #expect(EmbeddedSQL.migrations == files, "list every Migrations/*.sql in EmbeddedSQL.migrations")
     }
 
-    @Test func embeddedQueriesEqualTheFilesInQueries() throws {
-        #expect(
-            EmbeddedSQL.queries == (try Self.sqlFiles("Queries")), "run scripts/embed-sql after changing Queries/*.sql")
-    }
-
-    @Test func embeddedStatementsEqualTheFilesInStatements() throws {
-        #expect(
-            EmbeddedSQL.statements == (try Self.sqlFiles("Statements")),
-            "run scripts/embed-sql after changing Statements/*.sql")
+    @Test func theEmbeddedStatementsAreExactlyTheFilesInStatements() throws {
+        let files = try EmbeddedSQLFile.files(in: Self.folder("Statements"))
+        #expect(!files.isEmpty)
+        #expect(EmbeddedSQL.statements == files, "list every Statements/*.sql in EmbeddedSQL.statements")
     }
 
     @Test func theInsertAndSelectStatementsListTheColumnsInBindingOrder() {
@@ -46,8 +34,7 @@ struct EmbeddedSQLTests {
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {
         let versions = EmbeddedSQL.migrations.compactMap(\.migrationVersion)
-        // 0009 is reserved for a parallel branch (the link rollups are 0010 until the merge renumbers them).
-        let expected = Array(1...versions.count + 1).filter { $0 != 9 }
+        let expected = Array(1...versions.count)
         #expect(versions == expected)
         #expect(EmbeddedSQL.migrations.allSatisfy { $0.name.wholeMatch(of: /\d{4}_[a-z0-9_]+\.sql/) != nil })
     }

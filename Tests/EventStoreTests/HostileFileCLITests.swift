@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `alstats ingest`, `report` and `migrate` on files they must not use: each is refused with one clear line
@@ -8,7 +9,7 @@ struct HostileFileCLITests {
     static let commands = ["ingest", "report", "migrate"]
 
     @Test(
-        .enabled(if: CLITests.built, "build alstats first with swift build"),
+        .enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"),
         arguments: HostileFile.allCases, commands)
     func aHostileDatabaseIsRefusedWithExitStatus74AndLeftByteIdentical(file: HostileFile, command: String) throws {
         let database = TemporaryDatabase()
@@ -16,23 +17,23 @@ struct HostileFileCLITests {
         try #"{"name":"al_nav_in","ts":1763683200000,"fields":{"ref":"hostile"}}"#
             .write(toFile: database.file("in.ndjson"), atomically: true, encoding: .utf8)
         let path = try file.make(in: database.folder)
-        var executable = CLITests.binary
+        var executable = try BuiltAlstats.require()
         if !file.commandPrefix.isEmpty {
             // `nobody` may not reach the build folder (a clone under /root): it runs a copy in the test's folder.
             executable = database.file("alstats-copy")
-            try FileManager.default.copyItem(atPath: CLITests.binary, toPath: executable)
+            try FileManager.default.copyItem(atPath: BuiltAlstats.require(), toPath: executable)
         }
         let before = TemporaryDatabase.bytes(path)
         let listing = try FileManager.default.contentsOfDirectory(atPath: database.folder.path).sorted()
 
         var arguments = [command, "--database", path]
         if command == "ingest" { arguments.append("in.ndjson") }
-        let result: (status: Int32, output: String, errors: String)
+        let result: ProcessResult
         if file.commandPrefix.isEmpty {
-            result = try CLITests.run(arguments, in: database.folder)
+            result = try BuiltAlstats.run(arguments, in: database.folder)
         } else {
-            result = try CLITests.run(
-                file.commandPrefix + [executable] + arguments, executable: HostileFile.setpriv, in: database.folder)
+            result = try ProcessRunner.run(
+                HostileFile.setpriv, file.commandPrefix + [executable] + arguments, in: database.folder)
         }
 
         #expect(result.status == 74, "\(result.errors)")
@@ -51,10 +52,10 @@ struct HostileFileCLITests {
         }
     }
 
-    @Test(.enabled(if: CLITests.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func aReportOnAMissingDatabaseExitsWith66AndCreatesNothing() throws {
         let database = TemporaryDatabase()
-        let result = try CLITests.run(["report", "--database", database.path], in: database.folder)
+        let result = try BuiltAlstats.run(["report", "--database", database.path], in: database.folder)
         #expect(result.status == 66)
         #expect(result.errors.split(separator: "\n").count == 1)
         #expect(!FileManager.default.fileExists(atPath: database.path))

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventStore
@@ -62,7 +63,7 @@ struct LockTests {
         #expect(try store.completeness()["dropped"]?["sink_error"] == 30)
     }
 
-    @Test(.enabled(if: CLITests.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func ingestIntoALockedDatabaseExitsWith74AndARetrySucceeds() throws {
         let database = TemporaryDatabase()
         try HostileFile.makeValidDatabase(database.path)
@@ -71,13 +72,13 @@ struct LockTests {
         let other = try SQLiteConnection(path: database.path, create: false)
         try other.execute("BEGIN IMMEDIATE")
         // The CLI waits its default busy timeout (5 s) before it gives up.
-        let blocked = try CLITests.run(["ingest", "in.ndjson"], in: database.folder)
+        let blocked = try BuiltAlstats.run(["ingest", "in.ndjson"], in: database.folder)
         #expect(blocked.status == 74)
         #expect(blocked.errors.contains("locked by another writer"))
         #expect(blocked.errors.split(separator: "\n").count == 1)
         try other.execute("ROLLBACK")
         #expect(try other.scalarInt("SELECT count(*) FROM events") == 600)
-        let retry = try CLITests.run(["ingest", "in.ndjson"], in: database.folder)
+        let retry = try BuiltAlstats.run(["ingest", "in.ndjson"], in: database.folder)
         #expect(retry.status == 0, "\(retry.errors)")
         #expect(try other.scalarInt("SELECT count(*) FROM events") == 650)
     }

@@ -116,6 +116,11 @@ import Testing
         #expect(html.contains("&lt;b&gt;x&lt;/b&gt;") && !html.contains("<b>"))
     }
 
+    @Test func aQuoteFollowedByACombiningMarkCannotEndAnAttribute() {
+        let escaped = PageText.html("\"\u{301} onmouseover=x '\u{301}\u{7}")
+        #expect(escaped == "&quot;\u{301} onmouseover=x &#39;\u{301}\u{FFFD}")
+    }
+
     @Test func parametersGoBeforeTheFragmentWithTheRightSeparator() {
         #expect(PageText.appending([("a", "1")], to: "x://y") == "x://y?a=1")
         #expect(PageText.appending([("a", "1")], to: "x://y?b=2#f?g") == "x://y?b=2&a=1#f?g")

@@ -1,6 +1,7 @@
 import AppLinks
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import HostedLinks
@@ -32,20 +33,10 @@ import Testing
         try html.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-        process.arguments = [Self.script, file.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: err, as: UTF8.self))")
+        let result = try ProcessRunner.run(try #require(Self.python), [Self.script, file.path])
+        #expect(result.status == 0, "\(result.errors)")
 
-        let read = try JSONValue.parse(String(decoding: out, as: UTF8.self))
+        let read = try JSONValue.parse(result.output)
         let ours: [JSONValue] = MetaTagParser.metaTags(in: html).map { [.string($0.property), .optional($0.content)] }
         #expect(read["meta"] == .array(ours))
         guard case .array(let hrefs)? = read["hrefs"] else {

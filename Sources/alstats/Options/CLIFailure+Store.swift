@@ -25,6 +25,15 @@ extension CLIFailure {
     }
 }
 
+/// Runs a store call; a ``StoreError`` becomes the CLI's exit status and message (``CLIFailure/init(_:)-StoreError``).
+func mappingStoreErrors<Value>(_ body: () throws -> Value) throws -> Value {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw CLIFailure(error)
+    }
+}
+
 extension DatabaseOptions {
     /// Opens the store, creating the file when `create` (writing commands), mapping errors to exit statuses.
     ///

@@ -11,8 +11,12 @@ enum ExitStatus {
     static let dataError: Int32 = 65
     /// An input file does not exist or cannot be opened.
     static let noInput: Int32 = 66
+    /// A service the command needs stayed unreachable (`alstats push`: the collector).
+    static let unavailable: Int32 = 69
     /// An I/O or database error.
     static let ioError: Int32 = 74
+    /// Permission refused (`alstats push`: the collector refused the write key).
+    static let noPermission: Int32 = 77
 }
 
 /// An error the CLI reports as one line on stderr, then exits with `status`.

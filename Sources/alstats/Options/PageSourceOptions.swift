@@ -54,16 +54,22 @@ struct PageSourceOptions: ParsableArguments {
         return HTMLAppLinkResolver(html: String(decoding: data, as: UTF8.self), platform: platform)
     }
 
-    /// Resolves the page, blocking the command until done.
-    func resolve() throws -> Result<AppLink, AppLinkError> {
+    /// Resolves the page.
+    /// - Throws: ``CLIFailure`` when the HTML file is missing or unreadable; a failed resolution is the result.
+    func resolve() async throws -> Result<AppLink, AppLinkError> {
         let resolver = try resolver()
-        let url = sourceURL
-        return waitFor { () async -> Result<AppLink, AppLinkError> in
-            do throws(AppLinkError) {
-                return .success(try await resolver.appLink(for: url))
-            } catch {
-                return .failure(error)
-            }
+        do throws(AppLinkError) {
+            return .success(try await resolver.appLink(for: sourceURL))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Resolves the page; a failure becomes exit status 74 with the resolver's message.
+    func resolvedLink() async throws -> AppLink {
+        switch try await resolve() {
+        case .success(let link): return link
+        case .failure(let error): throw failure(error)
         }
     }
 
@@ -76,21 +82,3 @@ struct PageSourceOptions: ParsableArguments {
 }
 
 extension AppLinkPlatform: ExpressibleByArgument {}
-
-/// Runs async work from a synchronous command and waits for its result (the CLI's root command is
-/// synchronous; the main thread has nothing else to do meanwhile).
-func waitFor<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        box.value = await operation()
-        done.signal()
-    }
-    done.wait()
-    return box.value!
-}
-
-/// `@unchecked Sendable`: written once by the task before it signals, read after the wait.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
-}

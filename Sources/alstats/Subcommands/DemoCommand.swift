@@ -6,83 +6,86 @@ import Foundation
 import HostedLinks
 import MeasurementEvents
 
-/// `alstats demo`: simulated App Links traffic through the real library, into the database, then the report.
-struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract: "Simulate App Links traffic through the real library, store it, and print the report.",
-        discussion: """
-            Readly, a news app, is opened by links from Facebook, Messenger, Instagram and Mail (a few of them \
-            malformed, some legacy fb…://authorize links with an access token, which never reaches the \
-            database); readers follow links to partner pages on iPhones where some partner apps are installed \
-            and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
-            app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
-            daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
-            app: the report's links section shows that funnel. Every event goes through the measurement-event \
-            bus into the SQLite sink; then the report is printed.
+extension ALStatsCommand {
+    /// `alstats demo`: simulated App Links traffic through the real library, into the database, then the report.
+    struct DemoCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "demo",
+            abstract: "Simulate App Links traffic through the real library, store it, and print the report.",
+            discussion: """
+                Readly, a news app, is opened by links from Facebook, Messenger, Instagram and Mail (a few of them \
+                malformed, some legacy fb…://authorize links with an access token, which never reaches the \
+                database); readers follow links to partner pages on iPhones where some partner apps are installed \
+                and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
+                app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
+                daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
+                app: the report's links section shows that funnel. Every event goes through the measurement-event \
+                bus into the SQLite sink; then the report is printed.
 
-            The simulated fortnight starts on 2025-11-03 UTC. The same seed gives the same events, ids \
-            included, so running it again into the same database stores nothing twice.
+                The simulated fortnight starts on 2025-11-03 UTC. The same seed gives the same events, ids \
+                included, so running it again into the same database stores nothing twice.
 
-            Examples:
-              alstats demo
-              alstats demo --events 100000 --seed 7 --database demo.sqlite
-              alstats demo --format json | jq .navigation
-            """
-    )
+                Examples:
+                  alstats demo
+                  alstats demo --events 100000 --seed 7 --database demo.sqlite
+                  alstats demo --format json | jq .navigation
+                """
+        )
 
-    @OptionGroup var database: DatabaseOptions
+        @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "How many events to simulate.")
-    var events = 20_000
+        @Option(help: "How many events to simulate.")
+        var events = 20_000
 
-    @Option(help: "The seed of the simulation.")
-    var seed: UInt64 = 1
+        @Option(help: "The seed of the simulation.")
+        var seed: UInt64 = 1
 
-    @Option(help: "Report format: table, json, csv, markdown or html.")
-    var format: ReportFormat = .table
+        @Option(help: "Report format: table, json, csv, markdown or html.")
+        var format: ReportFormat = .table
 
-    func validate() throws {
-        guard events > 0, events <= 50_000_000 else {
-            throw ValidationError("--events must be between 1 and 50000000, not \(events)")
+        func validate() throws {
+            guard events > 0, events <= 50_000_000 else {
+                throw ValidationError("--events must be between 1 and 50000000, not \(events)")
+            }
         }
-    }
 
-    /// Stores the demo's links and records their public URL, so that `alstats links list` shows them and the
-    /// report counts the arrivals at their pages.
-    static func storeLinks(in path: String) throws(CLIFailure) {
-        do throws(StoreError) {
-            let store = try EventStore(path: path)
-            try store.putLinks(DemoLinks.links)
-            if let url = LinkPublicURL(DemoLinks.publicURL) { try store.recordPublicURL(url) }
-        } catch {
-            throw CLIFailure(error)
-        }
-    }
-
-    func run() async throws {
-        try await reportingFailuresAsync {
-            let clock = ManualEventClock(milliseconds: DemoSimulation.start)
-            let bus = MeasurementEventBus(clock: clock, idSeed: seed)
-            let sink: SQLiteEventSink
+        /// Stores the demo's links and records their public URL, so that `alstats links list` shows them and the
+        /// report counts the arrivals at their pages.
+        static func storeLinks(in path: String) throws(CLIFailure) {
             do throws(StoreError) {
-                sink = try SQLiteEventSink(path: database.path)
+                let store = try EventStore(path: path)
+                try store.putLinks(DemoLinks.links)
+                if let url = LinkPublicURL(DemoLinks.publicURL) { try store.recordPublicURL(url) }
             } catch {
                 throw CLIFailure(error)
             }
-            // A buffer as large as the demo, so that the simulation never outruns the writer into drops.
-            bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: max(65_536, events)))
-            let begin = Date()
-            let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
-            await bus.close()
-            let statistics = bus.statistics
-            try Self.storeLinks(in: database.path)
-            let seconds = Date().timeIntervalSince(begin)
-            printError(
-                "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
-                    + "in \(String(format: "%.1f", seconds)) s (\(statistics.totalDropped) dropped)")
+        }
 
-            try printReport(of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
+        func run() async throws {
+            try await reportingFailuresAsync {
+                let clock = ManualEventClock(milliseconds: DemoSimulation.start)
+                let bus = MeasurementEventBus(clock: clock, idSeed: seed)
+                let sink: SQLiteEventSink
+                do throws(StoreError) {
+                    sink = try SQLiteEventSink(path: database.path)
+                } catch {
+                    throw CLIFailure(error)
+                }
+                // A buffer as large as the demo, so that the simulation never outruns the writer into drops.
+                bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: max(65_536, events)))
+                let begin = Date()
+                let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
+                await bus.close()
+                let statistics = bus.statistics
+                try Self.storeLinks(in: database.path)
+                let seconds = Date().timeIntervalSince(begin)
+                printError(
+                    "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
+                        + "in \(String(format: "%.1f", seconds)) s (\(statistics.totalDropped) dropped)")
+
+                try printReport(
+                    of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
+            }
         }
     }
 }

@@ -2,49 +2,51 @@ import ArgumentParser
 import EventStore
 import Foundation
 
-/// `alstats export`: the stored events as NDJSON with ids, to standard output.
-struct ExportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "export",
-        abstract: "Write the stored events as NDJSON (with ids) to standard output.",
-        discussion: """
-            T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC). `alstats ingest` reads the output \
-            back exactly.
+extension ALStatsCommand {
+    /// `alstats export`: the stored events as NDJSON with ids, to standard output.
+    struct ExportCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write the stored events as NDJSON (with ids) to standard output.",
+            discussion: """
+                T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight UTC). `alstats ingest` reads the output \
+                back exactly.
 
-            Example:
-              alstats export --since 2025-11-01 --until 2025-12-01 > november.ndjson
-            """
-    )
+                Example:
+                  alstats export --since 2025-11-01 --until 2025-12-01 > november.ndjson
+                """
+        )
 
-    @OptionGroup var database: DatabaseOptions
+        @OptionGroup var database: DatabaseOptions
 
-    @Option(help: ArgumentHelp("Only events at or after T.", valueName: "T"))
-    var since: String?
+        @Option(help: ArgumentHelp("Only events at or after T.", valueName: "T"))
+        var since: String?
 
-    @Option(help: ArgumentHelp("Only events before T.", valueName: "T"))
-    var until: String?
+        @Option(help: ArgumentHelp("Only events before T.", valueName: "T"))
+        var until: String?
 
-    func validate() throws {
-        for (name, value) in [("--since", since), ("--until", until)] {
-            if let value, EventTime.milliseconds(timeOrDate: value) == nil {
-                throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+        func validate() throws {
+            for (name, value) in [("--since", since), ("--until", until)] {
+                if let value, EventTime.milliseconds(timeOrDate: value) == nil {
+                    throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+                }
             }
         }
-    }
 
-    func run() throws {
-        try reportingFailures {
-            let store = try database.openStore(create: false, readOnly: true)
-            let lower = since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min
-            let upper = until.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .max
-            do {
-                try store.export(since: lower, until: upper) { chunk in
-                    try FileHandle.standardOutput.write(contentsOf: chunk)
+        func run() throws {
+            try reportingFailures {
+                let store = try database.openStore(create: false, readOnly: true)
+                let lower = since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min
+                let upper = until.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .max
+                do {
+                    try store.export(since: lower, until: upper) { chunk in
+                        try FileHandle.standardOutput.write(contentsOf: chunk)
+                    }
+                } catch let error as StoreError {
+                    throw CLIFailure(error)
+                } catch {
+                    throw CLIFailure(ExitStatus.ioError, "cannot write to standard output: \(error)")
                 }
-            } catch let error as StoreError {
-                throw CLIFailure(error)
-            } catch {
-                throw CLIFailure(ExitStatus.ioError, "cannot write to standard output: \(error)")
             }
         }
     }

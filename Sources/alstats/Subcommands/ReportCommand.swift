@@ -3,46 +3,49 @@ import EventReport
 import EventStore
 import Foundation
 
-/// `alstats report`: success rates, referer apps, ref categories, daily series and completeness.
-struct ReportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "report",
-        abstract: "Report on the stored App Links events.",
-        discussion: """
-            Outbound navigation (attempts, success rate, by type, failure reasons, source hosts), back to \
-            referer, referer apps, ref categories, a daily series and completeness. The report reads the \
-            write-time rollups, so it takes about as long for 10 million events as for a thousand.
+extension ALStatsCommand {
+    /// `alstats report`: success rates, referer apps, ref categories, daily series and completeness.
+    struct ReportCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "report",
+            abstract: "Report on the stored App Links events.",
+            discussion: """
+                Outbound navigation (attempts, success rate, by type, failure reasons, source hosts), back to \
+                referer, referer apps, ref categories, a daily series and completeness. The report reads the \
+                write-time rollups, so it takes about as long for 10 million events as for a thousand.
 
-            T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight in --tz). --format json is the stable \
-            contract of the report; table output uses colour only on a terminal, and never with NO_COLOR set.
+                T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight in --tz). --format json is the stable \
+                contract of the report; table output uses colour only on a terminal, and never with NO_COLOR set.
 
-            Examples:
-              alstats report
-              alstats report --since 2025-11-01 --until 2025-12-01 --tz Europe/Paris --format json
-              alstats report --ref newsfeed --format markdown > newsfeed.md
-              alstats report --format html > report.html
-            """
-    )
+                Examples:
+                  alstats report
+                  alstats report --since 2025-11-01 --until 2025-12-01 --tz Europe/Paris --format json
+                  alstats report --ref newsfeed --format markdown > newsfeed.md
+                  alstats report --format html > report.html
+                """
+        )
 
-    @OptionGroup var database: DatabaseOptions
-    @OptionGroup var filters: ReportFilterOptions
+        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var filters: ReportFilterOptions
 
-    @Option(help: "Output format: table, json, csv, markdown or html.")
-    var format: ReportFormat = .table
+        @Option(help: "Output format: table, json, csv, markdown or html.")
+        var format: ReportFormat = .table
 
-    @Option(help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
-    var top: Int?
+        @Option(
+            help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
+        var top: Int?
 
-    func validate() throws {
-        try filters.validate()
-        if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
-    }
+        func validate() throws {
+            try filters.validate()
+            if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
+        }
 
-    func run() throws {
-        try reportingFailures {
-            var query = try filters.query()
-            query.top = top ?? format.defaultTop
-            try printReport(of: database, query: query, format: format)
+        func run() throws {
+            try reportingFailures {
+                var query = try filters.query()
+                query.top = top ?? format.defaultTop
+                try printReport(of: database, query: query, format: format)
+            }
         }
     }
 }

@@ -1,0 +1,40 @@
+-- link_funnel: the hosted links funnel per UTC day and slug: page views by people, distinct visitors, crawler fetches, pages not found and arrivals in the app.
+--
+-- Reads only the link rollups (Migrations/0009): whole UTC days, so the cost grows with days x slugs.
+-- Arrivals are al_nav_in events whose targetURL is the link's canonical URL on a public URL recorded in
+-- link_public_url (alstats links put --public-url, alstats serve, alstats demo).
+-- Parameters (unbound = no limit):
+--   :since  first day, ms since the Unix epoch (the UTC days starting at or after it)
+--   :until  end, ms since the Unix epoch, exclusive (the UTC days starting before it)
+--   :ref    keep only hits and arrivals whose ref is this
+--   :slug   keep only this slug
+-- Columns: day (YYYY-MM-DD, UTC), slug, hits (status 200, not a crawler), visitors (distinct per day),
+--   crawler_fetches, not_found (status other than 200, not a crawler), arrivals, arrival_rate (arrivals /
+--   hits, NULL without hits). By day, then hits descending, then slug.
+WITH counts AS (
+    SELECT day_ms, slug,
+        sum(CASE WHEN name = 'alstats_link_hit' AND status = 200 AND crawler = 0 THEN count ELSE 0 END) AS hits,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 1 THEN count ELSE 0 END) AS crawler_fetches,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS NOT 200 THEN count ELSE 0 END)
+            AS not_found,
+        sum(CASE WHEN name = 'al_nav_in' AND lower(origin) IN (SELECT public_url FROM link_public_url)
+            THEN count ELSE 0 END) AS arrivals
+    FROM link_rollup_day
+    WHERE (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+      AND (:ref IS NULL OR ref = :ref) AND (:slug IS NULL OR slug = :slug)
+    GROUP BY day_ms, slug
+),
+visitors AS (
+    SELECT day_ms, slug, sum(visitors) AS visitors
+    FROM link_visitor_count
+    WHERE scope = CASE WHEN :ref IS NULL THEN 'all' ELSE 'ref' END AND (:ref IS NULL OR ref = :ref)
+      AND (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+      AND (:slug IS NULL OR slug = :slug)
+    GROUP BY day_ms, slug
+)
+SELECT strftime('%Y-%m-%d', c.day_ms / 1000, 'unixepoch') AS day, c.slug, c.hits,
+    coalesce(v.visitors, 0) AS visitors, c.crawler_fetches, c.not_found, c.arrivals,
+    round(1.0 * c.arrivals / nullif(c.hits, 0), 4) AS arrival_rate
+FROM counts AS c LEFT JOIN visitors AS v ON v.day_ms = c.day_ms AND v.slug = c.slug
+WHERE c.hits + c.crawler_fetches + c.not_found + c.arrivals > 0
+ORDER BY c.day_ms, c.hits DESC, c.slug;

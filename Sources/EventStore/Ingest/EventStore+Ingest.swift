@@ -1,0 +1,162 @@
+import MeasurementEvents
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How ``EventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.
+public struct IngestOptions: Sendable {
+    /// Commit all or nothing: any invalid line rolls everything back.
+    public var strict: Bool
+    /// Events per transaction when not strict.
+    ///
+    /// Random ids (UUIDv4, or ids derived for lines without one) put each new entry of the id index on a
+    /// random page, and every commit writes each page it changed into the WAL: larger transactions write
+    /// those pages fewer times (docs/storage-layout.md).
+    public var batchSize: Int
+    /// The page cache of the connection while it ingests, in bytes (SQLite's default is 2 MiB): enough to
+    /// keep the id index of a few million events in memory, so a random id seldom reads a page back from
+    /// the file. The cache grows only as pages are used, and goes back to its size before when ingest ends.
+    public var pageCacheBytes: Int
+    /// How lines are read into events.
+    public var codec: NDJSONCodec
+
+    /// Creates options: not strict, 100,000 events per transaction, a 32 MiB page cache, standard limits.
+    public init(
+        strict: Bool = false, batchSize: Int = 100_000, pageCacheBytes: Int = 32 << 20,
+        codec: NDJSONCodec = NDJSONCodec()
+    ) {
+        self.strict = strict
+        self.batchSize = max(1, batchSize)
+        self.pageCacheBytes = max(0, pageCacheBytes)
+        self.codec = codec
+    }
+}
+
+/// One NDJSON input: a file path, or `-` for standard input.
+public struct IngestInput: Sendable, Hashable {
+    /// The path as the user gave it; `-` is standard input.
+    public var path: String
+
+    /// Creates an input.
+    public init(path: String) { self.path = path }
+
+    /// The name used in messages: the path, or `stdin`.
+    public var label: String { path == "-" ? "stdin" : path }
+}
+
+/// What an ingest did.
+public struct IngestSummary: Sendable, Hashable {
+    /// Non-blank lines read.
+    public var lines = 0
+    /// Events stored for the first time.
+    public var stored = 0
+    /// Valid events whose id was already stored (nothing changed for them).
+    public var duplicates = 0
+    /// Invalid lines (reported one by one to the caller).
+    public var invalid = 0
+    /// Bytes read.
+    public var bytes = 0
+    /// Events rejected over a limit (also among `invalid`) and events stored with a value cut to the length
+    /// limit (``DropReason/valueTruncated``), by reason; each is added to the completeness table.
+    public var limited: [DropReason: Int] = [:]
+    /// Whether the events were committed (false after a strict ingest with an invalid line).
+    public var committed = true
+}
+
+extension EventStore {
+    /// Imports NDJSON events from `inputs`, redacted, each id once.
+    ///
+    /// Valid lines are committed in batches while invalid ones are reported to `onInvalidLine` as
+    /// `file:line: reason`; with ``IngestOptions/strict`` one invalid line commits nothing.
+    /// - Parameters:
+    ///   - progress: called about every 65,536 lines with the summary so far.
+    /// - Throws: ``IngestError`` for a missing or unreadable input, ``StoreError`` for the database.
+    public func ingest(
+        _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
+        onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
+    ) throws -> IngestSummary {
+        // Fail before reading anything when an input is missing.
+        for input in inputs where input.path != "-" {
+            try EventStore.checkReadable(input)
+        }
+        return try withConnection { store in
+            let cacheBefore = try store.connection.scalarInt("PRAGMA cache_size")
+            try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
+            defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
+            var summary = IngestSummary()
+            // Small hand-over batches keep memory low; commits still come every `batchSize` events.
+            let pipeline = IngestPipeline(
+                inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
+            var nextProgress = 1 << 16
+            var uncommitted = 0
+            do {
+                while let batch = pipeline.next() {
+                    summary.lines += batch.lines
+                    summary.bytes = max(summary.bytes, batch.bytes)
+                    summary.invalid += batch.errors.count
+                    batch.errors.forEach(onInvalidLine)
+                    summary.limited.merge(batch.losses, uniquingKeysWith: +)
+                    if !batch.events.isEmpty {
+                        // Not atomic: any error below rolls the whole transaction back.
+                        let stored = try store.writer.write(batch.events, redacted: true, atomic: false)
+                        summary.stored += stored
+                        summary.duplicates += batch.events.count - stored
+                        pipeline.recycle(batch.events)
+                        uncommitted += batch.events.count
+                        if !options.strict, uncommitted >= options.batchSize {
+                            try store.writer.commit()
+                            uncommitted = 0
+                        }
+                    }
+                    if !batch.losses.isEmpty {
+                        // In the ingest's transaction: a strict ingest that commits nothing counts nothing.
+                        try store.writer.beginIfNeeded()
+                        try store.writer.recordLosses(batch.losses, nowMilliseconds: EventStore.nowMilliseconds())
+                    }
+                    if let failure = batch.failure { throw failure }
+                    if summary.lines >= nextProgress {
+                        progress?(summary)
+                        nextProgress = summary.lines + (1 << 16)
+                    }
+                }
+                pipeline.join()
+                if options.strict, summary.invalid > 0 {
+                    store.writer.rollback()
+                    summary.committed = false
+                    summary.stored = 0
+                    summary.duplicates = 0
+                    summary.limited = [:]
+                } else {
+                    try store.writer.commit()
+                }
+            } catch {
+                pipeline.cancel()
+                store.writer.rollback()
+                throw error
+            }
+            progress?(summary)
+            return summary
+        }
+    }
+
+    private static func checkReadable(_ input: IngestInput) throws(IngestError) {
+        let descriptor = try openInput(input)
+        close(descriptor)
+    }
+
+    private static func openInput(_ input: IngestInput) throws(IngestError) -> Int32 {
+        if input.path == "-" { return STDIN_FILENO }
+        let descriptor = open(input.path, O_RDONLY)
+        guard descriptor >= 0 else {
+            if errno == ENOENT {
+                throw IngestError(.missingFile, file: input.label, reason: "no such file: check the path")
+            }
+            throw IngestError(
+                .unreadable, file: input.label, reason: "cannot open: \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// One `.sql` file embedded in the binary (see ``EmbeddedSQL``): its name and its exact text.
+package struct EmbeddedSQLFile: Sendable, Hashable {
+    /// The file name, for example `0001_create_events.sql`.
+    package var name: String
+    /// The file's exact text.
+    package var text: String
+
+    /// Creates a file from its name and text.
+    package init(name: String, text: String) {
+        self.name = name
+        self.text = text
+    }
+
+    /// Creates a file from its name and the bytes SwiftPM embedded (UTF-8).
+    package init(_ name: String, _ bytes: [UInt8]) {
+        self.init(name: name, text: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The name without `.sql`.
+    package var stem: String { name.hasSuffix(".sql") ? String(name.dropLast(4)) : name }
+
+    /// The leading number of a migration file name (`0001_create_events.sql` → 1), or `nil`.
+    var migrationVersion: Int? { Int(name.prefix(while: { $0.isNumber })) }
+}
+
+extension EmbeddedSQLFile {
+    /// The `.sql` files of `folder`, sorted by name, read from disk: what the embedded index must match.
+    /// For the tests that hold each index to its folder.
+    package static func files(in folder: String) throws -> [EmbeddedSQLFile] {
+        let directory = URL(fileURLWithPath: folder)
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }
+            .sorted().map { name in
+                EmbeddedSQLFile(
+                    name: name, text: try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
+            }
+    }
+}

@@ -1,0 +1,191 @@
+import MeasurementEvents
+
+/// One group of `link_rollup` (Migrations/0009_create_link_rollups.sql): a 15-minute UTC bucket, a hit of a
+/// hosted link page or an App Link arrival at a link's canonical URL, and the funnel's dimensions.
+///
+/// The rules are those of the view `link_event` (the same migration), which the rebuild reads: a test
+/// checks that both roll up a workload alike.
+struct LinkRollupKey: Hashable {
+    /// The name of a hit event (`LinkHitRequest.eventName` in HostedLinks).
+    static let hitName = "alstats_link_hit"
+
+    var bucket: Int64
+    var name: String
+    var slug: String
+    var origin: String?
+    var ref: String?
+    var refererAppName: String?
+    var status: Int64?
+    var crawler: Int64?
+
+    /// The group of `event`, or `nil` when it is neither a hit with a `slug` nor an arrival at a link URL.
+    init?(_ event: MeasurementEvent) {
+        let fields = event.fields
+        switch event.name {
+        case LinkRollupKey.hitName:
+            guard let slug = fields["slug"] else { return nil }
+            self.slug = slug
+            status = fields["status"].flatMap(LinkRollupKey.status)
+            crawler = fields["crawler"] == "1" ? 1 : 0
+        case EventName.navIn:
+            guard let target = fields[FieldName.targetURL], let link = LinkRollupKey.linkURL(target) else {
+                return nil
+            }
+            slug = link.slug
+            origin = link.origin
+        default:
+            return nil
+        }
+        let size = RollupKey.bucketMilliseconds
+        bucket = event.timestamp - ((event.timestamp % size) + size) % size
+        name = event.name
+        ref = fields[FieldName.ref]
+        refererAppName = fields[FieldName.refererAppName]
+    }
+
+    /// A `status` of 1 to 9 ASCII digits as a number, else `nil`.
+    static func status(_ text: String) -> Int64? {
+        let digits = text.utf8
+        guard (1...9).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(text)
+    }
+
+    /// The origin (`scheme://authority`, as written) and slug of a canonical link URL `<origin>/l/<slug>`,
+    /// alone or followed by `?` or `#`; `nil` for any other text.
+    ///
+    /// ```swift
+    /// LinkRollupKey.linkURL("https://go.example.com/l/invite?referral=42")   // ("https://go.example.com", "invite")
+    /// ```
+    static func linkURL(_ text: String) -> (origin: String, slug: String)? {
+        let bytes = Array(text.utf8)
+        guard let separator = firstIndex(of: Array("://".utf8), in: bytes), separator > 0,
+            bytes[..<separator].allSatisfy(isSchemeByte)
+        else { return nil }
+        let rest = separator + 3
+        guard let slash = bytes[rest...].firstIndex(of: UInt8(ascii: "/")), slash > rest,
+            !bytes[rest..<slash].contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+            bytes[slash...].starts(with: Array("/l/".utf8))
+        else { return nil }
+        let tail = bytes[(slash + 3)...]
+        let end = tail.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? bytes.endIndex
+        let slug = bytes[(slash + 3)..<end]
+        guard (1...64).contains(slug.count), slug.allSatisfy(isSlugByte) else { return nil }
+        return (String(decoding: bytes[..<slash], as: UTF8.self), String(decoding: slug, as: UTF8.self))
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= needle.count else { return nil }
+        return (0...(bytes.count - needle.count)).first { bytes[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
+    private static func isSlugByte(_ byte: UInt8) -> Bool {
+        isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+    }
+
+    /// This group with its bucket widened to the UTC day: the key of `link_rollup_day`.
+    var day: LinkRollupKey {
+        var key = self
+        let size = RollupKey.dayMilliseconds
+        key.bucket = bucket - ((bucket % size) + size) % size
+        return key
+    }
+
+    func bind(to statement: SQLiteStatement, count: Int) {
+        statement.bind(1, bucket)
+        statement.bind(2, name)
+        statement.bind(3, slug)
+        statement.bind(4, origin)
+        statement.bind(5, ref)
+        statement.bind(6, refererAppName)
+        statement.bind(7, status)
+        statement.bind(8, crawler)
+        statement.bind(9, Int64(count))
+    }
+}
+
+/// One row of `link_visitor_day`: a person's page view of a link on a UTC day.
+struct LinkVisitorKey: Hashable {
+    var day: Int64
+    var slug: String
+    var ref: String?
+    var refererAppName: String?
+    var visitor: String
+
+    /// The row of a hit `event` of `key`, or `nil` unless it is a person's page view (status 200, crawler 0)
+    /// with a `visitor`.
+    init?(_ event: MeasurementEvent, key: LinkRollupKey) {
+        guard key.name == LinkRollupKey.hitName, key.status == 200, key.crawler == 0,
+            let visitor = event.fields["visitor"]
+        else { return nil }
+        day = key.day.bucket
+        slug = key.slug
+        ref = key.ref
+        refererAppName = key.refererAppName
+        self.visitor = visitor
+    }
+
+    func bind(to statement: SQLiteStatement) {
+        statement.bind(1, day)
+        statement.bind(2, slug)
+        statement.bind(3, ref)
+        statement.bind(4, refererAppName)
+        statement.bind(5, visitor)
+    }
+}
+
+/// One group of `link_visitor_count`: distinct visitors of a link on a UTC day, in one scope.
+struct LinkVisitorCountKey: Hashable {
+    /// Which of the report's filters the count answers.
+    enum Scope: String, CaseIterable {
+        /// No filter: ref and referer app not grouped.
+        case all
+        /// `--ref`: per ref.
+        case ref
+        /// `--referer-app`: per referer app.
+        case refererApp = "referer_app"
+        /// Both filters: per ref and referer app.
+        case both
+    }
+
+    var day: Int64
+    var slug: String
+    var scope: Scope
+    var ref: String?
+    var refererAppName: String?
+
+    /// The group of `visitor` in `scope`: its ref and referer app kept where the scope groups by them.
+    init(_ visitor: LinkVisitorKey, scope: Scope) {
+        day = visitor.day
+        slug = visitor.slug
+        self.scope = scope
+        ref = scope == .ref || scope == .both ? visitor.ref : nil
+        refererAppName = scope == .refererApp || scope == .both ? visitor.refererAppName : nil
+    }
+
+    /// Whether a visitor's row with `ref` and `refererAppName` (of this day and slug) belongs to this group.
+    func matches(ref: String?, refererAppName: String?) -> Bool {
+        switch scope {
+        case .all: return true
+        case .ref: return ref == self.ref
+        case .refererApp: return refererAppName == self.refererAppName
+        case .both: return ref == self.ref && refererAppName == self.refererAppName
+        }
+    }
+
+    func bind(to statement: SQLiteStatement, count: Int) {
+        statement.bind(1, day)
+        statement.bind(2, slug)
+        statement.bind(3, scope.rawValue)
+        statement.bind(4, ref)
+        statement.bind(5, refererAppName)
+        statement.bind(6, Int64(count))
+    }
+}

@@ -1,0 +1,59 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+
+/// Sends the events of a local alstats database that a collector has not acknowledged yet (`alstats push`),
+/// with the batching, retries and receipts of ``HTTPEventSink``. The cursor of what each collector answered
+/// is kept in the database, so a push that is killed or fails resumes where it stopped and never sends an
+/// answered event again.
+///
+/// ```swift
+/// let pusher = try EventPusher(databasePath: "alstats.sqlite", collector: URL(string: "https://stats.example.com")!,
+///                              writeKey: key, policy: UploadPolicy(giveUpAfter: .seconds(300)))
+/// try await pusher.push { status in print(status.pending, "left") }
+/// ```
+public final class EventPusher: Sendable {
+    private let source: PushSource
+    private let uploader: Uploader
+
+    /// Opens the database (it must exist) for a push to `collector`.
+    /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
+    public init(
+        databasePath: String, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
+        transport: any UploadTransport = URLSessionUploadTransport(), clock: any UploadClock = SystemUploadClock(),
+        random: any UploadRandomSource = SystemUploadRandom()
+    ) throws(UploadError) {
+        uploader = Uploader(
+            endpoint: collector, writeKey: writeKey, policy: policy, transport: transport, clock: clock,
+            random: random)
+        do {
+            source = try PushSource(path: databasePath, destination: uploader.endpoint.absoluteString)
+        } catch {
+            throw UploadError(error)
+        }
+    }
+
+    /// Sends every event not yet answered, oldest first, until none is left.
+    /// - Parameter progress: called after every receipt with the status (pending = events left).
+    /// - Throws: ``UploadError``: ``UploadError/Kind/refused(status:)`` for a refused key,
+    ///   ``UploadError/Kind/unreachable`` after ``UploadPolicy/giveUpAfter`` of failures, and the others.
+    public func push(progress: (@Sendable (UploadStatus) -> Void)? = nil) async throws(UploadError) {
+        try await uploader.drain(source, progress: progress)
+    }
+
+    /// The status: pending events, receipts' counts, drops, the last error.
+    public var status: UploadStatus {
+        var status = uploader.status
+        if let pending = try? source.pendingCount() { status.pending = pending }
+        return status
+    }
+
+    /// The lines this collector's receipts rejected over every push of this database, by reason.
+    public func rejectedLines() throws(UploadError) -> [DropReason: Int] {
+        do {
+            return try source.losses()
+        } catch {
+            throw UploadError(error)
+        }
+    }
+}

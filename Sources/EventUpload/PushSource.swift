@@ -1,0 +1,107 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+
+/// The events of a database that `destination` has not answered yet, in arrival (rowid) order after the
+/// `push_cursor` row of `destination` (migration 0010); a receipt moves the cursor past its batch, in the
+/// same transaction that counts the batch's rejected lines in `push_losses`.
+final class PushSource: UploadSource, @unchecked Sendable {
+    // @unchecked Sendable: `connection` is only used under `lock`.
+
+    let destination: String
+    private let lock = NSLock()
+    private let connection: SQLiteConnection
+
+    init(path: String, destination: String) throws(StoreError) {
+        self.destination = destination
+        var options = EventStore.Options(create: false)
+        options.integrityCheckLimit = 0
+        connection = try EventStore.openConnection(path: path, options: options)
+    }
+
+    /// The rowid of the newest event answered by a receipt (0 for none).
+    private func cursor() throws(StoreError) -> Int64 {
+        let select = try connection.prepare("SELECT last_rowid FROM push_cursor WHERE destination = ?1")
+        select.bind(1, destination)
+        defer { select.reset() }
+        return try select.step() ? select.int64(0) : 0
+    }
+
+    func nextBatch(maximumEvents: Int, maximumBytes: Int) throws(UploadError) -> UploadBatch? {
+        lock.lock()
+        defer { lock.unlock() }
+        do throws(StoreError) {
+            var batch = UploadBatch()
+            var bytes = 0
+            var full = false
+            try EventStore.forEachEvent(on: connection, afterRowID: try cursor(), limit: maximumEvents) {
+                event, rowid throws(StoreError) in
+                if full { return }
+                let line = NDJSONCodec.line(for: event)
+                full = !batch.append(line, key: rowid, bytes: &bytes, maximumBytes: maximumBytes)
+            }
+            return batch.count == 0 ? nil : batch
+        } catch {
+            throw UploadError(error)
+        }
+    }
+
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError) {
+        guard let last = batch.keys.last else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        do throws(StoreError) {
+            try connection.immediateTransaction(doing: "moving the push cursor") { () throws(StoreError) in
+                let now = EventStore.currentMilliseconds
+                let move = try connection.prepare(
+                    "INSERT INTO push_cursor (destination, last_rowid, updated_ms) VALUES (?1, ?2, ?3) "
+                        + "ON CONFLICT (destination) DO UPDATE SET last_rowid = max(last_rowid, excluded.last_rowid), "
+                        + "updated_ms = excluded.updated_ms")
+                move.bind(1, destination)
+                move.bind(2, last)
+                move.bind(3, now)
+                try move.run()
+                let count = try connection.prepare(
+                    "INSERT INTO push_losses (destination, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4) "
+                        + "ON CONFLICT (destination, reason) DO UPDATE SET count = count + excluded.count, "
+                        + "updated_ms = excluded.updated_ms")
+                for (reason, number) in rejected.sorted(by: { $0.key < $1.key }) where number > 0 {
+                    count.bind(1, destination)
+                    count.bind(2, reason.rawValue)
+                    count.bind(3, Int64(number))
+                    count.bind(4, now)
+                    try count.run()
+                }
+            }
+        } catch {
+            throw UploadError(error)
+        }
+    }
+
+    func pendingCount() throws(UploadError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        do throws(StoreError) {
+            let select = try connection.prepare("SELECT count(*) FROM events WHERE rowid > ?1")
+            select.bind(1, try cursor())
+            defer { select.reset() }
+            return try select.step() ? Int(select.int64(0)) : 0
+        } catch {
+            throw UploadError(error)
+        }
+    }
+
+    func markInFlight(_ batch: UploadBatch?) {}
+
+    /// The rejected lines counted for `destination`, by reason.
+    func losses() throws(StoreError) -> [DropReason: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        let select = try connection.prepare("SELECT reason, count FROM push_losses WHERE destination = ?1")
+        select.bind(1, destination)
+        defer { select.reset() }
+        var losses: [DropReason: Int] = [:]
+        while try select.step() { losses[DropReason(rawValue: select.text(0) ?? "")] = Int(select.int64(1)) }
+        return losses
+    }
+}

@@ -1,0 +1,278 @@
+import Dispatch
+import Foundation
+
+extension Subscription {
+    /// Starts the delivery thread of a handler or sink subscription.
+    func startWorker() {
+        let thread = Thread { [self] in
+            var worker = SubscriptionWorker(subscription: self)
+            worker.run()
+        }
+        thread.name = "alstats.bus.\(label)"
+        thread.start()
+    }
+}
+
+/// The delivery loop of a handler or sink subscription, on a thread of its own.
+///
+/// It takes everything queued at once (an O(1) swap, so posters barely wait for the lock), delivers it
+/// in order, and for a sink writes it in chunks that fill up to the commit size, committing when the
+/// policy says so, when a flush waits, and before it exits. What only this thread touches lives here,
+/// outside the subscription's lock: the batch taken, the chunk being written, how many written events
+/// are uncommitted and when the first of them was written (on the bus's clock).
+struct SubscriptionWorker {
+    /// What the loop does next, decided under the subscription's lock.
+    private enum Step {
+        case deliver
+        case commit
+        case sleep
+        case spin
+        case reportLosses
+        case exit
+    }
+
+    /// How many naps an idle worker takes before it sleeps until woken (about 2 ms in all).
+    static let spinRounds = 20
+
+    /// How long one nap lasts; events posted meanwhile wait at most this long.
+    static let napInterval = DispatchTimeInterval.microseconds(100)
+
+    /// The longest single sleep while a commit is due; the deadline is checked again on the clock after it.
+    static let longestDeadlineWait: Int64 = 60_000
+
+    let subscription: Subscription
+    let sink: (any EventSink)?
+    /// Commit once this many events are written.
+    let commitSize: Int
+    /// Commit this many milliseconds of the bus's clock after the first uncommitted write.
+    let maximumDelay: Int64
+    private var taken: [Subscription.Queued] = []
+    private var chunk: [MeasurementEvent] = []
+    private var uncommitted = 0
+    /// When the first uncommitted event was written, in the clock's milliseconds.
+    private var uncommittedSince: Int64?
+    private var idleRounds = 0
+
+    init(subscription: Subscription) {
+        self.subscription = subscription
+        if case .sink(let attached) = subscription.consumer { sink = attached } else { sink = nil }
+        commitSize = sink?.commitPolicy.maximumEvents ?? .max
+        maximumDelay = sink.map { Self.milliseconds($0.commitPolicy.maximumDelay) } ?? .max
+    }
+
+    /// Delivers until the subscription is cancelled, or stopped and drained; then commits and exits.
+    mutating func run() {
+        subscription.workerThreadID.store(Subscription.currentThreadID(), ordering: .sequentiallyConsistent)
+        while true {
+            var losses: [DropReason: Int] = [:]
+            let step = nextStep(losses: &losses)
+            idleRounds = step == .spin ? idleRounds + 1 : 0
+            reportLosses(losses)
+            switch step {
+            case .exit:
+                commit()
+                finish()
+                return
+            case .reportLosses:
+                continue
+            case .spin:
+                // Posts come in bursts. Napping briefly without asking to be woken (the phase stays
+                // running) spares posters the system call that waking a sleeping thread costs, for every
+                // event of a burst, and touches the shared lock only once per nap.
+                _ = subscription.wake.wait(timeout: .now() + SubscriptionWorker.napInterval)
+            case .commit:
+                commit()
+            case .sleep:
+                sleep()
+            case .deliver:
+                if case .handler(let handler) = subscription.consumer {
+                    subscription.deliver(taken, to: handler)
+                } else if let sink {
+                    write(to: sink)
+                }
+                taken.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Decides the next step under the lock: takes the queued events, and the losses a sink is to hear of.
+    private mutating func nextStep(losses: inout [DropReason: Int]) -> Step {
+        let spin = idleRounds < SubscriptionWorker.spinRounds
+        let isSink = sink != nil
+        let uncommitted = uncommitted
+        return subscription.state.withLock { state -> Step in
+            if state.phase.isCancelled { return .exit }
+            if isSink, !state.unreportedLosses.isEmpty, !state.lossReportFailed {
+                swap(&losses, &state.unreportedLosses)
+            }
+            if let first = state.buffer.firstSequence {
+                state.lossReportFailed = false
+                state.inFlightFirst = first
+                state.inFlightCount = state.buffer.count
+                state.buffer.take(into: &taken)
+                return .deliver
+            }
+            if uncommitted > 0, !state.waiters.isEmpty || state.phase.isStopping { return .commit }
+            if state.phase.isStopping { return .exit }
+            if !losses.isEmpty { return .reportLosses }
+            if spin { return .spin }
+            state.phase = .idle
+            return .sleep
+        }
+    }
+
+    /// Sleeps until woken; while a commit is due, at most until its deadline, and commits if it has passed.
+    private mutating func sleep() {
+        guard let since = uncommittedSince else {
+            subscription.wake.wait()
+            return
+        }
+        let remaining = min(remainingDelay(since: since), SubscriptionWorker.longestDeadlineWait)
+        if remaining > 0, subscription.wake.wait(timeout: .now() + .milliseconds(Int(remaining))) == .success {
+            return
+        }
+        _ = subscription.state.withLock { $0.phase.wake() }
+        if isCommitOverdue { commit() }
+    }
+
+    /// Writes the taken events to the sink in chunks that fill up to the commit size, settling each.
+    private mutating func write(to sink: any EventSink) {
+        var index = 0
+        while index < taken.count {
+            let end = min(taken.count, index + max(1, commitSize - uncommitted))
+            chunk.removeAll(keepingCapacity: true)
+            for position in index..<end { chunk.append(taken[position].event) }
+            // The deadline counts from the start of the first uncommitted write (read before it, so that a
+            // test that sees the write and then moves the clock moves it past this reading).
+            let started = uncommittedSince ?? subscription.clock.nowMilliseconds()
+            let written = (try? sink.write(chunk)) != nil
+            let (ready, flushWanted) = subscription.settle(
+                written: written, count: end - index, first: taken[index].sequence,
+                next: end < taken.count ? taken[end].sequence : nil)
+            for action in ready { action() }
+            if written {
+                uncommitted += end - index
+                uncommittedSince = started
+            }
+            if uncommitted >= commitSize || flushWanted || isCommitOverdue { commit() }
+            index = end
+        }
+    }
+
+    /// Commits what the sink has written; a failed commit counts its events as lost to `sink_error`.
+    private mutating func commit() {
+        guard let sink, uncommitted > 0 else { return }
+        let succeeded = (try? sink.commit()) != nil
+        let count = uncommitted
+        uncommitted = 0
+        uncommittedSince = nil
+        let ready = subscription.state.withLock { state -> [@Sendable () -> Void] in
+            state.uncommittedFirst = nil
+            if !succeeded {
+                state.delivered -= count
+                state.dropped[.sinkError, default: 0] += count
+                state.unreportedLosses[.sinkError, default: 0] += count
+            }
+            return state.takeSettledWaiters()
+        }
+        for action in ready { action() }
+    }
+
+    /// Tells the sink of events that never reached it.
+    private func reportLosses(_ losses: [DropReason: Int]) {
+        guard let sink, !losses.isEmpty else { return }
+        let reported = (try? sink.recordLosses(losses)) != nil
+        let ready = subscription.state.withLock { state -> [@Sendable () -> Void] in
+            // Unreported losses stay with the subscription, to be tried again with the next batch.
+            // Not at once: that would spin, and hold every flush, while the database stays locked or full.
+            if !reported {
+                state.unreportedLosses.merge(losses, uniquingKeysWith: +)
+                state.lossReportFailed = true
+            }
+            return state.takeSettledWaiters()
+        }
+        for action in ready { action() }
+    }
+
+    /// Marks the subscription exited and runs every flush and exit waiter.
+    private func finish() {
+        let (ready, exits) = subscription.state.withLock { state in
+            state.inFlightFirst = nil
+            state.inFlightCount = 0
+            let ready = state.waiters.map(\.resume)
+            state.waiters.removeAll()
+            return (ready, state.phase.exit())
+        }
+        for action in ready { action() }
+        for action in exits { action() }
+    }
+
+    // MARK: The commit deadline
+
+    /// Whether the first uncommitted write is `maximumDelay` old on the bus's clock. A clock that went
+    /// back (a wall-clock step) counts as overdue: committing early loses nothing, waiting might.
+    private var isCommitOverdue: Bool {
+        guard let since = uncommittedSince else { return false }
+        return remainingDelay(since: since) == 0
+    }
+
+    /// Milliseconds of the clock until the commit deadline; 0 once it has passed or the clock went back.
+    private func remainingDelay(since: Int64) -> Int64 {
+        let now = subscription.clock.nowMilliseconds()
+        guard now >= since else { return 0 }
+        let elapsed = now - since
+        return elapsed >= maximumDelay ? 0 : maximumDelay - elapsed
+    }
+
+    /// `duration` in whole milliseconds, at least 0, saturating instead of overflowing.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+        if overflow { return .max }
+        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return carry ? .max : total
+    }
+}
+
+extension Subscription {
+    /// Calls the handler for each event in order; stops at once when the subscription is cancelled.
+    func deliver(_ taken: [Queued], to handler: @Sendable (MeasurementEvent) -> Void) {
+        var count = 0
+        for queued in taken {
+            if cancelledFlag.load(ordering: .relaxed) { break }
+            deliveryLock.lock()
+            if !cancelledFlag.load(ordering: .relaxed) {
+                handler(queued.event)
+                count += 1
+            }
+            deliveryLock.unlock()
+        }
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
+            state.inFlightFirst = nil
+            state.inFlightCount = 0
+            state.delivered += count
+            return state.takeSettledWaiters()
+        }
+        for action in ready { action() }
+    }
+
+    /// Records the outcome of one chunk written to a sink: `first` is its first sequence number, `next`
+    /// the first of what remains in flight. Returns the flush waiters now settled, and whether a flush
+    /// is waiting for nothing but a commit.
+    func settle(written: Bool, count: Int, first: UInt64, next: UInt64?) -> ([@Sendable () -> Void], Bool) {
+        state.withLock { state in
+            state.inFlightFirst = next
+            state.inFlightCount = next == nil ? 0 : state.inFlightCount - count
+            if written {
+                state.delivered += count
+                if state.uncommittedFirst == nil { state.uncommittedFirst = first }
+            } else {
+                state.dropped[.sinkError, default: 0] += count
+                state.unreportedLosses[.sinkError, default: 0] += count
+            }
+            let ready = state.takeSettledWaiters()
+            return (ready, !state.waiters.isEmpty && state.buffer.isEmpty && next == nil)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import EventServer
+import EventStore
+import Foundation
+import MeasurementEvents
+import Testing
+
+@Suite struct GroupCommitWriterTests {
+    /// Submits `batches` before the writer runs, so that one transaction holds them all, then runs it.
+    static func commitTogether(
+        _ batches: [[MeasurementEvent]], writer: GroupCommitWriter
+    ) async throws -> [Result<Int, GroupCommitWriter.SubmitError>] {
+        let tasks = batches.map { batch in
+            Task { () -> Result<Int, GroupCommitWriter.SubmitError> in
+                do throws(GroupCommitWriter.SubmitError) {
+                    return .success(try await writer.submit(batch, losses: ["too_large": 1]))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        let total = batches.reduce(0) { $0 + $1.count }
+        try await waitUntil { writer.queuedEventCount == total }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await writer.run() }
+            var results: [Result<Int, GroupCommitWriter.SubmitError>] = []
+            for task in tasks { results.append(await task.value) }
+            writer.close()
+            try await group.waitForAll()
+            return results
+        }
+    }
+
+    @Test func requestsSharingATransactionEachGetTheirOwnCount() async throws {
+        let fixture = ServerFixture()
+        let writer = GroupCommitWriter(store: try EventStore(path: fixture.path))
+        let shared = sampleLines(5, prefix: "shared")
+        let results = try await Self.commitTogether(
+            [shared, shared + sampleLines(3, prefix: "b"), sampleLines(2, prefix: "c")], writer: writer)
+        #expect(results.map { try? $0.get() } == [5, 3, 2])
+        #expect(try fixture.storedEvents().count == 10)
+        #expect(try fixture.completeness()["rejected"]?["too_large"] == 3)
+        #expect(writer.isHealthy == false)  // closed
+    }
+
+    @Test func aFailedCommitFailsEveryRequestInItAndStoresNothing() async throws {
+        let fixture = ServerFixture()
+        _ = try EventStore(path: fixture.path)  // created and migrated
+        let pages = (try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int ?? 0) / 4_096
+        let store = try EventStore(path: fixture.path, options: .init(maximumPageCount: pages + 1))
+        let writer = GroupCommitWriter(store: store)
+        let big = { (prefix: String) in
+            (0..<500).map {
+                MeasurementEvent(
+                    id: EventID("\(prefix)-\($0)"), name: "x", fields: ["v": String(repeating: "z", count: 2_000)],
+                    timestamp: 1)
+            }
+        }
+        let results = try await Self.commitTogether([big("a"), big("b")], writer: writer)
+        for result in results {
+            guard case .failure(.storeFailed(let message)) = result else {
+                Issue.record("expected a store failure, got \(result)")
+                continue
+            }
+            #expect(message.contains(fixture.path))
+            #expect(GroupCommitWriter.SubmitError.storeFailed(message).answer.status == .internalServerError)
+        }
+        #expect(try fixture.storedEvents().isEmpty)
+        #expect(try fixture.completeness()["rejected"]?["too_large"] == nil)
+    }
+}
