@@ -2,6 +2,7 @@ import EventReport
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 
 /// The hosted link pages of the built `alstats serve`, read by the built `alstats resolve` over HTTP.
 @Suite(.serialized) struct LinkServeProcessTests {
-    @Test(.enabled(if: ServeProcess.built, "build alstats first with swift build"))
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func ourResolverReadsTheServedPageAndNoClientAddressReachesTheDatabase() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, environment: ["ALSTATS_ADMIN_KEYS": "a1"])
@@ -19,7 +20,7 @@ import Testing
         #expect(put?.status == 200, "\(put?.body ?? "no answer")")
 
         let resolve = Process()
-        resolve.executableURL = URL(fileURLWithPath: ServeProcess.binary)
+        resolve.executableURL = URL(fileURLWithPath: try BuiltAlstats.require())
         resolve.arguments = [
             "resolve", "http://127.0.0.1:\(server.port)/l/invite?referral=42&ref=mail", "--format", "json",
         ]
