@@ -20,18 +20,33 @@ public struct IngestOptions: Sendable {
     /// keep the id index of a few million events in memory, so a random id seldom reads a page back from
     /// the file. The cache grows only as pages are used, and goes back to its size before when ingest ends.
     public var pageCacheBytes: Int
+    /// When not strict, a transaction is also committed once it is this old, whatever its size: a killed or
+    /// failed ingest loses at most this much work (it is re-run without duplicates), on a slow machine too.
+    public var commitInterval: Duration
+    /// The clock that ``commitInterval`` is read on.
+    public var clock: any EventClock
     /// How lines are read into events.
     public var codec: NDJSONCodec
 
-    /// Creates options: not strict, 100,000 events per transaction, a 32 MiB page cache, standard limits.
+    /// Creates options: not strict, 100,000 events or 2 seconds per transaction, a 32 MiB page cache,
+    /// standard limits.
     public init(
-        strict: Bool = false, batchSize: Int = 100_000, pageCacheBytes: Int = 32 << 20,
+        strict: Bool = false, batchSize: Int = 100_000, commitInterval: Duration = .seconds(2),
+        pageCacheBytes: Int = 32 << 20, clock: any EventClock = SystemEventClock(),
         codec: NDJSONCodec = NDJSONCodec()
     ) {
         self.strict = strict
         self.batchSize = max(1, batchSize)
+        self.commitInterval = commitInterval
         self.pageCacheBytes = max(0, pageCacheBytes)
+        self.clock = clock
         self.codec = codec
+    }
+
+    /// ``commitInterval`` in milliseconds.
+    var commitIntervalMilliseconds: Int64 {
+        let parts = commitInterval.components
+        return parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000
     }
 }
 
@@ -92,6 +107,7 @@ extension EventStore {
                 inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
             var nextProgress = 1 << 16
             var uncommitted = 0
+            var transactionStart = options.clock.nowMilliseconds()
             do {
                 while let batch = pipeline.next() {
                     summary.lines += batch.lines
@@ -106,9 +122,14 @@ extension EventStore {
                         summary.duplicates += batch.events.count - stored
                         pipeline.recycle(batch.events)
                         uncommitted += batch.events.count
-                        if !options.strict, uncommitted >= options.batchSize {
+                        let now = options.clock.nowMilliseconds()
+                        if !options.strict,
+                            uncommitted >= options.batchSize
+                                || now - transactionStart >= options.commitIntervalMilliseconds
+                        {
                             try store.writer.commit()
                             uncommitted = 0
+                            transactionStart = now
                         }
                     }
                     if !batch.losses.isEmpty {

@@ -84,12 +84,12 @@ final class EventWriter {
         groups.removeAll(keepingCapacity: true)
         links.beginBatch()
         var inserted = 0
-        let batch = Array(events)
+        // Redacted before the loop, a large batch on several cores at once (Redactor+Batch.swift).
+        let batch = redacted ? Array(events) : redactor.redact(Array(events))
         sortByID(batch)
         do throws(StoreError) {
             for position in order {
-                let original = batch[position]
-                let event = redacted ? original : redactor.redact(original)
+                let event = batch[position]
                 let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
                 if connection.changes > 0 {
