@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "EventStore", "EventReport", "MeasurementEvents",
+                "EventStore", "EventReport", "MeasurementEvents", "HostedLinks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "TestSupport",
+                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "HostedLinks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import EventReport
 import EventStore
+import HostedLinks
 import Hummingbird
 import Logging
 import MeasurementEvents
@@ -34,9 +35,18 @@ public func buildApplication(
     } catch {
         throw EventServerError.store(error.message)
     }
+    if let publicURL = configuration.publicURL {
+        guard let url = LinkPublicURL(publicURL) else {
+            throw .configuration(
+                "--public-url must be scheme://host[:port] (the pages are at /l/ of its root), not \(publicURL)")
+        }
+        do { try store.recordPublicURL(url) } catch { throw EventServerError.store(error.message) }
+    }
     let metrics = ServerMetrics()
     let writer = GroupCommitWriter(
         store: store, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
+    let recorder = LinkHitRecorder(writer: writer, logger: logger)
+    let catalog = LinkCatalog(store: readStore)
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     HealthRoutes(writer: writer).addRoutes(to: router)
@@ -45,10 +55,16 @@ public func buildApplication(
     let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
     ReportRoutes(reader: ReportReader(store: readStore)).addRoutes(to: readers)
     MetricsRoutes(metrics: metrics).addRoutes(to: readers)
+    LinkRoutes(
+        catalog: catalog, recorder: recorder, hasher: VisitorHasher(), publicURL: configuration.publicURL,
+        trustProxy: configuration.trustProxy, verifiedLinks: configuration.verifiedLinks, clock: configuration.clock
+    ).addRoutes(to: router)
+    LinkAdminRoutes(catalog: catalog).addRoutes(
+        to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: [writer],
+        services: [writer, recorder],
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

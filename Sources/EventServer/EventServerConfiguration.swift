@@ -1,4 +1,5 @@
 import EventStore
+import HostedLinks
 import MeasurementEvents
 
 /// Everything `alstats serve` is started with (serve.md).
@@ -24,6 +25,8 @@ public struct EventServerConfiguration: Sendable {
     public var maximumQueuedEvents: Int = 100_000
     /// Whether `X-Forwarded-For` may be believed (accepted for the links routes; the collector stores no address).
     public var trustProxy: Bool = false
+    /// The apps whose verified-link files `/.well-known/` serves (`ios_app_ids`, `android_apps` of the config).
+    public var verifiedLinks = VerifiedLinkConfig()
     /// The redaction applied to every event before storage.
     public var redactor: Redactor = Redactor()
     /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.

@@ -10,11 +10,14 @@ public struct ServerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The events counted by the handler, for the log line.
     let tally: RequestTally
+    /// The client's socket address (a hosted link hit's visitor hash reads it; it is never stored).
+    public let remoteAddress: SocketAddress?
 
     /// A context for one request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         tally = RequestTally()
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// Bodies are read by the collector's own limits (512 KiB sent), not by decoding.

@@ -14,15 +14,21 @@ public struct HostedLinkPage: Sendable {
     /// The server's public URL (`--public-url`), which the canonical `og:url` starts with.
     public var publicURL: String
     /// The passed parameters: for each of ``HostedLink/passedNames``, the request's first value, if any.
-    public var passed: [(name: String, value: String)]
+    public var passed: [(name: String, value: String)] {
+        didSet { encodedQuery = PageText.query(passed) }
+    }
+    /// ``passed`` percent-encoded as `name=value&...`, once for every URL of the page.
+    private var encodedQuery: String
 
     /// Creates the page for a request with `query` items (name, value; `nil` for a name without `=`).
     public init(link: HostedLink, publicURL: String, query: [(name: String, value: String?)]) {
         self.link = link
         self.publicURL = publicURL
-        self.passed = link.passedNames.compactMap { name in
+        let passed = link.passedNames.compactMap { name in
             query.first(where: { $0.name == name }).map { (name, $0.value ?? "") }
         }
+        self.passed = passed
+        encodedQuery = PageText.query(passed)
     }
 
     /// Whether a `Prefer-Html-Meta-Tags` header value asks for the `al:*` tags only (it lists `al`).
@@ -55,7 +61,7 @@ public struct HostedLinkPage: Sendable {
     /// validation already refuses them).
     func dynamicURL(_ url: String) -> String? {
         guard HostedLink.isSafeAbsoluteURL(url) else { return nil }
-        return PageText.appending(passed, to: url)
+        return PageText.appending(query: encodedQuery, to: url)
     }
 
     func alTags() -> String {

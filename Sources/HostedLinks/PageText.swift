@@ -28,10 +28,19 @@ enum PageText {
 
     /// `url` with `name=value` pairs appended: `&` when it has a query, `?` otherwise, before any `#fragment`.
     static func appending(_ pairs: [(name: String, value: String)], to url: String) -> String {
-        guard !pairs.isEmpty else { return url }
+        appending(query: query(pairs), to: url)
+    }
+
+    /// `pairs` percent-encoded as `name=value&...`.
+    static func query(_ pairs: [(name: String, value: String)]) -> String {
+        pairs.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
+    }
+
+    /// `url` with an encoded `query` appended, as ``appending(_:to:)`` does.
+    static func appending(query: String, to url: String) -> String {
+        guard !query.isEmpty else { return url }
         let hash = url.firstIndex(of: "#") ?? url.endIndex
         let base = url[..<hash]
-        let query = pairs.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
         let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
         return base + separator + query + url[hash...]
     }

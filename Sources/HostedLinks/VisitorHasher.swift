@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MeasurementEvents
 
 /// The `visitor` field of a hit: SipHash-2-4 of client address + User-Agent under a random 128-bit key
 /// drawn anew each UTC day and then forgotten. Hits of one visitor on one day share the value, so unique
@@ -12,7 +12,7 @@ import Synchronization
 public final class VisitorHasher: Sendable {
     private let now: @Sendable () -> Date
     private let randomKey: @Sendable () -> (UInt64, UInt64)
-    private let state = Mutex<(day: Int64, key: (UInt64, UInt64))?>(nil)
+    private let state = StateLock<(day: Int64, key: (UInt64, UInt64))?>(nil)
 
     /// Creates a hasher; tests inject the clock and the key source.
     public init(

@@ -2,7 +2,7 @@ import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
 // the ratios. Usage: alstats-bench SUITE... [--json]
-//   (suites: bus, store, ingest, report, reliability, serve, upload)
+//   (suites: bus, store, ingest, report, reliability, serve, upload, links)
 
 /// The suites by name. Each returns its measures.
 let suites: [String: (BenchArguments) throws -> [Measure]] = [
@@ -13,6 +13,7 @@ let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "reliability": ReliabilityBenchmark.run,
     "serve": ServeBenchmark.run,
     "upload": UploadBenchmark.run,
+    "links": LinksBenchmark.run,
 ]
 
 /// Options every suite may read.

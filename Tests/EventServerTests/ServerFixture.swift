@@ -31,12 +31,15 @@ final class ServerFixture: Sendable {
     }
 
     /// The application on this fixture's database.
-    func application(maximumQueuedEvents: Int = 100_000) throws -> EventServerApplication {
+    func application(
+        maximumQueuedEvents: Int = 100_000, configure: (inout EventServerConfiguration) -> Void = { _ in }
+    ) throws -> EventServerApplication {
         var configuration = EventServerConfiguration(
             databasePath: path,
             keys: AccessKeys(write: [Self.writeKey], read: [Self.readKey], admin: [Self.adminKey]))
         configuration.clock = clock
         configuration.maximumQueuedEvents = maximumQueuedEvents
+        configure(&configuration)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return try buildApplication(configuration: configuration, logger: logger)

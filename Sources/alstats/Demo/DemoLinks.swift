@@ -2,7 +2,6 @@ import AppLinks
 import Foundation
 import HostedLinks
 import MeasurementEvents
-import Synchronization
 
 /// Readly's hosted App Links in `alstats demo`: pages at `https://go.readly.example/l/{slug}` that people
 /// and link previewers open, each open recorded as an `alstats_link_hit` with the fields the server builds
@@ -50,7 +49,7 @@ struct DemoLinks {
 
     /// Visitor keys drawn from `seed`, one per simulated UTC day of `clock`: the same seed gives the same hits.
     init(seed: UInt64, clock: ManualEventClock) {
-        let keys = Mutex(SeededGenerator(seed: seed ^ 0x6C69_6E6B))
+        let keys = StateLock(SeededGenerator(seed: seed ^ 0x6C69_6E6B))
         hasher = VisitorHasher(
             now: { Date(timeIntervalSince1970: Double(clock.nowMilliseconds()) / 1_000) },
             randomKey: { keys.withLock { ($0.next(), $0.next()) } })

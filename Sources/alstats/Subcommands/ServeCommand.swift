@@ -4,6 +4,7 @@
     import EventServer
     import EventStore
     import Foundation
+    import HostedLinks
     import Logging
 
     extension ALStatsCommand {
@@ -111,6 +112,7 @@
                 configuration.durability = durability
                 configuration.trustProxy = trustProxy
                 configuration.maximumQueuedEvents = queueEvents
+                configuration.verifiedLinks = try verifiedLinks()
                 let app: EventServerApplication
                 let databasePath = configuration.databasePath
                 do throws(EventServerError) {
@@ -125,6 +127,18 @@
                     try await runUntilSignalled(app, logger: logger)
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "the server stopped: \(error)")
+                }
+            }
+
+            /// The `ios_app_ids` and `android_apps` of `--config FILE`, for `/.well-known/` (none without a file).
+            private func verifiedLinks() throws(CLIFailure) -> VerifiedLinkConfig {
+                guard let config else { return VerifiedLinkConfig() }
+                do {
+                    return try VerifiedLinkConfig(json: .object(try ServerConfigFile.read(config).object))
+                } catch let error as EventServerError {
+                    throw CLIFailure(ExitStatus.usage, error.message)
+                } catch {
+                    throw CLIFailure(ExitStatus.usage, "\(config): \(error)")
                 }
             }
 

@@ -1,0 +1,155 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `alstats-bench links` (issue 14): the release `alstats serve` answering `GET /l/{slug}` to 64 keep-alive
+/// clients on loopback (the load on the same 2 cores), side by side with its own `GET /healthz` (a bare
+/// handler: no link, no hit) under the same load. Goals: at least 20,000 pages/s, p99 at most 10 ms, and
+/// every page answered recorded as a hit (or counted as lost in completeness).
+enum LinksBenchmark {
+    static let suite = "links"
+    static let link = #"""
+        {"slug":"invite","title":"Couchin'","pass_query":["referral"],
+         "ios":[{"url":"couchin://invite","app_store_id":"123","app_name":"Couchin'"}],
+         "android":[{"url":"couchin://invite","package":"com.example.couchin"}],
+         "web":{"url":"https://couchin.example/invite"}}
+        """#
+
+    static func run(_ arguments: BenchArguments) throws -> [Measure] {
+        let clients = Int(arguments.values["clients"] ?? "") ?? 64
+        let seconds = Double(arguments.values["seconds"] ?? "") ?? (arguments.quick ? 2 : 10)
+        let alstats = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("alstats").path
+        guard FileManager.default.isExecutableFile(atPath: alstats) else {
+            throw BenchFailure("build the alstats binary next to alstats-bench first: swift build -c release")
+        }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "alstats-bench-links-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("links.sqlite").path
+        let server = try Server(alstats: alstats, database: database)
+        let put =
+            "PUT /api/links/invite HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer a1\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(link.utf8.count)\r\n\r\n\(link)"
+        guard KeepAliveClient(port: server.port)?.exchange(Array(put.utf8)) == 200 else {
+            server.stop()
+            throw BenchFailure("alstats serve did not store the link")
+        }
+        let page =
+            "GET /l/invite?ref=bench&referral=42 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + "User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)\r\n\r\n"
+        let health = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let bare = load(port: server.port, request: health, clients: clients, seconds: seconds)
+        let pages = load(port: server.port, request: page, clients: clients, seconds: seconds)
+        server.stop()
+        let store = try EventStore(path: database, options: EventStore.Options(create: false))
+        var hits = 0
+        try store.forEachEvent { if $0.name == "alstats_link_hit" { hits += 1 } }
+        let lost = try store.completeness()["dropped"]?.values.reduce(0, +) ?? 0
+        return [
+            Measure.compared(
+                suite: suite, name: "pages_per_second", value: pages.perSecond, unit: "/s",
+                baseline: "GET /healthz of the same server", baselineValue: bare.perSecond,
+                goal: ">= 20,000 pages/s", check: { _ in pages.perSecond >= 20_000 }),
+            Measure.compared(
+                suite: suite, name: "page_p99", value: pages.p99 / 1e6, unit: "ms", baseline: "GET /healthz p99",
+                baselineValue: bare.p99 / 1e6, goal: "<= 10 ms", check: { _ in pages.p99 <= 10e6 }),
+            Measure.absolute(
+                suite: suite, name: "hits_recorded_minus_answered", value: Double(hits + lost - pages.answered),
+                unit: "hits", goal: "0 (\(pages.answered) answered, \(hits) stored, \(lost) counted lost)",
+                met: hits + lost == pages.answered),
+        ]
+    }
+
+    /// What one load run measured.
+    struct Load {
+        var answered: Int
+        var failed: Int
+        var perSecond: Double
+        var p99: Double
+    }
+
+    /// `clients` threads, each on its own keep-alive connection, sending `request` for `seconds`.
+    static func load(port: Int, request: String, clients: Int, seconds: Double) -> Load {
+        let bytes = Array(request.utf8)
+        let latencies = Mutex<[UInt64]>([])
+        let failed = Atomic<Int>(0)
+        let deadline = nowNanoseconds() + UInt64(seconds * 1e9)
+        let begin = nowNanoseconds()
+        let group = DispatchGroup()
+        for _ in 0..<clients {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                guard let client = KeepAliveClient(port: port) else {
+                    failed.add(1, ordering: .relaxed)
+                    return
+                }
+                var own: [UInt64] = []
+                own.reserveCapacity(100_000)
+                while nowNanoseconds() < deadline {
+                    let start = nowNanoseconds()
+                    guard client.exchange(bytes) == 200 else {
+                        failed.add(1, ordering: .relaxed)
+                        return
+                    }
+                    own.append(nowNanoseconds() - start)
+                }
+                latencies.withLock { $0 += own }
+            }
+            thread.stackSize = 256 * 1024
+            thread.start()
+        }
+        group.wait()
+        let elapsed = Double(nowNanoseconds() - begin) / 1e9
+        let sorted = latencies.withLock { $0 }.sorted()
+        return Load(
+            answered: sorted.count, failed: failed.load(ordering: .relaxed),
+            perSecond: Double(sorted.count) / elapsed, p99: percentile(sorted, 0.99))
+    }
+
+    /// The release `alstats serve` on a free loopback port, with an admin key `a1`.
+    final class Server {
+        let process = Process()
+        let port: Int
+
+        init(alstats: String, database: String) throws {
+            process.executableURL = URL(fileURLWithPath: alstats)
+            process.arguments = ["serve", "--database", database, "--port", "0"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["ALSTATS_WRITE_KEYS"] = "w1"
+            environment["ALSTATS_ADMIN_KEYS"] = "a1"
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var collected = ""
+            var found: Int?
+            while found == nil {
+                let data = pipe.fileHandleForReading.availableData
+                guard !data.isEmpty else { break }
+                collected += String(decoding: data, as: UTF8.self)
+                if let range = collected.range(of: #"listening on http://[^ ]+:(\d+)"#, options: .regularExpression) {
+                    found = Int(collected[range].split(separator: ":").last ?? "")
+                }
+            }
+            guard let found else { throw BenchFailure("alstats serve did not start: \(collected)") }
+            port = found
+            // Keep reading its log so that it never blocks on a full pipe.
+            pipe.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        }
+
+        /// SIGTERM, then waits: the server drains, the recorder hands its hits over, the writer commits.
+        func stop() {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+    }
+}
