@@ -37,7 +37,7 @@ enum LinksBenchmark {
         let put =
             "PUT /api/links/invite HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer a1\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(link.utf8.count)\r\n\r\n\(link)"
-        guard KeepAliveClient(port: server.port)?.exchange(Array(put.utf8)) == 200 else {
+        guard KeepAliveConnection(port: server.port).send(Array(put.utf8)) == 200 else {
             server.stop()
             throw BenchFailure("alstats serve did not store the link")
         }
@@ -87,15 +87,12 @@ enum LinksBenchmark {
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
-                guard let client = KeepAliveClient(port: port) else {
-                    failed.add(1, ordering: .relaxed)
-                    return
-                }
+                let client = KeepAliveConnection(port: port)
                 var own: [UInt64] = []
                 own.reserveCapacity(100_000)
                 while nowNanoseconds() < deadline {
                     let start = nowNanoseconds()
-                    guard client.exchange(bytes) == 200 else {
+                    guard client.send(bytes) == 200 else {
                         failed.add(1, ordering: .relaxed)
                         return
                     }

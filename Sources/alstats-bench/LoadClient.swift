@@ -5,8 +5,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// One keep-alive HTTP/1.1 connection on a plain blocking socket, for the serve benchmark's load threads
-/// (the bench links no HTTP library: it must build without the server packages).
+/// One keep-alive HTTP/1.1 connection on a plain blocking socket, for the serve and links benchmarks' load
+/// threads, one each (the bench links no HTTP library: it must build without the server packages).
 final class KeepAliveConnection {
     private let port: Int
     private var socket: Int32 = -1
