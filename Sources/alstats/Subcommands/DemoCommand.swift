@@ -19,8 +19,14 @@ extension ALStatsCommand {
                 and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
                 app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
                 daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
-                app: the report's links section shows that funnel. Every event goes through the measurement-event \
-                bus into the SQLite sink; then the report is printed.
+                app: the report's links section shows that funnel.
+
+                Every event takes the whole path an app's events take: the measurement-event bus, the uploader \
+                (HTTPEventSink, with an outbox in a temporary file), HTTP to a collector (alstats serve) started \
+                inside this process on a free loopback port with a write key made for the run, and its store, the \
+                database; then the collector shuts down and the report is read from the database. With \
+                --in-process the bus writes straight into the database through the SQLite sink instead (always so \
+                in the core-only build, which has no server).
 
                 The simulated fortnight starts on 2025-11-03 UTC. The same seed gives the same events, ids \
                 included, so running it again into the same database stores nothing twice.
@@ -43,6 +49,11 @@ extension ALStatsCommand {
         @Option(help: "Report format: table, json, csv, markdown or html.")
         var format: ReportFormat = .table
 
+        @Flag(
+            name: .customLong("in-process"),
+            help: "Write the events straight into the database (bus → SQLite sink), without the uploader and HTTP.")
+        var inProcess = false
+
         func validate() throws {
             guard events > 0, events <= 50_000_000 else {
                 throw ValidationError("--events must be between 1 and 50000000, not \(events)")
@@ -63,29 +74,47 @@ extension ALStatsCommand {
 
         func run() async throws {
             try await reportingFailuresAsync {
-                let clock = ManualEventClock(milliseconds: DemoSimulation.start)
-                let bus = MeasurementEventBus(clock: clock, idSeed: seed)
-                let sink: SQLiteEventSink
-                do throws(StoreError) {
-                    sink = try SQLiteEventSink(path: database.path)
-                } catch {
-                    throw CLIFailure(error)
-                }
-                // A buffer as large as the demo, so that the simulation never outruns the writer into drops.
-                bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: max(65_536, events)))
                 let begin = Date()
-                let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
-                await bus.close()
-                let statistics = bus.statistics
+                #if ALSTATS_CORE_ONLY
+                    let line = try await runInProcess()
+                #else
+                    let line = inProcess ? try await runInProcess() : try await runThroughCollector()
+                #endif
                 try Self.storeLinks(in: database.path)
-                let seconds = Date().timeIntervalSince(begin)
-                printError(
-                    "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
-                        + "in \(String(format: "%.1f", seconds)) s (\(statistics.totalDropped) dropped)")
-
+                printError(line + " in \(String(format: "%.1f", Date().timeIntervalSince(begin))) s")
                 try printReport(
                     of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
             }
         }
+
+        /// Bus → SQLite sink into the database; returns the stderr line (without the time).
+        private func runInProcess() async throws(CLIFailure) -> String {
+            let clock = ManualEventClock(milliseconds: DemoSimulation.start)
+            let bus = MeasurementEventBus(clock: clock, idSeed: seed)
+            let sink: SQLiteEventSink
+            do throws(StoreError) {
+                sink = try SQLiteEventSink(path: database.path)
+            } catch {
+                throw CLIFailure(error)
+            }
+            // A buffer as large as the demo, so that the simulation never outruns the writer into drops.
+            bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: max(65_536, events)))
+            let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
+            await bus.close()
+            return "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
+                + "(\(bus.statistics.totalDropped) dropped)"
+        }
+
+        #if !ALSTATS_CORE_ONLY
+            /// Bus → uploader → HTTP → in-process collector → the database; returns the stderr line.
+            private func runThroughCollector() async throws(CLIFailure) -> String {
+                let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
+                let upload = outcome.upload
+                let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
+                return "demo: \(outcome.summary.visits) visits, \(outcome.summary.posted) events through the bus "
+                    + "and \(outcome.eventsURL.absoluteString) into \(database.path) (\(upload.accepted) uploaded, "
+                    + "\(upload.duplicates) acknowledged as duplicates, \(dropped) dropped)"
+            }
+        #endif
     }
 }
