@@ -41,6 +41,8 @@ enum IngestBenchmark {
         db.commit()
         """
 
+    /// Runs the suite. Longer than 60 lines on purpose: one measured sequence (the file, then each ingester
+    /// beside its baseline), read top to bottom in the order the figures are printed.
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
         let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
