@@ -26,8 +26,11 @@ extension EventStore {
             var stored: [Int] = []
             stored.reserveCapacity(batches.count)
             do throws(StoreError) {
+                // Not atomic per batch (no savepoint, whose journal rewrote most of the id index's pages on every
+                // request with random ids): any error below rolls the whole transaction back, and every batch
+                // of the call is answered as failed.
                 for batch in batches {
-                    stored.append(batch.isEmpty ? 0 : try store.writer.write(batch))
+                    stored.append(batch.isEmpty ? 0 : try store.writer.write(batch, atomic: false))
                 }
                 if losses.values.contains(where: { $0 > 0 }) {
                     try store.writer.beginIfNeeded()
