@@ -46,6 +46,8 @@ extension EventStore {
         try connection.execute("PRAGMA synchronous = NORMAL")
         // Checkpoint every ~40 MB of WAL instead of 4 MB: ten times fewer fsyncs under sustained writes.
         try connection.execute("PRAGMA wal_autocheckpoint = 10000")
+        // Before migrating: migration 0011 computes the id index's keys with it.
+        try EventIDKey.register(on: connection)
         try migrator.migrate(connection)
         if let pages = options.maximumPageCount {
             _ = try connection.scalarInt("PRAGMA max_page_count = \(max(1, pages))")

@@ -149,6 +149,9 @@ package final class SQLiteConnection {
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the latest row inserted on this connection.
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Whether a transaction is open.
     package var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

@@ -18,14 +18,19 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0008_create_links.sql", PackageResources._008_create_links_sql),
         EmbeddedSQLFile("0009_create_link_rollups.sql", PackageResources._009_create_link_rollups_sql),
         EmbeddedSQLFile("0010_create_upload_outbox.sql", PackageResources._010_create_upload_outbox_sql),
+        EmbeddedSQLFile("0011_index_event_ids_by_key.sql", PackageResources._011_index_event_ids_by_key_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.
     static let statements: [EmbeddedSQLFile] = [
+        EmbeddedSQLFile("clear_event_ids_recent.sql", PackageResources.clear_event_ids_recent_sql),
         EmbeddedSQLFile("insert_event.sql", PackageResources.insert_event_sql),
+        EmbeddedSQLFile("insert_event_id.sql", PackageResources.insert_event_id_sql),
         EmbeddedSQLFile("insert_link_visitor.sql", PackageResources.insert_link_visitor_sql),
+        EmbeddedSQLFile("merge_event_ids.sql", PackageResources.merge_event_ids_sql),
         EmbeddedSQLFile("rebuild_link_rollups.sql", PackageResources.rebuild_link_rollups_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
+        EmbeddedSQLFile("select_event_id.sql", PackageResources.select_event_id_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
         EmbeddedSQLFile("select_events_after.sql", PackageResources.select_events_after_sql),
         EmbeddedSQLFile("select_link_visitor.sql", PackageResources.select_link_visitor_sql),

@@ -61,7 +61,7 @@ enum EventColumns {
     /// The bind index of `extra`.
     static let extraIndex = Int32(fields.count + 4)
 
-    /// Inserts one event; a duplicate id changes nothing (check `changes`). Statements/insert_event.sql.
+    /// Inserts one event, whose id ``EventIDIndex`` found new. Statements/insert_event.sql.
     static let insertSQL = EmbeddedSQL.statement("insert_event")
 
     /// Reads events in time order within [?1, ?2), columns in insert order. Statements/select_events.sql.

@@ -1,0 +1,152 @@
+import Foundation
+import MeasurementEvents
+import Testing
+
+@testable import EventStore
+
+/// Exact dedup through the two-level id index (Migrations/0011_index_event_ids_by_key.sql, EventIDIndex).
+struct EventIDIndexTests {
+    /// `count` events with random UUIDv4 ids from a seeded generator.
+    static func randomEvents(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
+        var state = seed
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var bits = state
+            bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
+            return bits ^ (bits >> 31)
+        }
+        return (0..<count).map { index in
+            let id = EventID(uuidHigh: next() & ~0xF000 | 0x4000, low: 0x8000_0000_0000_0000 | next() >> 2)
+            return MeasurementEvent(
+                id: id, name: EventName.navIn, fields: [FieldName.ref: "r\(index % 5)"],
+                timestamp: 1_762_128_000_000 + Int64(index) * 1_000)
+        }
+    }
+
+    /// The recent and large levels' entry counts.
+    static func levels(_ store: EventStore) throws -> (recent: Int64, large: Int64) {
+        try store.withConnection { store throws(StoreError) in
+            (
+                try store.connection.scalarInt("SELECT count(*) FROM event_ids_recent"),
+                try store.connection.scalarInt("SELECT count(*) FROM event_ids")
+            )
+        }
+    }
+
+    @Test func randomIDsAreStoredOnceAcrossBatchesRunsAndMerges() throws {
+        let database = TemporaryDatabase()
+        let events = Self.randomEvents(3_000, seed: 1)
+        do {
+            let store = try EventStore(path: database.path)
+            store.withConnection { $0.writer.ids.mergeThreshold = 700 }
+            #expect(try store.write(Array(events[0..<1_000])) == 1_000)
+            // Overlapping batches: half of each is already stored, by the previous batch or merged into the large level.
+            #expect(try store.write(Array(events[500..<1_500])) == 500)
+            #expect(try store.write(Array(events[1_000..<2_000]) + Array(events[0..<100])) == 500)
+            let (recent, large) = try Self.levels(store)
+            #expect(large >= 1_000)
+            #expect(recent + large == 2_000)
+        }
+        let reopened = try EventStore(path: database.path)
+        reopened.withConnection { $0.writer.ids.mergeThreshold = 700 }
+        #expect(try reopened.write(events) == 1_000)
+        #expect(try reopened.write(events.shuffled()) == 0)
+        #expect(try reopened.count() == 3_000)
+    }
+
+    @Test func theSameIDTwiceInOneBatchIsStoredOnceAsItsFirstEvent() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let first = Self.randomEvents(1, seed: 2)[0]
+        let second = MeasurementEvent(id: first.id, name: "other", fields: [:], timestamp: first.timestamp + 1)
+        #expect(try store.write([first, second, first]) == 1)
+        var names: [String] = []
+        try store.export { line in names.append(String(decoding: line, as: UTF8.self)) }
+        #expect(names.count == 1)
+        #expect(names.first?.contains(#""name":"al_nav_in""#) == true)
+    }
+
+    @Test func aBatchIsStoredInTheOrderItCameWhateverItsIDs() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let events = Self.randomEvents(200, seed: 6)
+        #expect(try store.write(events + events[0..<10]) == 200)
+        let stored = try store.withConnection { store throws(StoreError) in
+            let statement = try store.connection.prepare("SELECT id FROM events ORDER BY rowid")
+            var ids: [EventID] = []
+            while try statement.step() { ids.append(EventColumns.readID(statement, column: 0)) }
+            return ids
+        }
+        #expect(stored == events.map(\.id))
+    }
+
+    @Test(arguments: [1, 1_000])
+    func twoIDsWithOneKeyAreTwoEventsAndEachStaysDeduplicated(mergeThreshold: Int) throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        store.withConnection { store in
+            store.writer.ids.key = { _ in 42 }
+            store.writer.ids.mergeThreshold = mergeThreshold
+        }
+        let uuids = Self.randomEvents(2, seed: 3)
+        let text = MeasurementEvent(id: EventID("order-17"), name: "purchase", fields: [:], timestamp: 1)
+        #expect(try store.write([uuids[0]]) == 1)
+        #expect(try store.write([uuids[1], text]) == 2)
+        #expect(try store.write(uuids + [text]) == 0)
+        #expect(try store.count() == 3)
+        let (recent, large) = try Self.levels(store)
+        #expect(recent + large == 3)
+        let keys = try store.withConnection { store throws(StoreError) in
+            try store.connection.scalarInt(
+                "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent)"
+            )
+        }
+        #expect(keys == 1)
+    }
+
+    @Test func aRolledBackWriteLeavesNoIndexEntryBehind() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let events = Self.randomEvents(10, seed: 4)
+        try store.withConnection { store throws(StoreError) in
+            try store.writer.write(events)
+            store.writer.rollback()
+        }
+        let (recent, large) = try Self.levels(store)
+        #expect(recent == 0 && large == 0)
+        #expect(try store.write(events) == 10)
+    }
+
+    @Test func theSQLKeyFunctionGivesEveryStoredIDTheWritersKey() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let events =
+            Self.randomEvents(50, seed: 5) + [
+                MeasurementEvent(id: EventID("text-id"), name: "a", fields: [:], timestamp: 1),
+                MeasurementEvent(id: EventID("ÉTÉ-é"), name: "a", fields: [:], timestamp: 2),
+                MeasurementEvent(
+                    id: EventID("0192F5C3-8A1B-7C4D-9E2F-0123456789AB"), name: "a", fields: [:], timestamp: 3),
+            ]
+        #expect(try store.write(events) == 53)
+        let mismatches = try store.withConnection { store throws(StoreError) in
+            try store.connection.scalarInt(
+                "SELECT count(*) FROM event_ids_recent AS k JOIN events AS e ON e.rowid = k.event "
+                    + "WHERE k.key != alstats_id_key(e.id)")
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func uuidV7IdsOfLaterMinutesGetGreaterKeysAndTheKeyNeverChanges() {
+        let ids = (0..<100).map { index in
+            let milliseconds = UInt64(1_762_128_000_000 + index * 70_000)
+            return EventID(uuidHigh: milliseconds << 16 | 0x7000 | 0xABC, low: 0x8000_0000_0000_0001)
+        }
+        let keys = ids.map(EventIDKey.key)
+        #expect(keys == keys.sorted())
+        #expect(Set(keys).count == 100)
+        // Stored keys must be the same in every process and version: these are the values of today's function.
+        #expect(EventIDKey.key(EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab")) == 0x0192_f5c3_f3d2_0973)
+        #expect(EventIDKey.key(EventID("order-17")) == -6_723_522_461_579_702_178)
+    }
+}
