@@ -137,16 +137,19 @@ struct EventIDIndexTests {
         #expect(mismatches == 0)
     }
 
-    @Test func uuidV7IdsOfLaterMinutesGetGreaterKeysAndTheKeyNeverChanges() {
+    @Test func uuidV7IdsOfLaterMillisecondsGetGreaterKeysAndTheKeyNeverChanges() {
         let ids = (0..<100).map { index in
-            let milliseconds = UInt64(1_762_128_000_000 + index * 70_000)
+            let milliseconds = UInt64(1_762_128_000_000 + index)
             return EventID(uuidHigh: milliseconds << 16 | 0x7000 | 0xABC, low: 0x8000_0000_0000_0001)
         }
         let keys = ids.map(EventIDKey.key)
         #expect(keys == keys.sorted())
         #expect(Set(keys).count == 100)
+        // Every other id gets a negative key, below the UUIDv7 keys, so that it never hides their order.
+        #expect(Self.randomEvents(100, seed: 7).allSatisfy { EventIDKey.key($0.id) < 0 })
+        #expect(keys.allSatisfy { $0 > 0 })
         // Stored keys must be the same in every process and version: these are the values of today's function.
-        #expect(EventIDKey.key(EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab")) == 0x0192_f5c3_f3d2_0973)
+        #expect(EventIDKey.key(EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab")) == 0x0192_f5c3_8a1b_f3d2)
         #expect(EventIDKey.key(EventID("order-17")) == -6_723_522_461_579_702_178)
     }
 }

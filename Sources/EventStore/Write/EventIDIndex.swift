@@ -28,6 +28,10 @@ final class EventIDIndex {
     private let clearRecent: SQLiteStatement
     /// The entries of `event_ids_recent`, or `nil` when unknown (after a rollback): counted again when needed.
     private var recentCount: Int?
+    /// The greatest key in either level, or `nil` when unknown (at first and after a rollback). A key above it
+    /// is new without a lookup: time-ordered UUIDv7 ids, whose keys grow (``EventIDKey``), skip most lookups.
+    /// `Int64.min` for an empty index.
+    private var greatestKey: Int64?
 
     init(connection: SQLiteConnection, mergeThreshold: Int = EventIDIndex.defaultMergeThreshold) throws(StoreError) {
         self.connection = connection
@@ -40,6 +44,16 @@ final class EventIDIndex {
 
     /// Whether an event with `id` (whose key is `key`) is stored, committed or in the open transaction.
     func contains(_ id: EventID, key: Int64) throws(StoreError) -> Bool {
+        let greatest: Int64
+        if let known = greatestKey {
+            greatest = known
+        } else {
+            greatest = try connection.scalarInt(
+                "SELECT max(ifnull((SELECT max(key) FROM event_ids), -9223372036854775808), "
+                    + "ifnull((SELECT max(key) FROM event_ids_recent), -9223372036854775808))")
+            greatestKey = greatest
+        }
+        if key > greatest { return false }
         defer { lookup.reset() }
         lookup.bind(1, key)
         EventColumns.bindID(id, at: 2, to: lookup)
@@ -52,6 +66,7 @@ final class EventIDIndex {
         insertRecent.bind(2, rowid)
         try insertRecent.run()
         if let count = recentCount { recentCount = count + 1 }
+        if let greatest = greatestKey, key > greatest { greatestKey = key }
     }
 
     /// Moves the recent level into the large one when it holds ``mergeThreshold`` entries or more, inside the
@@ -73,8 +88,10 @@ final class EventIDIndex {
         return true
     }
 
-    /// Forgets the count of recent entries: the transaction that changed them was rolled back.
+    /// Forgets the count of recent entries and the greatest key: the transaction that changed them was rolled
+    /// back.
     func forgetCount() {
         recentCount = nil
+        greatestKey = nil
     }
 }
