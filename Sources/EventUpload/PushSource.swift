@@ -49,7 +49,7 @@ final class PushSource: UploadSource, @unchecked Sendable {
         }
     }
 
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError) {
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         guard let last = batch.keys.last else { return }
         lock.lock()
         defer { lock.unlock() }

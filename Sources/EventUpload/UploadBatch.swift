@@ -57,7 +57,9 @@ package protocol UploadSource: AnyObject, Sendable {
         -> UploadBatch?
 
     /// Marks the batch's events done (acknowledged, or rejected and counted under `rejected`), durably.
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError)
+    /// `unseen`: the collector never stored or counted the rejected events (the uploader dropped them without
+    /// a receipt), so a source that reports the device's losses to the collector reports these too.
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError)
 
     /// How many events are waiting.
     func pendingCount() throws(UploadError) -> Int

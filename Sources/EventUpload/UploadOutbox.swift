@@ -10,6 +10,9 @@ import Synchronization
 /// batches and deletes answered ones through `reader`; SQLite's WAL lets the reader read while the writer
 /// writes, and its busy timeout orders their short write transactions. A second process opening the same
 /// file (the app, restarted) sees exactly the rows no receipt answered yet.
+///
+/// The device's losses travel too (UploadOutbox+DeviceLosses.swift): a batch begins with the loss records
+/// waiting, under negative keys (`-id`); the outbox's rows follow under their seqs, ascending.
 final class UploadOutbox: UploadSource, @unchecked Sendable {
     // @unchecked Sendable: `writer`, `insert`, `lines` and `closed` are only used under `writerLock`, `reader`
     // only under `readerLock`; `protected` is a Mutex.
@@ -93,6 +96,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         var all = losses
         if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
         try EventStore.recordLosses(all, on: writer, nowMilliseconds: EventStore.currentMilliseconds)
+        try UploadOutbox.countForCollector(all, on: writer)
         try writer.execute("COMMIT", doing: "committing the outbox")
     }
 
@@ -138,20 +142,24 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
+            try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: EventStore.currentMilliseconds)
             return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
-                let select = try reader.prepare(
-                    "SELECT seq, line FROM upload_outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2")
-                select.bind(1, previous?.keys.last ?? 0)
-                select.bind(2, Int64(maximumEvents))
-                defer { select.reset() }
                 var batch = UploadBatch()
                 var bytes = 0
+                try UploadOutbox.appendLossRecords(
+                    after: previous, to: &batch, bytes: &bytes, maximumEvents: maximumEvents,
+                    maximumBytes: maximumBytes, on: reader)
+                let select = try reader.prepare(
+                    "SELECT seq, line FROM upload_outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                select.bind(1, previous?.keys.last { $0 > 0 } ?? 0)
+                select.bind(2, Int64(maximumEvents - batch.count))
+                defer { select.reset() }
                 while try select.step() {
                     let line = select.text(1) ?? ""
                     guard batch.append(line, key: select.int64(0), bytes: &bytes, maximumBytes: maximumBytes)
                     else { break }
                 }
-                if let last = batch.keys.last { protected = max(protected, last) }
+                if let last = batch.keys.last, last > 0 { protected = max(protected, last) }
                 return batch.count == 0 ? nil : batch
             }
         } catch {
@@ -159,17 +167,23 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         }
     }
 
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError) {
-        guard let first = batch.keys.first, let last = batch.keys.last else { return }
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
             try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
                 () throws(StoreError) in
-                let delete = try reader.prepare("DELETE FROM upload_outbox WHERE seq BETWEEN ?1 AND ?2")
-                delete.bind(1, first)
-                delete.bind(2, last)
-                try delete.run()
+                if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
+                    let delete = try reader.prepare("DELETE FROM upload_outbox WHERE seq BETWEEN ?1 AND ?2")
+                    delete.bind(1, first)
+                    delete.bind(2, last)
+                    try delete.run()
+                }
+                try UploadOutbox.deleteLossRecords(batch.keys, on: reader)
+                // Not for a loss record the collector refused: its loss would be sent as another record, for ever.
+                if unseen, batch.keys.contains(where: { $0 > 0 }) {
+                    try UploadOutbox.countForCollector(rejected, on: reader)
+                }
                 try EventStore.recordLosses(rejected, on: reader, nowMilliseconds: EventStore.currentMilliseconds)
             }
         } catch {

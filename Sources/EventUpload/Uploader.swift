@@ -213,7 +213,7 @@ package final class Uploader: Sendable {
         for error in receipt.errors where error.line <= batch.count && seen.insert(error.line).inserted {
             rejected[UploadReceipt.dropReason(error.reason), default: 0] += 1
         }
-        try source.finish(batch, rejected: rejected)
+        try source.finish(batch, rejected: rejected, unseen: false)
         let now = clock.now()
         updateStatus { status in
             status.accepted += receipt.accepted
@@ -228,7 +228,7 @@ package final class Uploader: Sendable {
     private func finish(_ batch: UploadBatch, rejected: [DropReason: Int], in source: any UploadSource)
         throws(UploadError)
     {
-        try source.finish(batch, rejected: rejected)
+        try source.finish(batch, rejected: rejected, unseen: true)
         updateStatus { $0.dropped.merge(rejected, uniquingKeysWith: +) }
     }
 

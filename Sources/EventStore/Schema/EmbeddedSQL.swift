@@ -18,6 +18,7 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0008_create_links.sql", PackageResources._008_create_links_sql),
         EmbeddedSQLFile("0009_create_link_rollups.sql", PackageResources._009_create_link_rollups_sql),
         EmbeddedSQLFile("0010_create_upload_outbox.sql", PackageResources._010_create_upload_outbox_sql),
+        EmbeddedSQLFile("0011_create_upload_losses.sql", PackageResources._011_create_upload_losses_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.
