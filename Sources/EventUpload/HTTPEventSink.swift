@@ -104,9 +104,11 @@ public final class HTTPEventSink: EventSink, Sendable {
         wake.yield()
     }
 
-    /// Records the bus's losses in the outbox database's completeness table.
+    /// Records the bus's losses in the outbox database's completeness table and, in the same transaction,
+    /// for the collector (sent as ``DeviceLoss`` records with the next batch), and wakes the uploader.
     public func recordLosses(_ losses: [DropReason: Int]) throws {
         try commitCounting(losses: losses)
+        wake.yield()
     }
 
     /// Commits what is pending and ends ``run()``; events left in the outbox wait for the next process.

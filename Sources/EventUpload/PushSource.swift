@@ -27,14 +27,17 @@ final class PushSource: UploadSource, @unchecked Sendable {
         return try select.step() ? select.int64(0) : 0
     }
 
-    func nextBatch(maximumEvents: Int, maximumBytes: Int) throws(UploadError) -> UploadBatch? {
+    func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
+        -> UploadBatch?
+    {
         lock.lock()
         defer { lock.unlock() }
         do throws(StoreError) {
             var batch = UploadBatch()
             var bytes = 0
             var full = false
-            try EventStore.forEachEvent(on: connection, afterRowID: try cursor(), limit: maximumEvents) {
+            let after = max(try cursor(), previous?.keys.last ?? 0)
+            try EventStore.forEachEvent(on: connection, afterRowID: after, limit: maximumEvents) {
                 event, rowid throws(StoreError) in
                 if full { return }
                 let line = NDJSONCodec.line(for: event)
@@ -46,7 +49,7 @@ final class PushSource: UploadSource, @unchecked Sendable {
         }
     }
 
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError) {
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         guard let last = batch.keys.last else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -91,7 +94,7 @@ final class PushSource: UploadSource, @unchecked Sendable {
         }
     }
 
-    func markInFlight(_ batch: UploadBatch?) {}
+    func endUploading() {}
 
     /// The rejected lines counted for `destination`, by reason.
     func losses() throws(StoreError) -> [DropReason: Int] {

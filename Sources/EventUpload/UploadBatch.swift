@@ -50,16 +50,21 @@ package struct UploadBatch: Sendable, Hashable {
 
 /// Where batches come from and where receipts go: the sink's outbox, or a database being pushed.
 package protocol UploadSource: AnyObject, Sendable {
-    /// The oldest events not yet answered by a receipt, at most `maximumEvents` and `maximumBytes` of lines
-    /// (but at least one event); `nil` when there are none.
-    func nextBatch(maximumEvents: Int, maximumBytes: Int) throws(UploadError) -> UploadBatch?
+    /// The oldest events not yet answered by a receipt that come after `previous` (from the oldest when `nil`),
+    /// at most `maximumEvents` and `maximumBytes` of lines (but at least one event); `nil` when there are none.
+    /// The uploader reads the batch after the one in flight while that one is being sent.
+    func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
+        -> UploadBatch?
 
     /// Marks the batch's events done (acknowledged, or rejected and counted under `rejected`), durably.
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError)
+    /// `unseen`: the collector never stored or counted the rejected events (the uploader dropped them without
+    /// a receipt), so a source that reports the device's losses to the collector reports these too.
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError)
 
     /// How many events are waiting.
     func pendingCount() throws(UploadError) -> Int
 
-    /// Called with a batch before it is sent, and with `nil` once it (and every part of it) is finished.
-    func markInFlight(_ batch: UploadBatch?)
+    /// Called when the uploader stops sending (the source is empty, or an error stopped it): no batch read
+    /// since the last call is in flight any more.
+    func endUploading()
 }

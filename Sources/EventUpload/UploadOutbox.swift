@@ -10,9 +10,12 @@ import Synchronization
 /// batches and deletes answered ones through `reader`; SQLite's WAL lets the reader read while the writer
 /// writes, and its busy timeout orders their short write transactions. A second process opening the same
 /// file (the app, restarted) sees exactly the rows no receipt answered yet.
+///
+/// The device's losses travel too (UploadOutbox+DeviceLosses.swift): a batch begins with the loss records
+/// waiting, under negative keys (`-id`); the outbox's rows follow under their seqs, ascending.
 final class UploadOutbox: UploadSource, @unchecked Sendable {
-    // @unchecked Sendable: `writer` is only used under `writerLock`, `reader` only under `readerLock`;
-    // `inFlight` is a Mutex.
+    // @unchecked Sendable: `writer`, `insert`, `lines` and `closed` are only used under `writerLock`, `reader`
+    // only under `readerLock`; `protected` is a Mutex.
 
     let path: String
     let maximumBytes: Int
@@ -22,9 +25,13 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let insert: SQLiteStatement
-    /// The last seq of the batch being sent (0 for none): a full outbox never drops it, so that a receipt
-    /// never acknowledges an event already counted as dropped.
-    private let inFlight = Mutex<Int64>(0)
+    /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
+    /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
+    private var lines: [String] = []
+    /// The last seq of the batches read for sending (the one in flight and the one prepared after it; 0 for
+    /// none): a full outbox never drops them, so that a receipt never acknowledges an event already counted as
+    /// dropped. Reading a batch and dropping the oldest events both hold it, the drop until its commit.
+    private let protected = Mutex<Int64>(0)
     private var closed = false
 
     /// Opens (creating and migrating when needed) the database at `path`.
@@ -41,48 +48,61 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
 
     // MARK: The bus's side
 
-    /// Appends the redacted events' lines inside the open transaction (opening one when needed).
+    /// Encodes the redacted events' lines for the next commit.
     func append(_ events: [MeasurementEvent]) throws(StoreError) {
+        let encoded = events.map { NDJSONCodec.line(for: redactor.redact($0)) }
         writerLock.lock()
         defer { writerLock.unlock() }
         try openWriter()
-        if !writer.inTransaction { try writer.execute("BEGIN IMMEDIATE", doing: "appending to the outbox") }
-        for event in events {
-            let line = NDJSONCodec.line(for: redactor.redact(event))
-            insert.bind(1, line)
-            insert.bind(2, Int64(line.utf8.count + 1))
-            try insert.run()
-        }
+        lines.append(contentsOf: encoded)
     }
 
-    /// Drops the oldest events beyond the bound (counted as `outbox_full`), records `losses`, and commits.
+    /// Inserts the lines appended since the last commit, drops the oldest events beyond the bound (counted as
+    /// `outbox_full`), records `losses`, and commits, all in one transaction; on failure none of it is kept
+    /// (the bus counts the lines' events as `sink_error`).
     /// - Returns: how many events the bound dropped.
     func commit(losses: [DropReason: Int] = [:]) throws(StoreError) -> Int {
         writerLock.lock()
         defer { writerLock.unlock() }
         try openWriter()
-        if !writer.inTransaction {
-            guard !losses.isEmpty else { return 0 }
-            try writer.execute("BEGIN IMMEDIATE", doing: "recording losses in the outbox")
-        }
+        guard !lines.isEmpty || !losses.isEmpty else { return 0 }
+        defer { lines.removeAll(keepingCapacity: true) }
+        try writer.execute("BEGIN IMMEDIATE", doing: "committing to the outbox")
         do throws(StoreError) {
-            let evicted = try evictOldest()
-            var all = losses
-            if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
-            try EventStore.recordLosses(all, on: writer, nowMilliseconds: EventStore.currentMilliseconds)
-            try writer.execute("COMMIT", doing: "committing the outbox")
-            return evicted
+            for line in lines {
+                insert.bind(1, line)
+                insert.bind(2, Int64(line.utf8.count + 1))
+                try insert.run()
+            }
+            let total = try writer.scalarInt("SELECT bytes FROM upload_outbox_size")
+            guard total > Int64(maximumBytes) else {
+                try record(losses, evicted: 0)
+                return 0
+            }
+            // Held until the commit: a batch read meanwhile either sees the rows gone or protects them first.
+            return try protected.withLock { protected throws(StoreError) -> Int in
+                let evicted = try evictOldest(total: total, protected: protected)
+                try record(losses, evicted: evicted)
+                return evicted
+            }
         } catch {
             try? writer.execute("ROLLBACK")
             throw error
         }
     }
 
-    /// Deletes the oldest rows, except the batch in flight, until the outbox holds at most `maximumBytes`.
-    private func evictOldest() throws(StoreError) -> Int {
-        let total = try writer.scalarInt("SELECT bytes FROM upload_outbox_size")
-        guard total > Int64(maximumBytes) else { return 0 }
-        let protected = inFlight.withLock { $0 }
+    /// Adds `losses` and `evicted` (as `outbox_full`) to completeness and commits.
+    private func record(_ losses: [DropReason: Int], evicted: Int) throws(StoreError) {
+        var all = losses
+        if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
+        try EventStore.recordLosses(all, on: writer, nowMilliseconds: EventStore.currentMilliseconds)
+        try UploadOutbox.countForCollector(all, on: writer)
+        try writer.execute("COMMIT", doing: "committing the outbox")
+    }
+
+    /// Deletes the oldest rows after `protected` until the outbox holds at most `maximumBytes`.
+    /// - Returns: how many rows it deleted.
+    private func evictOldest(total: Int64, protected: Int64) throws(StoreError) -> Int {
         let oldest = try writer.prepare("SELECT seq, bytes FROM upload_outbox WHERE seq > ?1 ORDER BY seq")
         oldest.bind(1, protected)
         var freed: Int64 = 0
@@ -116,36 +136,54 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
 
     // MARK: The uploader's side
 
-    func nextBatch(maximumEvents: Int, maximumBytes: Int) throws(UploadError) -> UploadBatch? {
+    func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
+        -> UploadBatch?
+    {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
-            let select = try reader.prepare("SELECT seq, line FROM upload_outbox ORDER BY seq LIMIT ?1")
-            select.bind(1, Int64(maximumEvents))
-            defer { select.reset() }
-            var batch = UploadBatch()
-            var bytes = 0
-            while try select.step() {
-                let line = select.text(1) ?? ""
-                guard batch.append(line, key: select.int64(0), bytes: &bytes, maximumBytes: maximumBytes) else { break }
+            try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: EventStore.currentMilliseconds)
+            return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
+                var batch = UploadBatch()
+                var bytes = 0
+                try UploadOutbox.appendLossRecords(
+                    after: previous, to: &batch, bytes: &bytes, maximumEvents: maximumEvents,
+                    maximumBytes: maximumBytes, on: reader)
+                let select = try reader.prepare(
+                    "SELECT seq, line FROM upload_outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                select.bind(1, previous?.keys.last { $0 > 0 } ?? 0)
+                select.bind(2, Int64(maximumEvents - batch.count))
+                defer { select.reset() }
+                while try select.step() {
+                    let line = select.text(1) ?? ""
+                    guard batch.append(line, key: select.int64(0), bytes: &bytes, maximumBytes: maximumBytes)
+                    else { break }
+                }
+                if let last = batch.keys.last, last > 0 { protected = max(protected, last) }
+                return batch.count == 0 ? nil : batch
             }
-            return batch.count == 0 ? nil : batch
         } catch {
             throw UploadError(error)
         }
     }
 
-    func finish(_ batch: UploadBatch, rejected: [DropReason: Int]) throws(UploadError) {
-        guard let first = batch.keys.first, let last = batch.keys.last else { return }
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
             try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
                 () throws(StoreError) in
-                let delete = try reader.prepare("DELETE FROM upload_outbox WHERE seq BETWEEN ?1 AND ?2")
-                delete.bind(1, first)
-                delete.bind(2, last)
-                try delete.run()
+                if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
+                    let delete = try reader.prepare("DELETE FROM upload_outbox WHERE seq BETWEEN ?1 AND ?2")
+                    delete.bind(1, first)
+                    delete.bind(2, last)
+                    try delete.run()
+                }
+                try UploadOutbox.deleteLossRecords(batch.keys, on: reader)
+                // Not for a loss record the collector refused: its loss would be sent as another record, for ever.
+                if unseen, batch.keys.contains(where: { $0 > 0 }) {
+                    try UploadOutbox.countForCollector(rejected, on: reader)
+                }
                 try EventStore.recordLosses(rejected, on: reader, nowMilliseconds: EventStore.currentMilliseconds)
             }
         } catch {
@@ -163,7 +201,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         }
     }
 
-    func markInFlight(_ batch: UploadBatch?) {
-        inFlight.withLock { $0 = batch?.keys.last ?? 0 }
+    func endUploading() {
+        protected.withLock { $0 = 0 }
     }
 }

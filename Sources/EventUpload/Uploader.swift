@@ -87,31 +87,50 @@ package final class Uploader: Sendable {
         async throws(UploadError)
     {
         if let pause = status.pause { throw pause }
-        while true {
-            let pending = try source.pendingCount()
-            updateStatus { $0.pending = pending }
-            guard
-                let batch = try source.nextBatch(
-                    maximumEvents: policy.maximumBatchEvents, maximumBytes: policy.maximumBatchBytes)
-            else { return }
-            source.markInFlight(batch)
-            defer { source.markInFlight(nil) }
-            try await deliver(batch, to: source)
+        defer { source.endUploading() }
+        let pending = try source.pendingCount()
+        updateStatus { $0.pending = pending }
+        var next = try prepare(from: source, after: nil)
+        while let current = next {
+            // One request at a time, but the following batch is read, encoded and compressed while this one
+            // is in flight, so that the collector's round trip is the only wait between requests.
+            async let following = Result { () throws(UploadError) in try prepare(from: source, after: current) }
+            do {
+                try await deliver(current, to: source)
+            } catch {
+                _ = await following
+                throw error
+            }
+            next = try await following.get()
+            // Nothing came after it when it was read: events committed since are read now (it is finished).
+            if next == nil { next = try prepare(from: source, after: nil) }
             updateStatus { $0.pending = (try? source.pendingCount()) ?? $0.pending }
             progress?(status)
         }
     }
 
+    /// The oldest batch of `source` after `previous` (from the start when `nil`), with its compressed body.
+    private func prepare(from source: any UploadSource, after previous: PreparedBatch?) throws(UploadError)
+        -> PreparedBatch?
+    {
+        guard
+            let batch = try source.nextBatch(
+                after: previous?.batch, maximumEvents: policy.maximumBatchEvents,
+                maximumBytes: policy.maximumBatchBytes)
+        else { return nil }
+        return PreparedBatch(batch)
+    }
+
     /// Sends one batch until it is answered, splitting it when the collector asks.
-    private func deliver(_ batch: UploadBatch, to source: any UploadSource) async throws(UploadError) {
+    private func deliver(_ prepared: PreparedBatch, to source: any UploadSource) async throws(UploadError) {
+        let batch = prepared.batch
         if batch.count == 1, batch.lines[0].utf8.count + 1 > policy.maximumBatchBytes {
             return try finish(batch, rejected: ["upload_rejected:too_large": 1], in: source)
         }
-        let body = Gzip.compress(batch.body)
         var attempt = 0
         while true {
             if Task.isCancelled { throw UploadError(.cancelled, "the upload was cancelled") }
-            let outcome = await send(body, lines: batch.count)
+            let outcome = await send(prepared.body, lines: batch.count)
             switch outcome {
             case .receipt(let receipt):
                 state.withLock { $0.failingSince = nil }
@@ -120,8 +139,8 @@ package final class Uploader: Sendable {
                 state.withLock { $0.failingSince = nil }
                 guard batch.count > 1 else { return try finish(batch, rejected: [reason: 1], in: source) }
                 let (first, second) = batch.halves
-                try await deliver(first, to: source)
-                try await deliver(second, to: source)
+                try await deliver(PreparedBatch(first), to: source)
+                try await deliver(PreparedBatch(second), to: source)
                 return
             case .pause(let error):
                 updateStatus {
@@ -194,7 +213,7 @@ package final class Uploader: Sendable {
         for error in receipt.errors where error.line <= batch.count && seen.insert(error.line).inserted {
             rejected[UploadReceipt.dropReason(error.reason), default: 0] += 1
         }
-        try source.finish(batch, rejected: rejected)
+        try source.finish(batch, rejected: rejected, unseen: false)
         let now = clock.now()
         updateStatus { status in
             status.accepted += receipt.accepted
@@ -209,7 +228,7 @@ package final class Uploader: Sendable {
     private func finish(_ batch: UploadBatch, rejected: [DropReason: Int], in source: any UploadSource)
         throws(UploadError)
     {
-        try source.finish(batch, rejected: rejected)
+        try source.finish(batch, rejected: rejected, unseen: true)
         updateStatus { $0.dropped.merge(rejected, uniquingKeysWith: +) }
     }
 

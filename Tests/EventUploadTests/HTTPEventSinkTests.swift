@@ -70,7 +70,10 @@ import Testing
         let sink = try makeSink(in: folder, transport: transport)
         try post(numberedEvents(1, padding: 600_000) + numberedEvents(2, start: 1), to: sink)
         try await sink.upload()
-        #expect(transport.stored.count == 2)
+        // The two others, and the loss record that tells the collector of the third.
+        #expect(transport.stored.count == 3)
+        let lines = transport.requests.flatMap(\.lines)
+        #expect(lines.filter { $0.contains("\"\(DeviceLoss.eventName)\"") }.count == 1)
         #expect(sink.status.dropped == ["upload_rejected:too_large": 1])
         #expect(try completeness(folder.file("outbox.sqlite"))["rejected"]?["upload_rejected:too_large"] == 1)
     }

@@ -1,69 +1,38 @@
 import EventStore
 import Foundation
 import MeasurementEvents
-import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The real collector: the built `alstats serve` on a loopback port the system picks, with the write key `wk`
-/// and the read key `rk`, storing into its own database. Stopped with SIGTERM when released.
+/// The real collector: TestSupport's ``ServeProcess`` (the built `alstats serve` on a loopback port) with the
+/// write key `wk` and the read key `rk`, and what the upload tests ask of it: the stored events, the duplicates.
+/// Stopped with SIGTERM when released.
 final class ServeCollector: Sendable {
     /// Whether the tests that run it run (TestSupport's rule: a missing binary fails under CI).
     static var built: Bool { BuiltAlstats.shouldRun }
 
-    let port: UInt16
-    let databasePath: String
-    private let process: Mutex<Process>
+    let server: ServeProcess
 
     /// Starts the server and waits for its "listening on" line.
     init(databasePath: String, writeKey: String = "wk") throws {
-        self.databasePath = databasePath
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try BuiltAlstats.require())
-        process.arguments = ["serve", "--database", databasePath, "--host", "127.0.0.1", "--port", "0"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["ALSTATS_WRITE_KEYS"] = writeKey
-        environment["ALSTATS_READ_KEYS"] = "rk"
-        process.environment = environment
-        let log = databasePath + ".log"
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: log)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var port: UInt16?
-        for _ in 0..<600 where port == nil {  // the log line comes within a minute on a loaded machine
-            usleep(100_000)
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"listening on http://[^ ]+:\d+"#, options: .regularExpression) {
-                port = UInt16(text[range].split(separator: ":").last ?? "")
-            }
-            guard process.isRunning else { break }
-        }
-        guard let port else {
-            process.terminate()
-            throw POSIXError(.ECONNREFUSED)
-        }
-        self.port = port
-        self.process = Mutex(process)
+        server = try ServeProcess(database: databasePath, writeKey: writeKey, readKey: "rk")
     }
 
-    deinit {
-        stop()
-    }
+    /// The port it listens on.
+    var port: UInt16 { UInt16(server.port) }
+
+    /// Its database.
+    var databasePath: String { server.databasePath }
 
     /// The collector's base URL.
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var url: URL { server.url }
 
     /// Stops the server (SIGTERM: it finishes the requests in flight) and waits for it.
     func stop() {
-        process.withLock { process in
-            guard process.isRunning else { return }
-            process.terminate()
-            process.waitUntilExit()
-        }
+        server.stop(with: SIGTERM)
     }
 
     /// The ids of the stored events, read from the collector's database while it runs.

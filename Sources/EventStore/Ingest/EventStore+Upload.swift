@@ -33,8 +33,7 @@ extension EventStore {
     ) throws(StoreError) {
         let statement = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
         for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
-            // outbox_full loses events the bus had accepted, as buffer_full does.
-            statement.bind(1, reason.rawValue == "outbox_full" ? "dropped" : EventWriter.kind(of: reason))
+            statement.bind(1, EventWriter.kind(of: reason))
             statement.bind(2, reason.rawValue)
             statement.bind(3, Int64(count))
             statement.bind(4, nowMilliseconds)

@@ -26,6 +26,9 @@ final class EventWriter {
     private var pending: [RollupKey: Int] = [:]
     /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
     private var groups: [RollupKey: Int] = [:]
+    /// The devices' losses (``DeviceLoss`` records stored as new) of the open transaction, and of the write in
+    /// progress: added to completeness at commit, in the same transaction as the records.
+    private var deviceLosses = DeviceLossTally()
     private var extra: [(String, String)] = []
     /// The positions of the batch being written, in insertion order (kept for its capacity).
     private var order: [Int] = []
@@ -90,6 +93,7 @@ final class EventWriter {
         try beginIfNeeded()
         if atomic { try savepoint.run() }
         groups.removeAll(keepingCapacity: true)
+        deviceLosses.beginBatch()
         links.beginBatch()
         var inserted = 0
         // Redacted before the loop, a large batch on several cores at once (Redactor+Batch.swift).
@@ -102,6 +106,7 @@ final class EventWriter {
                 try insert.run()
                 try ids.add(key: keys[position], event: connection.lastInsertRowID)
                 inserted += 1
+                if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
                 groups[key, default: 0] += 1
                 links.add(event)
             }
@@ -115,6 +120,7 @@ final class EventWriter {
             throw error
         }
         pending.merge(groups, uniquingKeysWith: +)
+        deviceLosses.keepBatch()
         links.keepBatch()
         if inserted > 0 { uncommittedRows = true }
         return inserted
@@ -154,6 +160,7 @@ final class EventWriter {
     func commit() throws(StoreError) {
         guard connection.inTransaction else {
             pending.removeAll()
+            deviceLosses.reset()
             links.reset()
             if uncommittedRows {
                 uncommittedRows = false
@@ -188,6 +195,7 @@ final class EventWriter {
                 try upsertSeriesRollup.run()
             }
             pending.removeAll(keepingCapacity: true)
+            try recordLosses(deviceLosses.take(), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
             try links.commit()
             try ids.mergeIfDue()
             try commitStatement.run()
@@ -202,6 +210,7 @@ final class EventWriter {
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
         pending.removeAll()
+        deviceLosses.reset()
         links.reset()
         ids.forgetCount()
         uncommittedRows = false
@@ -231,6 +240,10 @@ final class EventWriter {
     /// `dropped` for events lost after the bus accepted them, `altered` for events stored with a value cut
     /// to the length limit, `rejected` for events refused (by the bus or by ingest over a limit).
     static func kind(of reason: DropReason) -> String {
+        if reason.rawValue.hasPrefix(DeviceLossTally.prefix) {
+            return kind(of: DropReason(rawValue: String(reason.rawValue.dropFirst(DeviceLossTally.prefix.count))))
+        }
+        if reason.rawValue == "outbox_full" { return "dropped" }  // the device's uploader lost what the bus accepted
         switch reason {
         case .bufferFull, .sinkError: return "dropped"
         case .valueTruncated: return "altered"

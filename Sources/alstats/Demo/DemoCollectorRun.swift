@@ -23,8 +23,9 @@
         let seed: UInt64
         let databasePath: String
 
-        /// Starts the collector, runs the simulation into the uploader, waits until the outbox is empty, stops
-        /// the collector gracefully and copies the device-side loss counts into the collector's store.
+        /// Starts the collector, runs the simulation into the uploader, waits until the outbox is empty (the
+        /// device's losses included: the uploader sends them as loss records, which the collector counts in its
+        /// completeness) and stops the collector gracefully.
         func run() async throws(CLIFailure) -> Outcome {
             let writeKey = "demo-" + String(UInt64.random(in: 1...UInt64.max), radix: 16)
             let collector = try await startCollector(writeKey: writeKey)
@@ -47,7 +48,6 @@
             } catch {
                 throw CLIFailure(ExitStatus.ioError, "the demo's collector stopped with an error: \(error)")
             }
-            try Self.copyLosses(from: outboxPath, to: databasePath)
             return outcome
         }
 
@@ -90,29 +90,12 @@
                 await bus.close()
                 throw CLIFailure(ExitStatus.unavailable, "the demo's upload stopped: \(error.message)")
             }
-            await bus.close()  // the sink records the bus's losses in the outbox and closes it; run() ends
+            // flush() returned once the bus's losses were in the outbox too, so upload() sent them.
+            await bus.close()  // closes the outbox; run() ends
             await uploads.value
             return Outcome(
                 summary: summary, eventsURL: collector.eventsURL, upload: sink.status,
                 busDropped: bus.statistics.totalDropped)
-        }
-
-        /// The losses the bus and the uploader counted on the "device" are in the outbox's completeness table;
-        /// the report reads the collector's store, so they are added there (as the in-process path's sink
-        /// records them in the database). Lines a receipt rejected are left out: the collector counted them.
-        static func copyLosses(from outboxPath: String, to databasePath: String) throws(CLIFailure) {
-            do throws(StoreError) {
-                let outbox = try EventStore(path: outboxPath, options: .init(create: false, integrityCheckLimit: 0))
-                var losses: [DropReason: Int] = [:]
-                for reasons in try outbox.completeness().values {
-                    for (reason, count) in reasons where !reason.hasPrefix("upload_rejected:") {
-                        losses[DropReason(rawValue: reason), default: 0] += count
-                    }
-                }
-                try EventStore(path: databasePath).recordLosses(losses)
-            } catch {
-                throw CLIFailure(error)
-            }
         }
     }
 #endif

@@ -1,0 +1,43 @@
+import MeasurementEvents
+
+/// The completeness counts of the ``DeviceLoss`` records that ``EventWriter`` stores as new: those of the write
+/// in progress (forgotten when it fails) and those of the open transaction (added to completeness at commit).
+/// A record stored again (its id already stored) is a duplicate and never reaches the tally.
+struct DeviceLossTally {
+    /// What the collector's completeness reasons for device losses begin with.
+    static let prefix = "device:"
+
+    private var batch: [DropReason: Int] = [:]
+    private var pending: [DropReason: Int] = [:]
+
+    /// Starts a write.
+    mutating func beginBatch() {
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Counts `event`, newly stored, when it is a loss record.
+    /// - Returns: whether it was one (then it is not an App Links event: no rollup counts it).
+    mutating func add(_ event: MeasurementEvent) -> Bool {
+        guard event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) else { return false }
+        batch[loss.collectorReason, default: 0] += loss.count
+        return true
+    }
+
+    /// Keeps the counts of the write that succeeded for the commit.
+    mutating func keepBatch() {
+        pending.merge(batch, uniquingKeysWith: +)
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// The counts of the transaction, which it forgets.
+    mutating func take() -> [DropReason: Int] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    /// Forgets everything (the transaction was rolled back).
+    mutating func reset() {
+        batch.removeAll()
+        pending.removeAll()
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension ServeProcess {
+    /// One request on a new connection; nil when the connection failed (the server is gone).
+    func request(
+        _ method: String, _ path: String, key: String? = "w1", contentType: String = "application/x-ndjson",
+        body: String = ""
+    ) -> HTTPAnswer? {
+        HTTPAnswer.fetch(port: port, method, path, key: key, contentType: contentType, body: Array(body.utf8))
+    }
+}
+
+/// A response read off a plain socket: HTTP/1.1, one request per connection.
+struct HTTPAnswer: Sendable {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+
+    static func fetch(
+        port: Int, _ method: String, _ path: String, key: String?, contentType: String, body: [UInt8]
+    ) -> HTTPAnswer? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        if let key { head += "Authorization: Bearer \(key)\r\n" }
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
+        let request = Array(head.utf8) + body
+        var sent = 0
+        while sent < request.count {
+            let written = request[sent...].withUnsafeBytes {
+                send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard written > 0 else { return nil }
+            sent += written
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return parse(String(decoding: received, as: UTF8.self))
+    }
+
+    static func parse(_ text: String) -> HTTPAnswer? {
+        guard let split = text.range(of: "\r\n\r\n") else { return nil }
+        let lines = text[..<split.lowerBound].split(separator: "\r\n")
+        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
+        }
+        return HTTPAnswer(status: status, headers: headers, body: String(text[split.upperBound...]))
+    }
+}
