@@ -83,10 +83,17 @@ let package = Package(
                     : ["EventServer", .product(name: "Logging", package: "swift-log")]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
+        // The links benchmark calibrates its load client on a bare Hummingbird application in the bench itself.
         .executableTarget(
             name: "alstats-bench",
-            dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "CSQLite"],
-            swiftSettings: strict),
+            dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "HostedLinks", "CSQLite"]
+                + (coreOnly
+                    ? []
+                    : [
+                        .product(name: "Hummingbird", package: "hummingbird"),
+                        .product(name: "Logging", package: "swift-log"),
+                    ]),
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .executableTarget(
             name: "upload-example", dependencies: ["EventUpload", "MeasurementEvents"], path: "Examples/UploadingApp",
             swiftSettings: strict),

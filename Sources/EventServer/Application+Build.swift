@@ -75,13 +75,16 @@ public func buildApplication(
 
 /// Runs `app` until SIGTERM or SIGINT, then shuts down gracefully in reverse order of start: the HTTP server
 /// stops accepting and finishes the requests in flight, the writer commits what they brought, the store
-/// closes. After `gracePeriod` the rest is cancelled (the writer still commits what it holds).
+/// closes. After `gracePeriod` the rest is cancelled (the writer still commits what it holds). A `logOutput`
+/// buffers the log while the server runs and writes its last lines after the server has stopped.
 /// - Throws: what a service threw (the server could not bind its address, for example).
 public func runUntilSignalled(
-    _ app: EventServerApplication, logger: Logger, gracePeriod: Duration = .seconds(10)
+    _ app: EventServerApplication, logger: Logger, gracePeriod: Duration = .seconds(10),
+    logOutput: BufferedLogOutput? = nil
 ) async throws {
+    let services: [any Service] = (logOutput.map { [$0] } ?? []) + [app]
     var configuration = ServiceGroupConfiguration(
-        services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = gracePeriod
     try await ServiceGroup(configuration: configuration).run()
 }

@@ -31,28 +31,57 @@ struct LinkRoutes {
 
     private func page(_ request: Request, context: Context) async throws -> Response {
         let slug = context.parameters.get("slug") ?? ""
-        let link: HostedLink?
-        if let cached = catalog.cachedLink(slug) { link = cached } else { link = try await catalog.link(slug) }
+        let lookup: LinkLookup
+        if let cached = catalog.cachedLink(slug) { lookup = cached } else { lookup = try await catalog.link(slug) }
+        let link = lookup.link
         let hit = LinkHitRequest(
             method: request.method.rawValue, slug: slug, status: link == nil ? 404 : 200,
-            query: LinkRoutes.queryItems(request.uri.query),
-            headers: request.headers.map { ($0.name.rawName, $0.value) }, peerAddress: peerAddress(request, context))
+            query: LinkHitRequest.queryItems(request.uri.query),
+            headers: LinkRoutes.hitHeaders(request.headers), peerAddress: peerAddress(request, context))
         recorder.record(
             MeasurementEvent(
                 name: LinkHitRequest.eventName, fields: hit.fields(link: link, hasher: hasher),
                 timestamp: clock.nowMilliseconds()))
-        let html: String
+        let html: ByteBuffer
         if let link {
-            let base = publicURL ?? "http://\(request.head.authority ?? "localhost")"
-            let page = HostedLinkPage(link: link, publicURL: base, query: hit.query)
-            html = page.html(alTagsOnly: HostedLinkPage.prefersALTagsOnly(hit.header("Prefer-Html-Meta-Tags")))
+            html = render(link, lookup: lookup, request: request, hit: hit)
         } else {
-            html = HostedLinkPage.notFound(slug: slug)
+            html = ByteBuffer(string: HostedLinkPage.notFound(slug: slug))
         }
         var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
-        headers[.contentLength] = String(html.utf8.count)
-        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: html))
+        headers[.contentLength] = String(html.readableBytes)
+        let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: html)
         return Response(status: link == nil ? .notFound : .ok, headers: headers, body: body)
+    }
+
+    /// The page of `link` for the request: from the catalog's page cache, or rendered and kept there.
+    private func render(_ link: HostedLink, lookup: LinkLookup, request: Request, hit: LinkHitRequest) -> ByteBuffer {
+        let base = publicURL ?? "http://\(request.head.authority ?? "localhost")"
+        let page = HostedLinkPage(link: link, publicURL: base, query: hit.query)
+        let alTagsOnly = HostedLinkPage.prefersALTagsOnly(hit.header(LinkRoutes.preferMetaTags))
+        let key = LinkPageCache.Key(
+            slug: link.slug, generation: lookup.generation, base: base, alTagsOnly: alTagsOnly,
+            passed: page.passedQuery)
+        if let cached = catalog.pages.page(for: key) { return cached }
+        let html = ByteBuffer(string: page.html(alTagsOnly: alTagsOnly))
+        catalog.pages.store(html, for: key)
+        return html
+    }
+
+    /// The request header that asks for the `al:*` tags only.
+    static let preferMetaTags = "Prefer-Html-Meta-Tags"
+    /// The headers a hit or its page reads; the others are not copied for the hit.
+    static let hitHeaderNames: [HTTPFields.Element.Name] = [
+        .userAgent, .referer, HTTPFields.Element.Name(preferMetaTags)!,
+    ]
+
+    /// The request's headers that ``hitHeaderNames`` names, in order, as the hit takes them.
+    static func hitHeaders(_ fields: HTTPFields) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        for field in fields where hitHeaderNames.contains(field.name) {
+            headers.append((field.name.rawName, field.value))
+        }
+        return headers
     }
 
     /// The client's address: the socket's peer, or with `--trust-proxy` the first `X-Forwarded-For` entry.
@@ -63,19 +92,6 @@ struct LinkRoutes {
             return first.trimmingCharacters(in: CharacterSet.whitespaces)
         }
         return context.remoteAddress?.ipAddress ?? ""
-    }
-
-    /// The query items in order, percent-decoded (`+` as a space); a name without `=` has no value.
-    static func queryItems(_ query: String?) -> [(name: String, value: String?)] {
-        guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            func decode(_ text: Substring) -> String {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
-            guard let equals = item.firstIndex(of: "=") else { return (decode(item), nil) }
-            return (decode(item[..<equals]), decode(item[item.index(after: equals)...]))
-        }
     }
 
     /// A verified-link file: `application/json`, or 404 when its part of the config is absent.

@@ -1,3 +1,4 @@
+import MeasurementEvents
 import Metrics
 
 import class Prometheus.PrometheusCollectorRegistry
@@ -15,6 +16,13 @@ final class ServerMetrics: Sendable {
     private let failedCommits: Counter
     private let accepted: Counter
     private let duplicates: Counter
+    private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
+
+    /// The labels of one `alstats_http_requests_total` series.
+    private struct RequestCounterKey: Hashable {
+        var route: String
+        var status: Int
+    }
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -30,12 +38,20 @@ final class ServerMetrics: Sendable {
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
     }
 
-    /// One answered request of `route` (the route pattern, never the raw path) with `status`.
+    /// One answered request of `route` (the route pattern, never the raw path) with `status`. The counter of
+    /// each route and status is made once and kept: a request costs a look-up and an increment, not the
+    /// labels and the registry's look-up of a new `Counter`.
     func request(route: String, status: Int) {
-        Counter(
+        let key = RequestCounterKey(route: route, status: status)
+        if let counter = requestCounters.withLock({ $0[key] }) {
+            counter.increment()
+            return
+        }
+        let counter = Counter(
             label: "alstats_http_requests_total", dimensions: [("route", route), ("status", String(status))],
-            factory: factory
-        ).increment()
+            factory: factory)
+        requestCounters.withLock { $0[key] = counter }
+        counter.increment()
     }
 
     /// Events of answered requests: newly stored, duplicates, and rejections by reason.

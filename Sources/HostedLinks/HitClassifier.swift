@@ -25,20 +25,28 @@ public enum HitClassifier {
         "telegrambot", "discordbot", "linkedinbot", "googlebot", "bingbot",
     ]
 
+    /// ``crawlerMarkers`` as bytes, for the search on every hit.
+    static let crawlerMarkerBytes = crawlerMarkers.map { Array($0.utf8) }
+    static let windowsPhone = Array("windows phone".utf8)
+    static let iosDevices = ["iphone", "ipad", "ipod"].map { Array($0.utf8) }
+    static let android = Array("android".utf8)
+
     /// `windows_phone` first (its User-Agents also name Android and iPhone), then iOS devices, then Android.
+    /// Names are compared ASCII case-insensitively.
     public static func platform(userAgent: String?) -> HitPlatform {
-        guard let agent = userAgent?.lowercased() else { return .web }
-        if agent.contains("windows phone") { return .windowsPhone }
-        if ["iphone", "ipad", "ipod"].contains(where: agent.contains) { return .ios }
-        if agent.contains("android") { return .android }
+        guard let agent = userAgent else { return .web }
+        if ASCIIText.contains(agent, marker: windowsPhone) { return .windowsPhone }
+        if iosDevices.contains(where: { ASCIIText.contains(agent, marker: $0) }) { return .ios }
+        if ASCIIText.contains(agent, marker: android) { return .android }
         return .web
     }
 
-    /// Whether the hit is a crawler's: every `HEAD`, and every User-Agent with a ``crawlerMarkers`` entry.
+    /// Whether the hit is a crawler's: every `HEAD`, and every User-Agent with a ``crawlerMarkers`` entry
+    /// (ASCII case-insensitively).
     public static func isCrawler(userAgent: String?, method: String) -> Bool {
         if method.uppercased() == "HEAD" { return true }
-        guard let agent = userAgent?.lowercased() else { return false }
-        return crawlerMarkers.contains(where: agent.contains)
+        guard let agent = userAgent else { return false }
+        return crawlerMarkerBytes.contains { ASCIIText.contains(agent, marker: $0) }
     }
 
     /// The lowercased host of a `Referer` header, or `nil` when absent or not a URL with a host.

@@ -20,6 +20,11 @@ public struct HostedLinkPage: Sendable {
     /// ``passed`` percent-encoded as `name=value&...`, once for every URL of the page.
     private var encodedQuery: String
 
+    /// The passed values as the page's URLs carry them (`name=value&...`, percent-encoded, in the link's
+    /// ``HostedLink/passedNames`` order): two requests with the same value here get the same page, so a
+    /// server can keep rendered pages under it.
+    public var passedQuery: String { encodedQuery }
+
     /// Creates the page for a request with `query` items (name, value; `nil` for a name without `=`).
     public init(link: HostedLink, publicURL: String, query: [(name: String, value: String?)]) {
         self.link = link

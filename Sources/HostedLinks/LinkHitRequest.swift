@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the server knows of one `GET` or `HEAD` of `/l/{slug}`, from which ``fields(link:hasher:)``
 /// builds the `alstats_link_hit` event's fields (links.md, Hits).
 ///
@@ -34,6 +36,23 @@ public struct LinkHitRequest: Sendable {
         self.query = query
         self.headers = headers
         self.peerAddress = peerAddress
+    }
+
+    /// The items of a request's query in order, percent-decoded with `+` as a space; a name without `=` has
+    /// no value; an item whose `%` escapes do not decode to UTF-8 is kept as sent (with `+` as a space).
+    ///
+    /// ```swift
+    /// LinkHitRequest.queryItems("ref=a+b&referral=%3C1%3E&flag")   // [("ref", "a b"), ("referral", "<1>"), ("flag", nil)]
+    /// ```
+    public static func queryItems(_ query: String?) -> [(name: String, value: String?)] {
+        guard let query, !query.isEmpty else { return [] }
+        func decode(_ text: Substring) -> String {
+            ASCIIText.formDecoded(text) ?? String(text).replacingOccurrences(of: "+", with: " ")
+        }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            guard let equals = item.firstIndex(of: "=") else { return (decode(item), nil) }
+            return (decode(item[..<equals]), decode(item[item.index(after: equals)...]))
+        }
     }
 
     /// The first value of header `name`, compared case-insensitively.

@@ -71,23 +71,60 @@ final class KeepAliveConnection {
         return true
     }
 
-    /// Reads one response (Content-Length framed); nil when the connection closed first.
+    /// Reads one response (Content-Length framed); nil when the connection closed first. Parses the bytes in
+    /// place (no strings, no copies of the kept bytes): the client shares the cores with the server it loads.
     private func readResponse() -> Int? {
         while true {
             if let end = headerEnd() {
-                let head = String(decoding: buffer[..<end], as: UTF8.self)
-                let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-                var length = 0
-                for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
-                    length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-                let total = end + 4 + length
+                let status = Self.status(buffer[..<end])
+                let total = end + 4 + Self.contentLength(buffer[..<end])
                 while buffer.count < total { guard fill() else { return nil } }
-                buffer.removeFirst(total)
+                if total == buffer.count { buffer.removeAll(keepingCapacity: true) } else { buffer.removeFirst(total) }
                 return status
             }
             guard fill() else { return nil }
         }
+    }
+
+    /// The status code of a head (`HTTP/1.1 200 OK`), 0 when unreadable.
+    private static func status(_ head: ArraySlice<UInt8>) -> Int {
+        guard let space = head.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+        return number(head[(space + 1)...])
+    }
+
+    /// The `Content-Length` of a head (name compared case-insensitively), 0 when absent.
+    private static func contentLength(_ head: ArraySlice<UInt8>) -> Int {
+        let name = Array("\r\ncontent-length:".utf8)
+        var index = head.startIndex
+        while index + name.count <= head.endIndex {
+            var matches = true
+            for offset in 0..<name.count where lowercased(head[index + offset]) != name[offset] {
+                matches = false
+                break
+            }
+            if matches {
+                var start = index + name.count
+                while start < head.endIndex, head[start] == UInt8(ascii: " ") { start += 1 }
+                return number(head[start...])
+            }
+            index += 1
+        }
+        return 0
+    }
+
+    /// An ASCII capital letter as its small letter; any other byte as it is.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// The decimal number at the start of `bytes`.
+    private static func number(_ bytes: ArraySlice<UInt8>) -> Int {
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     private func headerEnd() -> Int? {
@@ -100,7 +137,7 @@ final class KeepAliveConnection {
     }
 
     private func fill() -> Bool {
-        let count = recv(socket, &chunk, chunk.count, 0)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return false }
         buffer.append(contentsOf: chunk[0..<count])
         return true

@@ -30,9 +30,10 @@ final class ServerFixture: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The application on this fixture's database.
+    /// The application on this fixture's database; with `logger`, it logs there (else warnings only).
     func application(
-        maximumQueuedEvents: Int = 100_000, configure: (inout EventServerConfiguration) -> Void = { _ in }
+        maximumQueuedEvents: Int = 100_000, logger: Logger? = nil,
+        configure: (inout EventServerConfiguration) -> Void = { _ in }
     ) throws -> EventServerApplication {
         var configuration = EventServerConfiguration(
             databasePath: path,
@@ -40,9 +41,9 @@ final class ServerFixture: Sendable {
         configuration.clock = clock
         configuration.maximumQueuedEvents = maximumQueuedEvents
         configure(&configuration)
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        return try buildApplication(configuration: configuration, logger: logger)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .warning
+        return try buildApplication(configuration: configuration, logger: logger ?? quiet)
     }
 
     /// The stored events, by id.

@@ -298,8 +298,9 @@ extension Redactor {
         }
     }
 
+    /// The value of an ASCII hex digit (the hosted pages' query decoding uses it too).
     @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

@@ -98,10 +98,12 @@
 
             private func serve(keys: AccessKeys) async throws {
                 let format = logFormat
+                // One line per request, written off the request path (batched) while the server runs.
+                let logOutput = BufferedLogOutput()
                 LoggingSystem.bootstrap { label in
                     switch format {
-                    case .text: return StreamLogHandler.standardError(label: label)
-                    case .json: return JSONLogHandler(label: label)
+                    case .text: return ServerLogHandler(label: label, format: .text, output: logOutput)
+                    case .json: return ServerLogHandler(label: label, format: .json, output: logOutput)
                     }
                 }
                 let logger = Logger(label: "alstats.serve")
@@ -124,7 +126,7 @@
                         error.kind == .configuration ? ExitStatus.usage : ExitStatus.ioError, error.message)
                 }
                 do {
-                    try await runUntilSignalled(app, logger: logger)
+                    try await runUntilSignalled(app, logger: logger, logOutput: logOutput)
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "the server stopped: \(error)")
                 }

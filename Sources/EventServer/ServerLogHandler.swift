@@ -1,0 +1,77 @@
+import EventStore
+import Foundation
+import Logging
+import MeasurementEvents
+
+/// The swift-log handler of `alstats serve`: one line per entry, as text (`--log-format text`, laid out as
+/// swift-log's `StreamLogHandler` lays it out) or as one JSON object (`--log-format json`), written through
+/// a ``BufferedLogOutput`` (off the request path) or, without one, straight to stderr.
+///
+/// ```text
+/// 2026-11-23T22:00:00.000Z info alstats.serve : method=GET path=/l/invite status=200 [EventServer] request
+/// {"ts":"2026-11-23T22:00:00.000Z","level":"info","label":"alstats.serve","message":"request","method":"GET",...}
+/// ```
+public struct ServerLogHandler: LogHandler {
+    /// How a line is laid out.
+    public enum Format: Sendable {
+        /// `TIME LEVEL LABEL : key=value ... [SOURCE] MESSAGE`.
+        case text
+        /// `{"ts": "...", "level": "...", "label": "...", "message": "...", <metadata>...}`.
+        case json
+    }
+
+    /// The logger's label.
+    public let label: String
+    /// How lines are laid out.
+    public let format: Format
+    /// The level below which nothing is written.
+    public var logLevel: Logger.Level = .info
+    /// Metadata added to every line.
+    public var metadata: Logger.Metadata = [:]
+    /// Task-local or constant metadata, added to every line.
+    public var metadataProvider: Logger.MetadataProvider?
+    private let output: BufferedLogOutput?
+
+    /// A handler for `label` (the factory `LoggingSystem.bootstrap` takes) writing `format` lines to `output`
+    /// or, without one, straight to stderr.
+    public init(label: String, format: Format, output: BufferedLogOutput? = nil) {
+        self.label = label
+        self.format = format
+        self.output = output
+    }
+
+    /// Metadata of this handler.
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    /// Writes `event` as one line.
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get(), !provided.isEmpty { merged.merge(provided) { _, new in new } }
+        if let own = event.metadata { merged.merge(own) { _, new in new } }
+        let time = EventTime.rfc3339(milliseconds: SystemEventClock().nowMilliseconds())
+        let line: String
+        switch format {
+        case .text:
+            var text = "\(time) \(event.level) \(label) :"
+            for key in merged.keys.sorted() { text += " \(key)=\(merged[key]!)" }
+            line = text + " [\(event.source)] \(event.message)"
+        case .json:
+            var members: [(String, JSONValue)] = [
+                ("ts", .string(time)), ("level", .string(event.level.rawValue)), ("label", .string(label)),
+                ("message", .string(event.message.description)),
+            ]
+            for key in merged.keys.sorted() where !["ts", "level", "label", "message"].contains(key) {
+                members.append((key, .string(merged[key]!.description)))
+            }
+            line = JSONValue.object(JSONObject(members)).jsonText()
+        }
+        if let output {
+            output.write(line)
+        } else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+}
