@@ -30,6 +30,9 @@ final class EventWriter {
     /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
     /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
     private var uncommittedRows = false
+    /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
+    /// `altered` at commit; forgotten with the rows on rollback).
+    private var encodedRedactions = 0
 
     init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
         self.connection = connection
@@ -112,6 +115,52 @@ final class EventWriter {
         return inserted
     }
 
+    /// Inserts the rows of `batches` inside the open transaction (opening one when needed), merged and in id
+    /// order across all of them, and counts per batch the rows that were new. An id met again (stored earlier,
+    /// or earlier in this call: in an earlier batch, or earlier in the same one) is a duplicate of the first.
+    ///
+    /// Not atomic: the caller rolls the whole transaction back on any error (``EventStore/writeBatches(encoded:losses:)``).
+    /// - Returns: for each batch, in order, how many of its rows were new.
+    func write(encoded batches: [EncodedEvents]) throws(StoreError) -> [Int] {
+        try beginIfNeeded()
+        links.beginBatch()
+        var inserted = [Int](repeating: 0, count: batches.count)
+        for (batch, row) in EventWriter.idOrder(of: batches) {
+            // Read in place (a copy of the row would retain each of its strings).
+            batches[batch].rows[row].bind(to: insert)
+            try insert.run()
+            guard connection.changes > 0 else { continue }
+            inserted[batch] += 1
+            pending[batches[batch].rows[row].rollup, default: 0] += 1
+            if let link = batches[batch].rows[row].link { links.add(link, visitor: batches[batch].rows[row].visitor) }
+        }
+        links.keepBatch()
+        encodedRedactions += batches.reduce(0) { $0 + $1.conservativeRedactions }
+        if inserted.contains(where: { $0 > 0 }) { uncommittedRows = true }
+        return inserted
+    }
+
+    /// The rows of `batches` as (batch, row) positions, by id, then batch, then row: one sort per group, cheap
+    /// because each batch is already in id order (the sort merges runs), so the group's entries land on
+    /// neighbouring pages of the `events_by_id` index.
+    private static func idOrder(of batches: [EncodedEvents]) -> [(batch: Int, row: Int)] {
+        var order: [(batch: Int, row: Int)] = []
+        order.reserveCapacity(batches.reduce(0) { $0 + $1.count })
+        for (batch, encoded) in batches.enumerated() {
+            for row in encoded.rows.indices { order.append((batch, row)) }
+        }
+        guard batches.count > 1 else { return order }
+        order.sort { left, right in
+            let leftRows = batches[left.batch].rows
+            let rightRows = batches[right.batch].rows
+            guard leftRows[left.row].id == rightRows[right.row].id else {
+                return leftRows[left.row].id < rightRows[right.row].id
+            }
+            return (left.batch, left.row) < (right.batch, right.row)
+        }
+        return order
+    }
+
     /// Puts the positions of `batch` in `order`, by id and then by position (so the first of two events with
     /// one id stays the one stored): a batch's entries then land on neighbouring pages of the `events_by_id`
     /// index instead of one random page each, which is most of the cost of random ids (docs/storage-layout.md).
@@ -130,6 +179,7 @@ final class EventWriter {
     func commit() throws(StoreError) {
         guard connection.inTransaction else {
             pending.removeAll()
+            encodedRedactions = 0
             links.reset()
             if uncommittedRows {
                 uncommittedRows = false
@@ -137,7 +187,8 @@ final class EventWriter {
             }
             return
         }
-        let altered = redactor.takeConservativeRedactions()
+        let taken = redactor.takeConservativeRedactions()
+        let altered = taken + encodedRedactions
         do throws(StoreError) {
             if altered > 0 {
                 upsertLoss.bind(1, "altered")
@@ -167,8 +218,9 @@ final class EventWriter {
             try links.commit()
             try commitStatement.run()
             uncommittedRows = false
+            encodedRedactions = 0
         } catch {
-            redactor.restoreConservativeRedactions(altered)
+            redactor.restoreConservativeRedactions(taken)
             rollback()
             throw error
         }
@@ -177,6 +229,7 @@ final class EventWriter {
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
         pending.removeAll()
+        encodedRedactions = 0
         links.reset()
         uncommittedRows = false
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
