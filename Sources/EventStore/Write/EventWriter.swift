@@ -142,23 +142,30 @@ final class EventWriter {
 
     /// The rows of `batches` as (batch, row) positions, by id, then batch, then row: one sort per group, cheap
     /// because each batch is already in id order (the sort merges runs), so the group's entries land on
-    /// neighbouring pages of the `events_by_id` index.
+    /// neighbouring pages of the `events_by_id` index. UUID ids are compared as the two integers they are
+    /// (no string is touched, nothing retained); other ids as ``EventID`` orders them.
     private static func idOrder(of batches: [EncodedEvents]) -> [(batch: Int, row: Int)] {
-        var order: [(batch: Int, row: Int)] = []
+        var order: [IDOrderEntry] = []
         order.reserveCapacity(batches.reduce(0) { $0 + $1.count })
         for (batch, encoded) in batches.enumerated() {
-            for row in encoded.rows.indices { order.append((batch, row)) }
-        }
-        guard batches.count > 1 else { return order }
-        order.sort { left, right in
-            let leftRows = batches[left.batch].rows
-            let rightRows = batches[right.batch].rows
-            guard leftRows[left.row].id == rightRows[right.row].id else {
-                return leftRows[left.row].id < rightRows[right.row].id
+            for (row, item) in encoded.rows.enumerated() {
+                let uuid = item.id.uuidValue
+                order.append(
+                    IDOrderEntry(high: uuid?.0 ?? 0, low: uuid?.1 ?? 0, isUUID: uuid != nil, batch: batch, row: row))
             }
-            return (left.batch, left.row) < (right.batch, right.row)
         }
-        return order
+        if batches.count > 1 {
+            order.sort { left, right in
+                if left.isUUID && right.isUUID {
+                    return (left.high, left.low, left.batch, left.row) < (right.high, right.low, right.batch, right.row)
+                }
+                let leftID = batches[left.batch].rows[left.row].id
+                let rightID = batches[right.batch].rows[right.row].id
+                guard leftID == rightID else { return leftID < rightID }
+                return (left.batch, left.row) < (right.batch, right.row)
+            }
+        }
+        return order.map { ($0.batch, $0.row) }
     }
 
     /// Puts the positions of `batch` in `order`, by id and then by position (so the first of two events with
@@ -264,4 +271,13 @@ final class EventWriter {
         default: return "rejected"
         }
     }
+}
+
+/// A row's place in a group's id order: its id's two integers when it is a UUID, and where the row is.
+private struct IDOrderEntry {
+    var high: UInt64
+    var low: UInt64
+    var isUUID: Bool
+    var batch: Int
+    var row: Int
 }
