@@ -4,8 +4,14 @@ import MeasurementEvents
 import ServiceLifecycle
 
 /// The one writer of the store: requests hand it their events and await; it commits the events of
-/// every request waiting, in one transaction, on a thread of its own (never an event-loop thread), then
-/// answers each request with its own count of newly stored events.
+/// the requests waiting (at most ``maximumGroupEvents`` of them per transaction), in one transaction, on a
+/// thread of its own (never an event-loop thread), then answers each request with its own count of newly
+/// stored events.
+///
+/// Everything that does not need the database (redaction, column values, rollup groups, the sort by id)
+/// is done by ``submit(_:losses:)`` on the request's own task, on every core at once
+/// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. It does
+/// not wait for a group to fill: requests that arrive while a transaction commits form the next group.
 ///
 /// The queue is bounded: it holds at most ``maximumQueuedEvents`` events (a single request may exceed it
 /// only when the queue is empty, so none is refused forever); a request that would overfill it is refused
@@ -42,13 +48,16 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     private struct Submission {
-        let events: [MeasurementEvent]
+        let events: EncodedEvents
         let losses: [DropReason: Int]
         let answer: CheckedContinuation<Result<Int, SubmitError>, Never>
     }
 
     /// The most events queued or being committed at once.
     public let maximumQueuedEvents: Int
+    /// The most events committed in one transaction (a single larger request is committed alone): it bounds
+    /// how long the requests of the next group wait behind the one being committed.
+    public let maximumGroupEvents: Int
     private let store: EventStore
     private let metrics: ServerMetrics?
     private let condition = NSCondition()
@@ -57,14 +66,18 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     private var queuedEvents = 0
     private var lastCommitFailed = false
 
-    /// A writer for `store` holding at most `maximumQueuedEvents` events.
-    public convenience init(store: EventStore, maximumQueuedEvents: Int = 100_000) {
-        self.init(store: store, maximumQueuedEvents: maximumQueuedEvents, metrics: nil)
+    /// A writer for `store` holding at most `maximumQueuedEvents` events and committing at most
+    /// `maximumGroupEvents` events per transaction.
+    public convenience init(store: EventStore, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096) {
+        self.init(
+            store: store, maximumQueuedEvents: maximumQueuedEvents, maximumGroupEvents: maximumGroupEvents,
+            metrics: nil)
     }
 
-    init(store: EventStore, maximumQueuedEvents: Int, metrics: ServerMetrics?) {
+    init(store: EventStore, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096, metrics: ServerMetrics?) {
         self.store = store
         self.maximumQueuedEvents = max(1, maximumQueuedEvents)
+        self.maximumGroupEvents = max(1, maximumGroupEvents)
         self.metrics = metrics
     }
 
@@ -84,27 +97,40 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     /// Queues `events` (and the rejection counts `losses` of the same request) and returns, once they are
     /// committed, how many of the events were newly stored (the others were duplicates).
+    ///
+    /// The events are redacted and encoded here, on the caller's task, once the queue has room for them.
     /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
     public func submit(_ events: [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError) -> Int {
+        if let refusal = lockedAdmission(of: events.count) { throw refusal }
+        let encoded = store.encode(events)
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
             condition.lock()
-            guard phase == .accepting else {
+            if let refusal = admission(of: encoded.count) {
                 condition.unlock()
-                answer.resume(returning: .failure(.closed))
+                answer.resume(returning: .failure(refusal))
                 return
             }
-            guard queuedEvents == 0 || queuedEvents + events.count <= maximumQueuedEvents else {
-                condition.unlock()
-                answer.resume(returning: .failure(.overloaded))
-                return
-            }
-            queue.append(Submission(events: events, losses: losses, answer: answer))
-            queuedEvents += events.count
+            queue.append(Submission(events: encoded, losses: losses, answer: answer))
+            queuedEvents += encoded.count
             metrics?.queueDepth(queuedEvents)
             condition.signal()
             condition.unlock()
         }
         return try result.get()
+    }
+
+    /// ``admission(of:)`` under `condition`: a first check, so that a refused request is not encoded.
+    private func lockedAdmission(of count: Int) -> SubmitError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return admission(of: count)
+    }
+
+    /// Why `count` more events cannot be queued now, or `nil` when they can. Called holding `condition`.
+    private func admission(of count: Int) -> SubmitError? {
+        guard phase == .accepting else { return .closed }
+        guard queuedEvents == 0 || queuedEvents + count <= maximumQueuedEvents else { return .overloaded }
+        return nil
     }
 
     /// Runs the writer's thread until graceful shutdown (or cancellation), then drains the queue and returns.
@@ -150,8 +176,15 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
             phase = .stopped
             return nil
         }
-        let batch = queue
-        queue.removeAll(keepingCapacity: true)
+        // The first submission always, then the next ones while the group stays within maximumGroupEvents.
+        var events = queue[0].events.count
+        var taken = 1
+        while taken < queue.count, events + queue[taken].events.count <= maximumGroupEvents {
+            events += queue[taken].events.count
+            taken += 1
+        }
+        let batch = Array(queue[..<taken])
+        queue.removeFirst(taken)
         return batch
     }
 
@@ -161,7 +194,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         let started = ContinuousClock.now
         let outcome: Result<[Int], SubmitError>
         do {
-            outcome = .success(try store.writeBatches(batch.map(\.events), losses: losses))
+            outcome = .success(try store.writeBatches(encoded: batch.map(\.events), losses: losses))
         } catch {
             outcome = .failure(.storeFailed(error.message))
         }

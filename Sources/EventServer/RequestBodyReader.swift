@@ -16,7 +16,8 @@ enum RequestBodyReader {
     /// The body of `request`, decompressed, when its media type is one of `accepted` (or absent).
     /// - Throws: ``EventServerError`` with 413, 415 or 400.
     static func read(_ request: Request, accepting accepted: Set<String>) async throws(EventServerError) -> ByteBuffer {
-        if let contentType = request.headers[.contentType] {
+        // The exact media type, as clients send it, is accepted without Foundation's trimming and lowercasing.
+        if let contentType = request.headers[.contentType], !accepted.contains(contentType) {
             let media = contentType.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }

@@ -50,6 +50,8 @@ public final class EventStore: @unchecked Sendable {
     /// The connection and writer, used under `lock` only (the connection is opened without SQLite's mutex).
     private let store: StoreConnection
     private let lock = NSLock()
+    /// The writer's redactor, for ``encode(_:)`` outside the lock.
+    let redactor: Redactor
 
     /// Opens (and by default creates) the database at `path` and applies pending migrations.
     /// - Throws: ``StoreError`` naming the file and what to do.
@@ -58,6 +60,7 @@ public final class EventStore: @unchecked Sendable {
         let connection = try EventStore.openChecked(path: path, options: options)
         let writer = try EventWriter(connection: connection, redactor: options.redactor)
         store = StoreConnection(connection: connection, writer: writer)
+        redactor = options.redactor
     }
 
     /// The schema version of the database (the latest migration applied).

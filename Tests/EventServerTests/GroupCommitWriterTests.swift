@@ -5,21 +5,26 @@ import MeasurementEvents
 import Testing
 
 @Suite struct GroupCommitWriterTests {
-    /// Submits `batches` before the writer runs, so that one transaction holds them all, then runs it.
+    /// Submits `batches` in order before the writer runs, so that one transaction holds them all (as many as
+    /// the writer's group limit lets), then runs it.
     static func commitTogether(
         _ batches: [[MeasurementEvent]], writer: GroupCommitWriter
     ) async throws -> [Result<Int, GroupCommitWriter.SubmitError>] {
-        let tasks = batches.map { batch in
-            Task { () -> Result<Int, GroupCommitWriter.SubmitError> in
-                do throws(GroupCommitWriter.SubmitError) {
-                    return .success(try await writer.submit(batch, losses: ["too_large": 1]))
-                } catch {
-                    return .failure(error)
-                }
-            }
+        var tasks: [Task<Result<Int, GroupCommitWriter.SubmitError>, Never>] = []
+        var total = 0
+        for batch in batches {
+            tasks.append(
+                Task { () -> Result<Int, GroupCommitWriter.SubmitError> in
+                    do throws(GroupCommitWriter.SubmitError) {
+                        return .success(try await writer.submit(batch, losses: ["too_large": 1]))
+                    } catch {
+                        return .failure(error)
+                    }
+                })
+            total += batch.count
+            let queued = total
+            try await waitUntil { writer.queuedEventCount == queued }
         }
-        let total = batches.reduce(0) { $0 + $1.count }
-        try await waitUntil { writer.queuedEventCount == total }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await writer.run() }
             var results: [Result<Int, GroupCommitWriter.SubmitError>] = []
@@ -40,6 +45,18 @@ import Testing
         #expect(try fixture.storedEvents().count == 10)
         #expect(try fixture.completeness()["rejected"]?["too_large"] == 3)
         #expect(writer.isHealthy == false)  // closed
+    }
+
+    @Test func requestsBeyondTheGroupLimitCommitInLaterTransactionsWithTheirOwnCounts() async throws {
+        let fixture = ServerFixture()
+        let writer = GroupCommitWriter(
+            store: try EventStore(path: fixture.path), maximumQueuedEvents: 100, maximumGroupEvents: 6)
+        let shared = sampleLines(5, prefix: "shared")
+        let results = try await Self.commitTogether(
+            [shared, shared + sampleLines(3, prefix: "b"), sampleLines(2, prefix: "c"), shared], writer: writer)
+        #expect(results.map { try? $0.get() } == [5, 3, 2, 0])
+        #expect(try fixture.storedEvents().count == 10)
+        #expect(try fixture.completeness()["rejected"]?["too_large"] == 4)
     }
 
     @Test func aFailedCommitFailsEveryRequestInItAndStoresNothing() async throws {

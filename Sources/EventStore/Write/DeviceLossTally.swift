@@ -19,8 +19,13 @@ struct DeviceLossTally {
     /// - Returns: whether it was one (then it is not an App Links event: no rollup counts it).
     mutating func add(_ event: MeasurementEvent) -> Bool {
         guard event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) else { return false }
-        batch[loss.collectorReason, default: 0] += loss.count
+        add(loss)
         return true
+    }
+
+    /// Counts `loss`, a loss record newly stored.
+    mutating func add(_ loss: DeviceLoss) {
+        batch[loss.collectorReason, default: 0] += loss.count
     }
 
     /// Keeps the counts of the write that succeeded for the commit.

@@ -76,6 +76,21 @@ enum EventColumns {
         bindID(event.id, at: 1, to: statement)
         statement.bind(2, event.timestamp)
         statement.bind(3, event.name)
+        let (key, success) = columns(of: event, extra: &extra) { index, value in statement.bind(index, value) }
+        if let success { statement.bind(successIndex, success) }
+        if !extra.isEmpty {
+            statement.bind(extraIndex, encodeExtra(&extra))
+        }
+        return key
+    }
+
+    /// One pass over `event`'s fields: `column` gets each field that has a text column (with its bind index),
+    /// `extra` the others; `success` "1" or "0" is returned as an integer instead.
+    /// - Returns: the event's rollup group and its integer `success`, if any.
+    @inline(__always)
+    static func columns(
+        of event: MeasurementEvent, extra: inout [(String, String)], column: (Int32, String) -> Void
+    ) -> (key: RollupKey, success: Int64?) {
         extra.removeAll(keepingCapacity: true)
         var key = RollupKey(timestamp: event.timestamp, name: event.name)
         for (field, value) in event.fields {
@@ -86,14 +101,9 @@ enum EventColumns {
             switch index {
             case successIndex:
                 switch value {
-                case "1":
-                    statement.bind(index, Int64(1))
-                    key.success = 1
-                case "0":
-                    statement.bind(index, Int64(0))
-                    key.success = 0
-                default:
-                    extra.append((field, value))
+                case "1": key.success = 1
+                case "0": key.success = 0
+                default: extra.append((field, value))
                 }
                 continue
             case 4: key.ref = value
@@ -103,12 +113,9 @@ enum EventColumns {
             case 9: key.error = value
             default: break
             }
-            statement.bind(index, value)
+            column(index, value)
         }
-        if !extra.isEmpty {
-            statement.bind(extraIndex, encodeExtra(&extra))
-        }
-        return key
+        return (key, key.success)
     }
 
     /// Binds an id: 16 bytes for a UUID, text otherwise.

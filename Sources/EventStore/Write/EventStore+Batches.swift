@@ -32,16 +32,64 @@ extension EventStore {
                 for batch in batches {
                     stored.append(batch.isEmpty ? 0 : try store.writer.write(batch, atomic: false))
                 }
-                if losses.values.contains(where: { $0 > 0 }) {
-                    try store.writer.beginIfNeeded()
-                    try store.writer.recordLosses(losses, nowMilliseconds: EventStore.nowMilliseconds())
-                }
-                try store.writer.commit()
+                try EventStore.finish(store.writer, losses: losses)
             } catch {
                 store.writer.rollback()
                 throw error
             }
             return stored
         }
+    }
+
+    /// Redacts and encodes `events` for ``writeBatches(encoded:losses:)``, without the store's lock: call it
+    /// on each request's own task, so that this work runs on every core while the writer inserts.
+    ///
+    /// ```swift
+    /// let encoded = store.encode(request.events)
+    /// ```
+    public func encode(_ events: [MeasurementEvent]) -> EncodedEvents {
+        EncodedEvents(events, redactor: redactor)
+    }
+
+    /// ``writeBatches(_:losses:)`` for batches already encoded by ``encode(_:)``: the same events stored, the
+    /// same per-batch counts of new events and the same rollups, in one transaction; the rows of all the
+    /// batches are inserted in one id order (one sort per call, not one per batch).
+    ///
+    /// ```swift
+    /// let stored = try store.writeBatches(encoded: [store.encode(a.events), store.encode(b.events)])
+    /// ```
+    /// - Parameters:
+    ///   - batches: the encoded events of each request, in the order the answers come back.
+    ///   - losses: rejection counts to add to completeness, by reason.
+    /// - Returns: for each batch, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is
+    ///   stored (nor its losses, nor its redaction counts) and every batch must be answered as failed.
+    public func writeBatches(
+        encoded batches: [EncodedEvents], losses: [DropReason: Int] = [:]
+    ) throws(StoreError) -> [Int] {
+        try withConnection { store throws(StoreError) in
+            do throws(StoreError) {
+                let stored: [Int]
+                if batches.contains(where: { !$0.isEmpty }) {
+                    stored = try store.writer.write(encoded: batches)
+                } else {
+                    stored = [Int](repeating: 0, count: batches.count)
+                }
+                try EventStore.finish(store.writer, losses: losses)
+                return stored
+            } catch {
+                store.writer.rollback()
+                throw error
+            }
+        }
+    }
+
+    /// Records `losses` in the open transaction (opening one when needed) and commits it.
+    private static func finish(_ writer: EventWriter, losses: [DropReason: Int]) throws(StoreError) {
+        if losses.values.contains(where: { $0 > 0 }) {
+            try writer.beginIfNeeded()
+            try writer.recordLosses(losses, nowMilliseconds: EventStore.nowMilliseconds())
+        }
+        try writer.commit()
     }
 }

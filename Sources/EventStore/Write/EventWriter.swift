@@ -39,6 +39,9 @@ final class EventWriter {
     /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
     /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
     private var uncommittedRows = false
+    /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
+    /// `altered` at commit; forgotten with the rows on rollback).
+    private var encodedRedactions = 0
 
     init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
         self.connection = connection
@@ -126,6 +129,75 @@ final class EventWriter {
         return inserted
     }
 
+    /// Inserts the rows of `batches` inside the open transaction (opening one when needed), merged and in id-key
+    /// order across all of them, and counts per batch the rows that were new. An id met again (stored earlier,
+    /// or earlier in this call: in an earlier batch, or earlier in the same one) is a duplicate of the first.
+    ///
+    /// Not atomic: the caller rolls the whole transaction back on any error (``EventStore/writeBatches(encoded:losses:)``).
+    /// - Returns: for each batch, in order, how many of its rows were new.
+    func write(encoded batches: [EncodedEvents]) throws(StoreError) -> [Int] {
+        try beginIfNeeded()
+        links.beginBatch()
+        deviceLosses.beginBatch()
+        var inserted = [Int](repeating: 0, count: batches.count)
+        let order = EventWriter.keyOrder(of: batches)
+        do throws(StoreError) {
+            for (rank, entry) in order.enumerated() {
+                // Read in place (a copy of the row would retain each of its strings).
+                let rows = batches[entry.batch].rows
+                guard try isNew(rows[entry.row], rank: rank, in: order, of: batches) else { continue }
+                rows[entry.row].bind(to: insert)
+                try insert.run()
+                try ids.add(key: rows[entry.row].key, event: connection.lastInsertRowID)
+                inserted[entry.batch] += 1
+                if let loss = rows[entry.row].deviceLoss {
+                    deviceLosses.add(loss)  // a loss record, not an App Links event
+                    continue
+                }
+                pending[rows[entry.row].rollup, default: 0] += 1
+                if let link = rows[entry.row].link { links.add(link, visitor: rows[entry.row].visitor) }
+            }
+        } catch {
+            ids.forgetCount()
+            throw error
+        }
+        links.keepBatch()
+        deviceLosses.keepBatch()
+        encodedRedactions += batches.reduce(0) { $0 + $1.conservativeRedactions }
+        if inserted.contains(where: { $0 > 0 }) { uncommittedRows = true }
+        return inserted
+    }
+
+    /// Whether `row`, at `rank` in the group's key order, is new: no earlier entry of the group with its key
+    /// holds its id, and the id index does not hold it.
+    private func isNew(
+        _ row: EncodedEvents.Row, rank: Int, in order: [KeyOrderEntry], of batches: [EncodedEvents]
+    ) throws(StoreError) -> Bool {
+        var earlier = rank - 1
+        while earlier >= 0, order[earlier].key == row.key {
+            if batches[order[earlier].batch].rows[order[earlier].row].id == row.id { return false }
+            earlier -= 1
+        }
+        return try !ids.contains(row.id, key: row.key)
+    }
+
+    /// The rows of `batches` as (batch, row) positions by id key, then batch, then row: one sort of integers per
+    /// group, cheap because each batch is already in key order (the sort merges runs), so the group's lookups and
+    /// entries land on neighbouring pages of the id index.
+    private static func keyOrder(of batches: [EncodedEvents]) -> [KeyOrderEntry] {
+        var order: [KeyOrderEntry] = []
+        order.reserveCapacity(batches.reduce(0) { $0 + $1.count })
+        for (batch, encoded) in batches.enumerated() {
+            for (row, item) in encoded.rows.enumerated() {
+                order.append(KeyOrderEntry(key: item.key, batch: batch, row: row))
+            }
+        }
+        if batches.count > 1 {
+            order.sort { ($0.key, $0.batch, $0.row) < ($1.key, $1.batch, $1.row) }
+        }
+        return order
+    }
+
     /// Sets `isNew` for each event of `batch`: its id is neither stored nor held by an earlier event of the
     /// batch (the first of two events with one id is the one stored). The ids are looked up in key order, so
     /// a batch's lookups land on neighbouring pages of the id index instead of one random page each
@@ -161,6 +233,7 @@ final class EventWriter {
         guard connection.inTransaction else {
             pending.removeAll()
             deviceLosses.reset()
+            encodedRedactions = 0
             links.reset()
             if uncommittedRows {
                 uncommittedRows = false
@@ -168,7 +241,8 @@ final class EventWriter {
             }
             return
         }
-        let altered = redactor.takeConservativeRedactions()
+        let taken = redactor.takeConservativeRedactions()
+        let altered = taken + encodedRedactions
         do throws(StoreError) {
             if altered > 0 {
                 upsertLoss.bind(1, "altered")
@@ -200,8 +274,9 @@ final class EventWriter {
             try ids.mergeIfDue()
             try commitStatement.run()
             uncommittedRows = false
+            encodedRedactions = 0
         } catch {
-            redactor.restoreConservativeRedactions(altered)
+            redactor.restoreConservativeRedactions(taken)
             rollback()
             throw error
         }
@@ -211,6 +286,7 @@ final class EventWriter {
     func rollback() {
         pending.removeAll()
         deviceLosses.reset()
+        encodedRedactions = 0
         links.reset()
         ids.forgetCount()
         uncommittedRows = false
@@ -250,4 +326,11 @@ final class EventWriter {
         default: return "rejected"
         }
     }
+}
+
+/// A row of a group in the writer's key order (``EventWriter/write(encoded:)``).
+private struct KeyOrderEntry {
+    var key: Int64
+    var batch: Int
+    var row: Int
 }

@@ -39,8 +39,14 @@ final class LinkRollupWriter {
         guard event.name == LinkRollupKey.hitName || event.name == EventName.navIn,
             let key = LinkRollupKey(event)
         else { return }
+        add(key, visitor: LinkVisitorKey(event, key: key))
+    }
+
+    /// Counts an event of group `key` (and `visitor`'s row, if any), just inserted, in the batch.
+    @inline(__always)
+    func add(_ key: LinkRollupKey, visitor: LinkVisitorKey?) {
         batch[key, default: 0] += 1
-        if let visitor = LinkVisitorKey(event, key: key) { batchVisitors.insert(visitor) }
+        if let visitor { batchVisitors.insert(visitor) }
     }
 
     /// Keeps the batch's groups for the next commit (the batch was written whole).
