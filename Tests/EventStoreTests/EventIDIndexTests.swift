@@ -81,6 +81,23 @@ struct EventIDIndexTests {
         #expect(stored == events.map(\.id))
     }
 
+    @Test func twoWritersOnOneFileStoreEachTimeOrderedIDOnce() throws {
+        let database = TemporaryDatabase()
+        let first = try EventStore(path: database.path)
+        let second = try EventStore(path: database.path)
+        let events = (0..<3).map { index in
+            let milliseconds = UInt64(1_762_128_000_000 + index * 1_000)
+            return MeasurementEvent(
+                id: EventID(uuidHigh: milliseconds << 16 | 0x7000, low: 0x8000_0000_0000_0000 | UInt64(index)),
+                name: EventName.navIn, fields: [:], timestamp: Int64(milliseconds))
+        }
+        #expect(try second.write([events[0]]) == 1)
+        // The first writer stores greater keys than the second has seen; the second must still find them.
+        #expect(try first.write([events[1], events[2]]) == 2)
+        #expect(try second.write(events) == 0)
+        #expect(try first.count() == 3)
+    }
+
     @Test(arguments: [1, 1_000])
     func twoIDsWithOneKeyAreTwoEventsAndEachStaysDeduplicated(mergeThreshold: Int) throws {
         let database = TemporaryDatabase()

@@ -88,6 +88,13 @@ final class EventIDIndex {
         return true
     }
 
+    /// Forgets the greatest key at the start of a transaction: another connection (another process's writer)
+    /// may have stored greater keys since this one's last transaction. Within a transaction no other
+    /// connection writes. (The count of recent entries only times the merges, so it is kept.)
+    func transactionBegan() {
+        greatestKey = nil
+    }
+
     /// Forgets the count of recent entries and the greatest key: the transaction that changed them was rolled
     /// back.
     func forgetCount() {

@@ -70,6 +70,7 @@ final class EventWriter {
         guard !connection.inTransaction else { return }
         if uncommittedRows { throw rolledBackError }
         try begin.run()
+        ids.transactionBegan()
     }
 
     private var rolledBackError: StoreError {
