@@ -70,20 +70,20 @@ public struct EncodedEvents: Sendable {
 
 extension EncodedEvents.Row {
     /// The row of `event`, already redacted.
-    init(_ event: MeasurementEvent, key: Int64, position: Int32, extra: inout [(String, String)]) {
+    init(_ event: MeasurementEvent, key idKey: Int64, position: Int32, extra: inout [(String, String)]) {
         var columns: [(index: Int32, value: String)] = []
         columns.reserveCapacity(event.fields.count)
-        let (key, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
+        let (rollupKey, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
             columns.append((index, value))
         }
         id = event.id
-        self.key = key
+        key = idKey
         timestamp = event.timestamp
         name = event.name
         self.columns = columns
         self.success = success
         self.extra = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
-        rollup = key
+        rollup = rollupKey
         link = nil
         visitor = nil
         if event.name == LinkRollupKey.hitName || event.name == EventName.navIn, let link = LinkRollupKey(event) {
