@@ -6,7 +6,7 @@ extension EventBackend {
     /// invalid lines, rejections and cut values by reason into completeness). The SQLite store has its own,
     /// faster ingest; this is the path of a backend without one.
     ///
-    /// The lines are read and decoded on a thread of their own ([`IngestPipeline`]) and written in chunks of
+    /// The lines are read and decoded on a thread of their own (the tuned ingest's reader) and written in chunks of
     /// ``IngestOptions/batchSize`` events, or every ``IngestOptions/commitInterval``, one transaction each,
     /// with the losses counted since the last chunk. Each event is redacted by the backend. With
     /// ``IngestOptions/strict``, every event is held in memory and written in one transaction at the end,
