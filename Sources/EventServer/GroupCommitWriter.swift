@@ -48,7 +48,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     private struct Submission {
-        let events: EncodedEvents
+        let events: QueuedEvents
         let losses: [DropReason: Int]
         let answer: CheckedContinuation<Result<Int, SubmitError>, Never>
     }
@@ -58,7 +58,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// The most events committed in one transaction (a single larger request is committed alone): it bounds
     /// how long the requests of the next group wait behind the one being committed.
     public let maximumGroupEvents: Int
-    private let store: EventStore
+    private let store: any EventBackend
     private let metrics: ServerMetrics?
     private let condition = NSCondition()
     private var phase = Phase.accepting
@@ -68,13 +68,13 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     /// A writer for `store` holding at most `maximumQueuedEvents` events and committing at most
     /// `maximumGroupEvents` events per transaction.
-    public convenience init(store: EventStore, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096) {
+    public convenience init(store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096) {
         self.init(
             store: store, maximumQueuedEvents: maximumQueuedEvents, maximumGroupEvents: maximumGroupEvents,
             metrics: nil)
     }
 
-    init(store: EventStore, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096, metrics: ServerMetrics?) {
+    init(store: any EventBackend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096, metrics: ServerMetrics?) {
         self.store = store
         self.maximumQueuedEvents = max(1, maximumQueuedEvents)
         self.maximumGroupEvents = max(1, maximumGroupEvents)
@@ -102,7 +102,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
     public func submit(_ events: [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError) -> Int {
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
-        let encoded = store.encode(events)
+        let encoded = QueuedEvents(events, for: store)
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
             condition.lock()
             if let refusal = admission(of: encoded.count) {
@@ -194,7 +194,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         let started = ContinuousClock.now
         let outcome: Result<[Int], SubmitError>
         do {
-            outcome = .success(try store.writeBatches(encoded: batch.map(\.events), losses: losses))
+            outcome = .success(try GroupCommitWriter.writeBatches(batch.map(\.events), losses: losses, to: store))
         } catch {
             outcome = .failure(.storeFailed(error.message))
         }

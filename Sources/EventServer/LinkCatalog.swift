@@ -1,13 +1,12 @@
-import Dispatch
 import EventStore
 import Foundation
 import HostedLinks
 import MeasurementEvents
 
-/// The hosted links the pages are served from, read from the store on a queue of its own (never on an
+/// The hosted links the pages are served from, read from the backend on an executor of its own (never on an
 /// event-loop thread) and kept in memory for ``maximumAge``, so that a page costs no SQLite read; links
-/// changed through the admin API are seen at once, links changed by `alstats links put` within
-/// ``maximumAge``.
+/// changed through the admin API are seen at once, links changed by `alstats links put` (or by another
+/// server on the same database) within ``maximumAge``.
 ///
 /// Every change of the links in memory (a put or delete through the admin API, or a read of the store that
 /// finds other links than before) starts a new ``LinkLookup/generation`` and empties ``pages``, the rendered
@@ -17,8 +16,8 @@ final class LinkCatalog: Sendable {
     let maximumAge: Duration
     /// The rendered pages of these links.
     let pages: LinkPageCache
-    private let store: EventStore
-    private let queue = DispatchQueue(label: "alstats-links")
+    private let store: any EventBackend
+    private let executor = StoreExecutor(label: "alstats-links")
     private let state = StateLock(State())
 
     private struct State {
@@ -28,7 +27,7 @@ final class LinkCatalog: Sendable {
         var generation = 0
     }
 
-    init(store: EventStore, maximumAge: Duration = .seconds(1), pages: LinkPageCache = LinkPageCache()) {
+    init(store: any EventBackend, maximumAge: Duration = .seconds(1), pages: LinkPageCache = LinkPageCache()) {
         self.store = store
         self.maximumAge = maximumAge
         self.pages = pages
@@ -55,7 +54,7 @@ final class LinkCatalog: Sendable {
             if let fresh = cachedLink(slug) { return fresh }
             let read = ContinuousClock.now
             var parsed: [String: HostedLink] = [:]
-            for stored in try store.links() {
+            for stored in try await store.links() {
                 // Stored links were validated when put; one that no longer parses is served as absent.
                 if let value = try? JSONValue.parse(stored.json), let link = try? HostedLink(json: value) {
                     parsed[link.slug] = link
@@ -82,18 +81,12 @@ final class LinkCatalog: Sendable {
         pages.removeAll()
     }
 
-    /// Runs `body` with the store on the catalog's queue.
+    /// Runs `body` with the backend on the catalog's executor.
     func onQueue<Result: Sendable>(
-        _ body: @escaping @Sendable (EventStore) throws(StoreError) -> Result
+        _ body: @Sendable (any EventBackend) async throws(StoreError) -> Result
     ) async throws(EventServerError) -> Result {
-        let result = await withCheckedContinuation {
-            (answer: CheckedContinuation<Swift.Result<Result, StoreError>, Never>) in
-            queue.async { [store] in
-                answer.resume(returning: Swift.Result { () throws(StoreError) -> Result in try body(store) })
-            }
-        }
         do {
-            return try result.get()
+            return try await executor.run { () async throws(StoreError) -> Result in try await body(store) }
         } catch {
             throw EventServerError(.internalServerError, "the links could not be read or written: \(error.message)")
         }
