@@ -27,14 +27,22 @@ FROM (
       AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
     UNION ALL
     SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.type, e.success, 1
-    FROM events AS e, b
-    WHERE e.ts_ms >= b.s AND e.ts_ms < least(b.b1, b.u)
-      AND (b.ref IS NULL OR e.ref = b.ref) AND (b.referer_app IS NULL OR e.referer_app_name = b.referer_app)
+    FROM events AS e
+    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce($2::bigint, 9223372036854775807))
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
     UNION ALL
     SELECT e.ts_ms - ((e.ts_ms % 900000) + 900000) % 900000, e.name, e.type, e.success, 1
-    FROM events AS e, b
-    WHERE e.ts_ms >= greatest(b.b2, b.b1, b.s) AND e.ts_ms < b.u
-      AND (b.ref IS NULL OR e.ref = b.ref) AND (b.referer_app IS NULL OR e.referer_app_name = b.referer_app)
+    FROM events AS e
+    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
+        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce($1::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
 ) AS parts
 GROUP BY bucket_ms, name, type, success
 ORDER BY bucket_ms, name, type NULLS FIRST, success NULLS FIRST

@@ -44,14 +44,22 @@ counts AS (
       AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, b
-    WHERE e.ts_ms >= b.s AND e.ts_ms < least(b.b1, b.u)
-      AND (b.ref IS NULL OR e.ref = b.ref) AND (b.referer_app IS NULL OR e.referer_app_name = b.referer_app)
+    FROM link_event AS e
+    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce($2::bigint, 9223372036854775807))
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
-    FROM link_event AS e, b
-    WHERE e.ts_ms >= greatest(b.b2, b.b1, b.s) AND e.ts_ms < b.u
-      AND (b.ref IS NULL OR e.ref = b.ref) AND (b.referer_app IS NULL OR e.referer_app_name = b.referer_app)
+    FROM link_event AS e
+    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
+        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce($1::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
 ),
 funnel AS (
     SELECT slug,
@@ -66,10 +74,12 @@ funnel AS (
 ),
 edge_visitors AS (
     SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
-    FROM link_event AS e, b
-    WHERE ((e.ts_ms >= b.s AND e.ts_ms < least(b.d1, b.u)) OR (e.ts_ms >= greatest(b.d2, b.d1, b.s) AND e.ts_ms < b.u))
+    FROM link_event AS e
+    WHERE ((e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($2::bigint, 9223372036854775807))) OR (e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807 ELSE $2::bigint - (($2::bigint % 86400000) + 86400000) % 86400000 END), (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807 ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($1::bigint, -9223372036854775807)) AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)))
       AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
-      AND (b.ref IS NULL OR e.ref = b.ref) AND (b.referer_app IS NULL OR e.referer_app_name = b.referer_app)
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
 ),
 visitors AS (
     SELECT slug, sum(visitors) AS visitors
@@ -77,7 +87,8 @@ visitors AS (
         SELECT c.slug, c.visitors
         FROM link_visitor_count AS c, b
         WHERE c.day_ms >= b.d1 AND c.day_ms < b.d2
-          AND c.scope = CASE WHEN b.ref IS NULL AND b.referer_app IS NULL THEN 'all' WHEN b.referer_app IS NULL THEN 'ref'
+          AND c.scope = CASE WHEN b.ref IS NULL
+              AND b.referer_app IS NULL THEN 'all' WHEN b.referer_app IS NULL THEN 'ref'
                              WHEN b.ref IS NULL THEN 'referer_app' ELSE 'both' END
           AND (b.ref IS NULL OR c.ref = b.ref) AND (b.referer_app IS NULL OR c.referer_app_name = b.referer_app)
         UNION ALL
