@@ -5,13 +5,16 @@ import EventStore
 ///
 /// Both queries read the write-time rollups for whole 15-minute buckets and the raw events only for
 /// the partial buckets at the window's edges: the cost grows with the number of groups, not of events.
-public struct ReportReader: Sendable {
+public struct ReportReader: ReportSource {
     private let store: EventStore
 
     /// A reader of `store`.
     public init(store: EventStore) {
         self.store = store
     }
+
+    /// SQLite: the portable `Queries/NAME.sql`.
+    public var dialect: QueryCatalog.Dialect { .sqlite }
 
     /// The report for `query`.
     /// - Throws: ``StoreError`` when the database cannot be read.
@@ -60,6 +63,12 @@ public struct ReportReader: Sendable {
         }
     }
 
+    /// Runs the bundled `query` with `parameters` (``QueryCatalog/run(_:parameters:on:)`` on this reader's store).
+    /// - Throws: ``QueryError`` for a parameter the query does not have; ``StoreError`` from SQLite.
+    public func runQuery(_ query: QueryCatalog.Query, parameters: [String: String]) throws -> QueryResult {
+        try QueryCatalog.run(query, parameters: parameters, on: store)
+    }
+
     static func bind(_ query: ReportQuery, to statement: SQLiteStatement) {
         statement.bind(named: ":since", query.since)
         statement.bind(named: ":until", query.until)
@@ -67,11 +76,16 @@ public struct ReportReader: Sendable {
         statement.bind(named: ":referer_app", query.refererApp)
     }
 
-    static func querySQL(_ stem: String, path: String) throws(StoreError) -> String {
-        guard let file = BundledQueries.files.first(where: { $0.stem == stem }) else {
+    /// The SQL of the bundled query `stem` in `dialect` (its variant file, else the portable one), for a
+    /// backend's report reader.
+    /// - Throws: ``StoreError`` naming `path` when the binary lacks the query.
+    package static func querySQL(
+        _ stem: String, dialect: QueryCatalog.Dialect = .sqlite, path: String
+    ) throws(StoreError) -> String {
+        guard let query = QueryCatalog.query(named: stem, dialect: dialect) else {
             throw StoreError(
                 .io, path: path, "this alstats binary lacks its query \(stem).sql; it is missing from BundledQueries")
         }
-        return file.text
+        return query.text
     }
 }

@@ -9,7 +9,8 @@ import MeasurementEvents
 /// configuration.port = 0   // any free port; the running address is reported to `onServerRunning`
 /// ```
 public struct EventServerConfiguration: Sendable {
-    /// The SQLite database file.
+    /// The SQLite database file that ``buildApplication(configuration:logger:onServerRunning:)`` opens; the
+    /// builder on an open backend does not read it.
     public var databasePath: String
     /// The address to listen on.
     public var host: String = "127.0.0.1"

@@ -49,7 +49,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     /// The most events queued or being committed at once.
     public let maximumQueuedEvents: Int
-    private let store: EventStore
+    private let store: any EventBackend
     private let metrics: ServerMetrics?
     private let condition = NSCondition()
     private var phase = Phase.accepting
@@ -58,11 +58,11 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     private var lastCommitFailed = false
 
     /// A writer for `store` holding at most `maximumQueuedEvents` events.
-    public convenience init(store: EventStore, maximumQueuedEvents: Int = 100_000) {
+    public convenience init(store: any EventBackend, maximumQueuedEvents: Int = 100_000) {
         self.init(store: store, maximumQueuedEvents: maximumQueuedEvents, metrics: nil)
     }
 
-    init(store: EventStore, maximumQueuedEvents: Int, metrics: ServerMetrics?) {
+    init(store: any EventBackend, maximumQueuedEvents: Int, metrics: ServerMetrics?) {
         self.store = store
         self.maximumQueuedEvents = max(1, maximumQueuedEvents)
         self.metrics = metrics
@@ -161,7 +161,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         let started = ContinuousClock.now
         let outcome: Result<[Int], SubmitError>
         do {
-            outcome = .success(try store.writeBatches(batch.map(\.events), losses: losses))
+            outcome = .success(try GroupCommitWriter.writeBatches(batch.map(\.events), losses: losses, to: store))
         } catch {
             outcome = .failure(.storeFailed(error.message))
         }

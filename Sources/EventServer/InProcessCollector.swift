@@ -1,3 +1,5 @@
+import EventReport
+import EventStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -27,15 +29,40 @@ public final class InProcessCollector: Sendable {
         self.running = running
     }
 
-    /// Builds the server (``buildApplication(configuration:logger:onServerRunning:)``), starts it, and returns
-    /// once it listens.
+    /// Builds the server on the SQLite file of the configuration
+    /// (``buildApplication(configuration:logger:onServerRunning:)``), starts it, and returns once it listens.
     /// - Throws: ``EventServerError``: the store cannot be opened, or the server stopped before it listened
     ///   (its address could not be bound, for example).
     public static func start(configuration: EventServerConfiguration, logger: Logger)
         async throws(EventServerError) -> InProcessCollector
     {
+        try await start(configuration: configuration, logger: logger) { onServerRunning throws(EventServerError) in
+            try buildApplication(configuration: configuration, logger: logger, onServerRunning: onServerRunning)
+        }
+    }
+
+    /// Builds the server on an open backend
+    /// (``buildApplication(configuration:backend:readBackend:reports:logger:onServerRunning:)``), starts it, and
+    /// returns once it listens. The caller closes the backend after ``stop()``.
+    /// - Throws: ``EventServerError``: the public URL is invalid, or the server stopped before it listened.
+    public static func start(
+        configuration: EventServerConfiguration, backend: any EventBackend, readBackend: any EventBackend,
+        reports: any ReportSource, logger: Logger
+    ) async throws(EventServerError) -> InProcessCollector {
+        try await start(configuration: configuration, logger: logger) { onServerRunning throws(EventServerError) in
+            try await buildApplication(
+                configuration: configuration, backend: backend, readBackend: readBackend, reports: reports,
+                logger: logger, onServerRunning: onServerRunning)
+        }
+    }
+
+    /// Builds the application with `build`, runs it in a service group, and returns once it listens.
+    private static func start(
+        configuration: EventServerConfiguration, logger: Logger,
+        build: (@escaping @Sendable (String) async -> Void) async throws(EventServerError) -> EventServerApplication
+    ) async throws(EventServerError) -> InProcessCollector {
         let (addresses, listening) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
-        let app = try buildApplication(configuration: configuration, logger: logger) { address in
+        let app = try await build { address in
             listening.yield(address)
             listening.finish()
         }

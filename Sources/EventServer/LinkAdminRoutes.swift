@@ -16,12 +16,12 @@ struct LinkAdminRoutes {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("api/links") { _, _ in
-            let links = try await catalog.onQueue { store throws(StoreError) in try store.links() }
+            let links = try await catalog.onQueue { store throws(StoreError) in try await store.links() }
             return Response.text("[" + links.map(\.json).joined(separator: ",") + "]", contentType: "application/json")
         }
         group.get("api/links/:slug") { _, context in
             let slug = context.parameters.get("slug") ?? ""
-            guard let link = try await catalog.onQueue({ store throws(StoreError) in try store.link(slug: slug) })
+            guard let link = try await catalog.onQueue({ store throws(StoreError) in try await store.link(slug: slug) })
             else { throw EventServerError(.notFound, "no link named \(slug)") }
             return Response.text(link.json, contentType: "application/json")
         }
@@ -31,14 +31,16 @@ struct LinkAdminRoutes {
             let link = try LinkAdminRoutes.link(String(buffer: body), slug: slug)
             let json = link.jsonValue.jsonText()
             try await catalog.onQueue { store throws(StoreError) in
-                try store.putLinks([StoredLink(slug: link.slug, json: json)])
+                try await store.putLinks([StoredLink(slug: link.slug, json: json)])
             }
             catalog.invalidate()
             return Response.text(json, contentType: "application/json")
         }
         group.delete("api/links/:slug") { _, context in
             let slug = context.parameters.get("slug") ?? ""
-            let deleted = try await catalog.onQueue { store throws(StoreError) in try store.deleteLink(slug: slug) }
+            let deleted = try await catalog.onQueue { store throws(StoreError) in
+                try await store.deleteLink(slug: slug)
+            }
             catalog.invalidate()
             guard deleted else { throw EventServerError(.notFound, "no link named \(slug)") }
             return Response(status: .noContent)

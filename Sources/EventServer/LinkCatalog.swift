@@ -1,21 +1,20 @@
-import Dispatch
 import EventStore
 import Foundation
 import HostedLinks
 import MeasurementEvents
 
-/// The hosted links the pages are served from, read from the store on a queue of its own (never on an
+/// The hosted links the pages are served from, read from the backend on an executor of its own (never on an
 /// event-loop thread) and kept in memory for ``maximumAge``, so that a page costs no SQLite read; links
-/// changed through the admin API are seen at once, links changed by `alstats links put` within
-/// ``maximumAge``.
+/// changed through the admin API are seen at once, links changed by `alstats links put` (or by another
+/// server on the same database) within ``maximumAge``.
 final class LinkCatalog: Sendable {
     /// How long the links read from the store are used before they are read again.
     let maximumAge: Duration
-    private let store: EventStore
-    private let queue = DispatchQueue(label: "alstats-links")
+    private let store: any EventBackend
+    private let executor = StoreExecutor(label: "alstats-links")
     private let cache = StateLock<(links: [String: HostedLink], read: ContinuousClock.Instant)?>(nil)
 
-    init(store: EventStore, maximumAge: Duration = .seconds(1)) {
+    init(store: any EventBackend, maximumAge: Duration = .seconds(1)) {
         self.store = store
         self.maximumAge = maximumAge
     }
@@ -35,7 +34,7 @@ final class LinkCatalog: Sendable {
         if let cached = cache.withLock({ $0 }), cached.read.duration(to: now) < maximumAge {
             return cached.links[slug]
         }
-        let links = try await onQueue { store throws(StoreError) in try store.links() }
+        let links = try await onQueue { store throws(StoreError) in try await store.links() }
         var parsed: [String: HostedLink] = [:]
         for stored in links {
             // Stored links were validated when put; one that no longer parses is served as absent.
@@ -52,18 +51,12 @@ final class LinkCatalog: Sendable {
         cache.withLock { $0 = nil }
     }
 
-    /// Runs `body` with the store on the catalog's queue.
+    /// Runs `body` with the backend on the catalog's executor.
     func onQueue<Result: Sendable>(
-        _ body: @escaping @Sendable (EventStore) throws(StoreError) -> Result
+        _ body: @Sendable (any EventBackend) async throws(StoreError) -> Result
     ) async throws(EventServerError) -> Result {
-        let result = await withCheckedContinuation {
-            (answer: CheckedContinuation<Swift.Result<Result, StoreError>, Never>) in
-            queue.async { [store] in
-                answer.resume(returning: Swift.Result { () throws(StoreError) -> Result in try body(store) })
-            }
-        }
         do {
-            return try result.get()
+            return try await executor.run { () async throws(StoreError) -> Result in try await body(store) }
         } catch {
             throw EventServerError(.internalServerError, "the links could not be read or written: \(error.message)")
         }

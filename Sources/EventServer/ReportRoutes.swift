@@ -1,21 +1,20 @@
-import Dispatch
 import EventReport
 import EventStore
 import Hummingbird
 
 /// The report over HTTP (read role): `GET /api/report` (the JSON contract of cli.md) and `GET /report`
-/// (the HTML page), from the same `ReportReader` and renderers as `alstats report`, with its filters as
+/// (the HTML page), from the same ``ReportSource`` and renderers as `alstats report`, with its filters as
 /// query parameters: `since`, `until`, `ref`, `referer_app`, `tz`, `top`.
 ///
-/// The report is read on a queue of its own, through a connection of its own (WAL lets it read while the
-/// writer commits), so that SQLite never runs on an event-loop thread.
+/// The report is read on an executor of its own, through a connection of its own (SQLite's WAL lets it read
+/// while the writer commits), so that SQLite never runs on an event-loop thread.
 struct ReportRoutes {
     typealias Context = ServerRequestContext
 
-    let reader: ReportReader
-    private let queue = DispatchQueue(label: "alstats-report")
+    let reader: any ReportSource
+    private let executor = StoreExecutor(label: "alstats-report")
 
-    init(reader: ReportReader) {
+    init(reader: any ReportSource) {
         self.reader = reader
     }
 
@@ -31,13 +30,10 @@ struct ReportRoutes {
     }
 
     private func read(_ query: ReportQuery) async throws(EventServerError) -> Report {
-        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Report, StoreError>, Never>) in
-            queue.async { [reader] in
-                answer.resume(returning: Result { () throws(StoreError) -> Report in try reader.report(for: query) })
-            }
-        }
         do {
-            return try result.get()
+            return try await executor.run { () async throws(StoreError) -> Report in
+                try await reader.readReport(for: query)
+            }
         } catch {
             throw EventServerError(.internalServerError, "the report could not be read: \(error.message)")
         }

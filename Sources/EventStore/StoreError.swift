@@ -1,5 +1,5 @@
-/// Why the event store could not do what was asked. Every message names the database file and says
-/// what to do.
+/// Why the event store could not do what was asked. Every message names the database (a file, or a URL
+/// without its password) and says what to do.
 ///
 /// ```swift
 /// do { _ = try EventStore(path: "alstats.sqlite") } catch let error as StoreError { print(error) }
@@ -19,11 +19,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case readOnly
         /// Any other SQLite or file-system failure (full disk, locked database, I/O error).
         case io
+        /// `--database` is neither a file path nor a valid database URL (``StoreLocation``); the message
+        /// never holds the URL's password.
+        case invalidLocation
     }
 
     /// What went wrong.
     public var kind: Kind
-    /// The database file concerned.
+    /// The database concerned: a file path, or a database URL without its password.
     public var path: String
     /// One line: what was wrong with `path` and what to do.
     public var message: String

@@ -50,7 +50,7 @@ public final class PostgresEventStore: Sendable {
     /// - Throws: ``StoreError`` naming the server: `.missing` for a URL that is not a PostgreSQL URL, `.newerSchema`
     ///   for a database migrated by a newer alstats, `.io` when the server cannot be reached.
     public init(url: String, options: Options = Options()) async throws(StoreError) {
-        let parsed = try PostgresLocation(url)
+        let parsed = try PostgresServerURL(url)
         location = parsed.redacted
         redactor = options.redactor
         var configuration = parsed.configuration

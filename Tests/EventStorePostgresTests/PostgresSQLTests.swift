@@ -39,7 +39,7 @@ struct PostgresSQLTests {
     @Test func anURLThatIsNotPostgresIsRefusedWithAMessageNamingIt() {
         for url in ["alstats.sqlite", "http://db.example.com/x", "postgres://db.example.com/x", "postgres://u@/x"] {
             #expect {
-                _ = try PostgresLocation(url)
+                _ = try PostgresServerURL(url)
             } throws: { error in
                 (error as? StoreError)?.kind == .missing && "\(error)".contains(url)
             }
@@ -47,7 +47,7 @@ struct PostgresSQLTests {
     }
 
     @Test func thePasswordIsLeftOutOfTheLocation() throws {
-        let location = try PostgresLocation("postgres://alstats:s3cret@db.example.com:6543/stats?sslmode=disable")
+        let location = try PostgresServerURL("postgres://alstats:s3cret@db.example.com:6543/stats?sslmode=disable")
         #expect(!location.redacted.contains("s3cret"))
         #expect(location.configuration.port == 6543)
         #expect(location.configuration.database == "stats")

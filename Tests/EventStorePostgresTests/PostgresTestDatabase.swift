@@ -69,7 +69,7 @@ enum PostgresTestDatabase {
     static func withConnection<Result>(
         _ url: String, _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let location = try PostgresLocation(url)
+        let location = try PostgresServerURL(url)
         let client = PostgresClient(configuration: location.configuration)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -12,19 +12,9 @@ extension EventStore {
     public func export(
         since: Int64 = .min, until: Int64 = .max, to write: ([UInt8]) throws -> Void
     ) throws -> Int {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 16 + 4_096)
-        var count = 0
-        try forEachEvent(since: since, until: until) { event in
-            buffer.append(contentsOf: NDJSONCodec.line(for: event).utf8)
-            buffer.append(0x0A)
-            count += 1
-            if buffer.count >= 1 << 16 {
-                try write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        if !buffer.isEmpty { try write(buffer) }
-        return count
+        var chunks = NDJSONChunks()
+        try forEachEvent(since: since, until: until) { event in try chunks.append(event, flushingTo: write) }
+        try chunks.finish(flushingTo: write)
+        return chunks.count
     }
 }

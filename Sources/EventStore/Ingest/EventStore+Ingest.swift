@@ -125,9 +125,8 @@ extension EventStore {
         }
     }
 
-    private static func checkReadable(_ input: IngestInput) throws(IngestError) {
-        let descriptor = try openInput(input)
-        close(descriptor)
+    static func checkReadable(_ input: IngestInput) throws(IngestError) {
+        closeDescriptor(try openInput(input))
     }
 
     /// Opens `input` for reading (standard input for `-`).
@@ -144,6 +143,12 @@ extension EventStore {
         }
         return descriptor
     }
+}
+
+/// Closes a file descriptor (the C library's `close`, which the store's own ``EventStore/close()`` hides inside
+/// its extensions).
+private func closeDescriptor(_ descriptor: Int32) {
+    close(descriptor)
 }
 
 /// One ingest between the pipeline's batches: the summary so far, and when to commit (every

@@ -17,6 +17,8 @@ enum ExitStatus {
     static let ioError: Int32 = 74
     /// Permission refused (`alstats push`: the collector refused the write key).
     static let noPermission: Int32 = 77
+    /// A configuration error: `--database` names a backend this build does not have (EX_CONFIG).
+    static let config: Int32 = 78
 }
 
 /// An error the CLI reports as one line on stderr, then exits with `status`.

@@ -5,14 +5,15 @@ import Foundation
 
 /// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
 /// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
-func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormat) throws {
-    let store = try database.openStore(create: false, readOnly: true)
+func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormat) async throws {
+    let store = try await database.openBackend(.read)
     let report: Report
     do throws(StoreError) {
-        report = try ReportReader(store: store).report(for: query)
+        report = try await store.reports.readReport(for: query)
     } catch {
         throw CLIFailure(error)
     }
+    try await store.close()
     let output = format.render(report, colour: format == .table && Terminal.wantsColour)
     FileHandle.standardOutput.write(Data(output.utf8))
 }

@@ -65,7 +65,7 @@ extension ALStatsCommand {
         static func storeLinks(in path: String) throws(CLIFailure) {
             do throws(StoreError) {
                 let store = try EventStore(path: path)
-                try store.putLinks(DemoLinks.links)
+                try store.putLinks(DemoLinks.links.map(StoredLink.init))
                 if let url = LinkPublicURL(DemoLinks.publicURL) { try store.recordPublicURL(url) }
             } catch {
                 throw CLIFailure(error)
@@ -74,6 +74,7 @@ extension ALStatsCommand {
 
         func run() async throws {
             try await reportingFailuresAsync {
+                _ = try database.sqlitePath(for: "demo")  // the demo's collector and sink write a file
                 let begin = Date()
                 #if ALSTATS_CORE_ONLY
                     let line = try await runInProcess()
@@ -82,7 +83,7 @@ extension ALStatsCommand {
                 #endif
                 try Self.storeLinks(in: database.path)
                 printError(line + " in \(String(format: "%.1f", Date().timeIntervalSince(begin))) s")
-                try printReport(
+                try await printReport(
                     of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
             }
         }

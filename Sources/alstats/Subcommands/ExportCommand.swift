@@ -4,7 +4,7 @@ import Foundation
 
 extension ALStatsCommand {
     /// `alstats export`: the stored events as NDJSON with ids, to standard output.
-    struct ExportCommand: ParsableCommand {
+    struct ExportCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Write the stored events as NDJSON (with ids) to standard output.",
@@ -33,13 +33,13 @@ extension ALStatsCommand {
             }
         }
 
-        func run() throws {
-            try reportingFailures {
-                let store = try database.openStore(create: false, readOnly: true)
+        func run() async throws {
+            try await reportingFailuresAsync {
+                let store = try await database.openBackend(.read)
                 let lower = since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min
                 let upper = until.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .max
                 do {
-                    try store.export(since: lower, until: upper) { chunk in
+                    try await store.backend.exportNDJSON(since: lower, until: upper) { chunk in
                         try FileHandle.standardOutput.write(contentsOf: chunk)
                     }
                 } catch let error as StoreError {
@@ -47,6 +47,7 @@ extension ALStatsCommand {
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "cannot write to standard output: \(error)")
                 }
+                try await store.close()
             }
         }
     }

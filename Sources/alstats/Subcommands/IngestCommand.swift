@@ -4,7 +4,7 @@ import Foundation
 
 extension ALStatsCommand {
     /// `alstats ingest FILE...`: imports NDJSON events into the database.
-    struct IngestCommand: ParsableCommand {
+    struct IngestCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ingest",
             abstract: "Import NDJSON events (one per line) into the database.",
@@ -32,28 +32,15 @@ extension ALStatsCommand {
             if files.isEmpty { throw ValidationError("give at least one NDJSON file, or - for standard input") }
         }
 
-        func run() throws {
-            try reportingFailures {
+        func run() async throws {
+            try await reportingFailuresAsync {
                 for file in files where file != "-" && !FileManager.default.fileExists(atPath: file) {
                     throw CLIFailure(ExitStatus.noInput, "\(file): no such file: check the path")
                 }
-                let store = try database.openStore(create: true)
+                let store = try await database.openBackend(.create)
                 let terminal = isatty(STDERR_FILENO) == 1
-                let summary: IngestSummary
-                do {
-                    summary = try store.ingest(
-                        files.map(IngestInput.init(path:)), options: IngestOptions(strict: strict),
-                        onInvalidLine: { error in printError(error.description) },
-                        progress: terminal
-                            ? { progress in
-                                FileHandle.standardError.write(
-                                    Data("\rread \(progress.lines) lines, \(progress.bytes >> 20) MiB".utf8))
-                            } : nil)
-                } catch let error as StoreError {
-                    throw CLIFailure(error)
-                } catch let error as IngestError {
-                    throw CLIFailure(error)
-                }
+                let summary = try await ingest(into: store.backend, terminal: terminal)
+                try await store.close()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 if summary.invalid > 0 {
                     let outcome =
@@ -63,7 +50,34 @@ extension ALStatsCommand {
                         ExitStatus.dataError,
                         "\(summary.invalid) of \(summary.lines) lines were invalid; \(outcome): fix the lines above")
                 }
-                print("stored \(summary.stored) new events (\(summary.duplicates) already stored) in \(store.path)")
+                print(
+                    "stored \(summary.stored) new events (\(summary.duplicates) already stored) in "
+                        + store.backend.location)
+            }
+        }
+
+        /// Ingests the files into `backend`: SQLite through its own tuned ingest, another backend through its
+        /// batch writes (``EventBackend/ingestNDJSON(_:options:onInvalidLine:progress:)``), with the same counts.
+        private func ingest(into backend: any EventBackend, terminal: Bool) async throws -> IngestSummary {
+            let inputs = files.map(IngestInput.init(path:))
+            let options = IngestOptions(strict: strict)
+            let onInvalidLine = { (error: IngestError) in printError(error.description) }
+            let progress: ((IngestSummary) -> Void)? =
+                terminal
+                ? { progress in
+                    FileHandle.standardError.write(
+                        Data("\rread \(progress.lines) lines, \(progress.bytes >> 20) MiB".utf8))
+                } : nil
+            do {
+                if let sqlite = backend as? EventStore {
+                    return try sqlite.ingest(inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
+                }
+                return try await backend.ingestNDJSON(
+                    inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
+            } catch let error as StoreError {
+                throw CLIFailure(error)
+            } catch let error as IngestError {
+                throw CLIFailure(error)
             }
         }
     }

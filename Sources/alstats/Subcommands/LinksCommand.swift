@@ -6,7 +6,7 @@ import MeasurementEvents
 
 extension ALStatsCommand {
     /// `alstats links put|list|show|delete`: the hosted App Links kept in the database (shared/spec/links.md).
-    struct LinksCommand: ParsableCommand {
+    struct LinksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "links",
             abstract: "Manage the hosted App Links served at /l/SLUG.",
@@ -22,7 +22,7 @@ extension ALStatsCommand {
         )
 
         /// `links put FILE|-`: one link or an array, replacing links with the same slug.
-        struct Put: ParsableCommand {
+        struct Put: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Store links from a JSON file (one link or an array); same slug replaces.")
 
@@ -44,21 +44,26 @@ extension ALStatsCommand {
                 }
             }
 
-            func run() throws {
-                try reportingFailures {
+            func run() async throws {
+                try await reportingFailuresAsync {
                     let links = try LinksCommand.parse(try LinksCommand.read(file))
-                    let store = try database.openStore(create: true)
-                    try mappingStoreErrors {
-                        try store.putLinks(links)
-                        if let url = publicURL.flatMap(LinkPublicURL.init) { try store.recordPublicURL(url) }
+                    let store = try await database.openBackend(.create)
+                    do throws(StoreError) {
+                        try await store.backend.putLinks(links.map(StoredLink.init))
+                        if let url = publicURL.flatMap(LinkPublicURL.init) {
+                            try await store.backend.recordPublicURL(url)
+                        }
+                    } catch {
+                        throw CLIFailure(error)
                     }
+                    try await store.close()
                     print("stored \(links.count) link\(links.count == 1 ? "" : "s")")
                 }
             }
         }
 
         /// `links list [--format table|json]`.
-        struct List: ParsableCommand {
+        struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List the stored links.")
 
             enum Format: String, ExpressibleByArgument, CaseIterable { case table, json }
@@ -67,9 +72,9 @@ extension ALStatsCommand {
 
             @Option(help: "table or json.") var format: Format = .table
 
-            func run() throws {
-                try reportingFailures {
-                    let links = try LinksCommand.storedLinks(database)
+            func run() async throws {
+                try await reportingFailuresAsync {
+                    let links = try await LinksCommand.storedLinks(database)
                     switch format {
                     case .json: print(JSONValue.array(links.map(\.jsonValue)).jsonText())
                     case .table:
@@ -86,32 +91,44 @@ extension ALStatsCommand {
         }
 
         /// `links show SLUG`: the link's JSON.
-        struct Show: ParsableCommand {
+        struct Show: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Print one link's JSON.")
 
             @OptionGroup var link: SlugOptions
 
-            func run() throws {
-                try reportingFailures {
-                    let store = try link.database.openStore(create: false, readOnly: true)
-                    guard let stored = try mappingStoreErrors({ try store.link(slug: link.slug) }) else {
-                        throw link.notFound
+            func run() async throws {
+                try await reportingFailuresAsync {
+                    let store = try await link.database.openBackend(.read)
+                    let stored: StoredLink?
+                    do throws(StoreError) {
+                        stored = try await store.backend.link(slug: link.slug)
+                    } catch {
+                        throw CLIFailure(error)
                     }
+                    try await store.close()
+                    guard let stored else { throw link.notFound }
                     print(try LinksCommand.decode(stored).jsonValue.jsonText())
                 }
             }
         }
 
         /// `links delete SLUG`.
-        struct Delete: ParsableCommand {
+        struct Delete: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Delete one link.")
 
             @OptionGroup var link: SlugOptions
 
-            func run() throws {
-                try reportingFailures {
-                    let store = try link.database.openStore(create: false)
-                    guard try mappingStoreErrors({ try store.deleteLink(slug: link.slug) }) else { throw link.notFound }
+            func run() async throws {
+                try await reportingFailuresAsync {
+                    let store = try await link.database.openBackend(.existing)
+                    let deleted: Bool
+                    do throws(StoreError) {
+                        deleted = try await store.backend.deleteLink(slug: link.slug)
+                    } catch {
+                        throw CLIFailure(error)
+                    }
+                    try await store.close()
+                    guard deleted else { throw link.notFound }
                     print("deleted \(link.slug)")
                 }
             }
@@ -148,9 +165,16 @@ extension ALStatsCommand {
         }
 
         /// Every stored link, read back through validation.
-        static func storedLinks(_ database: DatabaseOptions) throws -> [HostedLink] {
-            let store = try database.openStore(create: false, readOnly: true)
-            return try mappingStoreErrors { try store.links() }.map(decode)
+        static func storedLinks(_ database: DatabaseOptions) async throws -> [HostedLink] {
+            let store = try await database.openBackend(.read)
+            let links: [StoredLink]
+            do throws(StoreError) {
+                links = try await store.backend.links()
+            } catch {
+                throw CLIFailure(error)
+            }
+            try await store.close()
+            return try links.map(decode)
         }
 
         /// A stored link's JSON as a link; a row that no longer validates is exit 65.

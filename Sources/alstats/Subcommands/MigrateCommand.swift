@@ -3,7 +3,7 @@ import EventStore
 
 extension ALStatsCommand {
     /// `alstats migrate`: creates the database when needed, applies pending migrations, prints the version.
-    struct MigrateCommand: ParsableCommand {
+    struct MigrateCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "migrate",
             abstract: "Apply pending schema migrations and print the schema version.",
@@ -18,14 +18,15 @@ extension ALStatsCommand {
 
         @OptionGroup var database: DatabaseOptions
 
-        func run() throws {
-            try reportingFailures {
-                let store = try database.openStore(create: true)
+        func run() async throws {
+            try await reportingFailuresAsync {
+                let store = try await database.openBackend(.create)
                 do throws(StoreError) {
-                    print("schema version \(try store.schemaVersion)")
+                    print("schema version \(try await store.backend.schemaVersion)")
                 } catch {
                     throw CLIFailure(error)
                 }
+                try await store.close()
             }
         }
     }

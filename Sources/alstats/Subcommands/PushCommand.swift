@@ -76,12 +76,14 @@ extension ALStatsCommand {
         }
 
         private func push() async throws {
-            _ = try database.openStore(create: false)  // checks and migrates the file, with the CLI's messages
+            let databasePath = try database.sqlitePath(for: "push")  // the outbox is SQLite's
+            // Checks and migrates the file, with the CLI's messages.
+            _ = try await database.openBackend(.existing)
             let policy = UploadPolicy(giveUpAfter: PushCommand.duration(giveUpAfter))
             let pusher: EventPusher
             do {
                 pusher = try EventPusher(
-                    databasePath: database.path, collector: URL(string: to)!, writeKey: key ?? "", policy: policy)
+                    databasePath: databasePath, collector: URL(string: to)!, writeKey: key ?? "", policy: policy)
             } catch {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }

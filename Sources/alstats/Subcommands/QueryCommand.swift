@@ -5,7 +5,7 @@ import Foundation
 
 extension ALStatsCommand {
     /// `alstats query`: runs one of the embedded `Sources/EventReport/Queries/NAME.sql` against the database.
-    struct QueryCommand: ParsableCommand {
+    struct QueryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "query",
             abstract: "Run one of the bundled SQL queries (Queries/NAME.sql).",
@@ -48,7 +48,7 @@ extension ALStatsCommand {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             if list {
                 let queries = QueryCatalog.all
                 let width = queries.map(\.name.count).max() ?? 0
@@ -57,22 +57,24 @@ extension ALStatsCommand {
                 }
                 return
             }
-            try reportingFailures {
-                guard let name, let query = QueryCatalog.query(named: name) else { return }
+            try await reportingFailuresAsync {
+                guard let name else { return }
                 var values: [String: String] = [:]
                 for parameter in parameters {
                     let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                     values[String(parts[0])] = String(parts[1])
                 }
-                let store = try database.openStore(create: false, readOnly: true)
+                let store = try await database.openBackend(.read)
+                guard let query = QueryCatalog.query(named: name, dialect: store.reports.dialect) else { return }
                 let result: QueryResult
                 do {
-                    result = try QueryCatalog.run(query, parameters: values, on: store)
+                    result = try await store.reports.runQuery(query, parameters: values)
                 } catch let error as QueryError {
                     throw CLIFailure(ExitStatus.usage, error.description)
                 } catch let error as StoreError {
                     throw CLIFailure(error)
                 }
+                try await store.close()
                 FileHandle.standardOutput.write(Data(result.render(format).utf8))
             }
         }

@@ -5,7 +5,7 @@ import Foundation
 
 extension ALStatsCommand {
     /// `alstats report`: success rates, referer apps, ref categories, daily series and completeness.
-    struct ReportCommand: ParsableCommand {
+    struct ReportCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "report",
             abstract: "Report on the stored App Links events.",
@@ -40,11 +40,11 @@ extension ALStatsCommand {
             if let top, top < 0 { throw ValidationError("--top must be 0 or more, not \(top)") }
         }
 
-        func run() throws {
-            try reportingFailures {
+        func run() async throws {
+            try await reportingFailuresAsync {
                 var query = try filters.query()
                 query.top = top ?? format.defaultTop
-                try printReport(of: database, query: query, format: format)
+                try await printReport(of: database, query: query, format: format)
             }
         }
     }

@@ -105,7 +105,8 @@
                     }
                 }
                 let logger = Logger(label: "alstats.serve")
-                var configuration = EventServerConfiguration(databasePath: database.path, keys: keys)
+                let store = try await database.openBackend(.serve(durability))
+                var configuration = EventServerConfiguration(databasePath: store.backend.location, keys: keys)
                 configuration.host = host
                 configuration.port = port
                 configuration.publicURL = publicURL
@@ -114,10 +115,13 @@
                 configuration.maximumQueuedEvents = queueEvents
                 configuration.verifiedLinks = try verifiedLinks()
                 let app: EventServerApplication
-                let databasePath = configuration.databasePath
+                let location = store.backend.location
                 do throws(EventServerError) {
-                    app = try buildApplication(configuration: configuration, logger: logger) { address in
-                        printError("alstats serve: listening on http://\(address) (database \(databasePath))")
+                    app = try await buildApplication(
+                        configuration: configuration, backend: store.backend, readBackend: store.readBackend,
+                        reports: store.reports, logger: logger
+                    ) { address in
+                        printError("alstats serve: listening on http://\(address) (database \(location))")
                     }
                 } catch {
                     throw CLIFailure(
@@ -128,6 +132,7 @@
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "the server stopped: \(error)")
                 }
+                try await store.close()
             }
 
             /// The `ios_app_ids` and `android_apps` of `--config FILE`, for `/.well-known/` (none without a file).

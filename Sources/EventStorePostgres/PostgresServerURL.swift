@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// A PostgreSQL URL, `postgres://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]`
 /// (`postgresql://` too), as a client configuration.
-struct PostgresLocation {
+struct PostgresServerURL {
     /// The client configuration.
     var configuration: PostgresClient.Configuration
     /// The URL without its password, to name the store in messages.

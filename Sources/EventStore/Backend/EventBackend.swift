@@ -1,0 +1,94 @@
+import MeasurementEvents
+
+/// A store of events that the server, the report and the CLI write to and read from, whatever the database:
+/// the SQLite ``EventStore`` (one file) or a PostgreSQL server (the `EventStorePostgres` module).
+///
+/// Every method has the semantics of the SQLite store's method of the same name; both backends give the same
+/// answers for the same calls. The methods are `async` because a database server is reached over the network;
+/// the SQLite store answers them synchronously (callers that must keep SQLite off a thread pool run it on a
+/// thread of their own). Open a backend with the CLI's factory or the module's own initializer; ``close()`` it
+/// when done.
+///
+/// ```swift
+/// let backend: any EventBackend = try EventStore(path: "alstats.sqlite")
+/// let stored = try await backend.writeBatches([requestA, requestB], losses: [:])
+/// print(try await backend.count(), try await backend.completeness())
+/// try await backend.close()
+/// ```
+public protocol EventBackend: AnyObject, Sendable {
+    /// Where the backend stores, for messages (a file path, or a database URL without its password).
+    var location: String { get }
+
+    /// The schema version of the database (the latest migration applied).
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    var schemaVersion: Int { get async throws(StoreError) }
+
+    /// Writes the event batches of several requests in one transaction (group commit) and counts, per batch,
+    /// the events newly stored. Each batch is redacted; an id already stored (earlier, in an earlier batch of
+    /// the call, or earlier in the same batch) is a duplicate, acknowledged and not stored twice. `losses`
+    /// go into completeness in the same transaction: a failed call stores nothing and counts nothing.
+    /// - Parameters:
+    ///   - batches: the events of each request, in the order the answers come back.
+    ///   - losses: rejection counts to add to completeness, by reason.
+    /// - Returns: for each batch, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
+    func writeBatches(_ batches: [[MeasurementEvent]], losses: [DropReason: Int]) async throws(StoreError) -> [Int]
+
+    /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
+    /// - Returns: how many events were new.
+    /// - Throws: ``StoreError``; then none of `events` is stored.
+    @discardableResult
+    func write(_ events: [MeasurementEvent]) async throws(StoreError) -> Int
+
+    /// Adds loss counts to the completeness table, in a transaction of their own.
+    /// - Throws: ``StoreError``; then nothing is counted.
+    func recordLosses(_ losses: [DropReason: Int]) async throws(StoreError)
+
+    /// The completeness counts, keyed by kind (`dropped`, `rejected`) and reason.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func completeness() async throws(StoreError) -> [String: [String: Int]]
+
+    /// The number of stored events.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func count() async throws(StoreError) -> Int
+
+    /// Recomputes every rollup (the report's and the hosted links funnel's) from the raw events, in one
+    /// transaction.
+    /// - Throws: ``StoreError``; then the rollups are as they were.
+    func rebuildRollups() async throws(StoreError)
+
+    /// Calls `body` with each stored event with `since <= timestamp < until`, in export order (time, then
+    /// arrival), the order `alstats export` writes.
+    /// - Throws: ``StoreError`` when the database cannot be read, or what `body` threw (which ends the walk).
+    func forEachEvent(since: Int64, until: Int64, _ body: (MeasurementEvent) throws -> Void) async throws
+
+    /// Stores `links`, replacing any with the same slug, all or none in one transaction.
+    /// - Throws: ``StoreError``; then no link of the call is stored.
+    func putLinks(_ links: [StoredLink]) async throws(StoreError)
+
+    /// Every stored link, by slug.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func links() async throws(StoreError) -> [StoredLink]
+
+    /// The link named `slug`, or `nil`.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func link(slug: String) async throws(StoreError) -> StoredLink?
+
+    /// Deletes the link named `slug`; `false` when there was none.
+    /// - Throws: ``StoreError``; then nothing was deleted.
+    @discardableResult
+    func deleteLink(slug: String) async throws(StoreError) -> Bool
+
+    /// Records `url` as a public URL of the hosted links (kept once).
+    /// - Throws: ``StoreError``; then nothing was recorded.
+    func recordPublicURL(_ url: LinkPublicURL) async throws(StoreError)
+
+    /// The recorded public URLs of the hosted links, sorted.
+    /// - Throws: ``StoreError`` when the database cannot be read.
+    func publicURLs() async throws(StoreError) -> [String]
+
+    /// Finishes with the backend: commits what it holds and releases what outlives the object (a server
+    /// backend's connections). Call it once, last; a call after it may fail.
+    /// - Throws: ``StoreError`` when what was held could not be committed.
+    func close() async throws(StoreError)
+}
