@@ -74,20 +74,7 @@ extension PostgresEventStore {
     public func export(
         since: Int64 = .min, until: Int64 = .max, to write: ([UInt8]) throws -> Void
     ) async throws -> Int {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 16 + 4_096)
-        var count = 0
-        try await forEachEvent(since: since, until: until) { event in
-            buffer.append(contentsOf: NDJSONCodec.line(for: event).utf8)
-            buffer.append(0x0A)
-            count += 1
-            if buffer.count >= 1 << 16 {
-                try write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        if !buffer.isEmpty { try write(buffer) }
-        return count
+        try await exportNDJSON(since: since, until: until, to: write)
     }
 
     /// The event of a row of Statements/select_events.sql.
