@@ -9,7 +9,8 @@ let strict: [SwiftSetting] = [
 ]
 
 /// `ALSTATS_CORE_ONLY=1` leaves the HTTP server out: EventServer, its tests, the uploader's tests (they run
-/// `alstats serve`) and `alstats serve` itself. CI's ThreadSanitizer run uses it so that it does not build the
+/// `alstats serve`) and `alstats serve` itself; and the PostgreSQL backend (EventStorePostgres, its tests and
+/// `alstats-bench postgres`). CI's ThreadSanitizer run uses it so that it does not build the
 /// server packages a second time; every other build has everything.
 let coreOnly = Context.environment["ALSTATS_CORE_ONLY"] != nil
 
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
         .library(name: "EventUpload", targets: ["EventUpload"]),
         .library(name: "EventServer", targets: ["EventServer"]),
+        .library(name: "EventStorePostgres", targets: ["EventStorePostgres"]),
         .executable(name: "alstats", targets: ["alstats"]),
     ],
     dependencies: [
@@ -36,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        // The PostgreSQL backend (EventStorePostgres) only.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
@@ -67,6 +71,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The PostgreSQL backend: the same interfaces as EventStore's SQLite store, on postgres-nio. Its SQL is
+        // embedded like EventStore's.
+        .target(
+            name: "EventStorePostgres",
+            dependencies: [
+                "EventStore", "EventReport", "MeasurementEvents",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.embedInCode("Migrations"), .embedInCode("Statements")], swiftSettings: strict),
         .executableTarget(
             name: "alstats",
             dependencies: [
@@ -80,10 +94,11 @@ let package = Package(
             ]
                 + (coreOnly
                     ? []
-                    : ["EventServer", .product(name: "Logging", package: "swift-log")]),
+                    : ["EventServer", "EventStorePostgres", .product(name: "Logging", package: "swift-log")]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
-        // The links benchmark calibrates its load client on a bare Hummingbird application in the bench itself.
+        // The links benchmark calibrates its load client on a bare Hummingbird application in the bench itself;
+        // the postgres benchmark needs the PostgreSQL backend and its client.
         .executableTarget(
             name: "alstats-bench",
             dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "HostedLinks", "CSQLite"]
@@ -91,6 +106,8 @@ let package = Package(
                     ? []
                     : [
                         .product(name: "Hummingbird", package: "hummingbird"),
+                        "EventStorePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                        .product(name: "NIOCore", package: "swift-nio"),
                         .product(name: "Logging", package: "swift-log"),
                     ]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
@@ -130,13 +147,23 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "EventStorePostgresTests",
+            dependencies: [
+                "EventStorePostgres", "EventStore", "EventReport", "MeasurementEvents", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "HostedLinksTests", dependencies: ["HostedLinks", "AppLinks", "MeasurementEvents", "TestSupport"],
             swiftSettings: strict),
     ]
 )
 
 if coreOnly {
-    let server: Set = ["EventServer", "EventServerTests", "EventUploadTests"]
+    let server: Set = [
+        "EventServer", "EventServerTests", "EventUploadTests", "EventStorePostgres", "EventStorePostgresTests",
+    ]
     package.targets.removeAll { server.contains($0.name) }
-    package.products.removeAll { $0.name == "EventServer" }
+    package.products.removeAll { $0.name == "EventServer" || $0.name == "EventStorePostgres" }
 }

@@ -2,10 +2,10 @@ import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
 // the ratios. Usage: alstats-bench SUITE... [--json]
-//   (suites: bus, store, ingest, report, reliability, serve, upload, links)
+//   (suites: bus, store, ingest, report, reliability, serve, upload, links, postgres)
 
 /// The suites by name. Each returns its measures.
-let suites: [String: (BenchArguments) throws -> [Measure]] = [
+var suites: [String: (BenchArguments) throws -> [Measure]] = [
     "bus": BusBenchmark.run,
     "store": StoreBenchmark.run,
     "ingest": IngestBenchmark.run,
@@ -15,6 +15,10 @@ let suites: [String: (BenchArguments) throws -> [Measure]] = [
     "upload": UploadBenchmark.run,
     "links": LinksBenchmark.run,
 ]
+#if !ALSTATS_CORE_ONLY
+    // The PostgreSQL backend against COPY and per-event INSERTs; needs --postgres-url.
+    suites["postgres"] = PostgresBenchmark.run
+#endif
 
 /// Options every suite may read.
 struct BenchArguments {

@@ -22,7 +22,7 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
     package var stem: String { name.hasSuffix(".sql") ? String(name.dropLast(4)) : name }
 
     /// The leading number of a migration file name (`0001_create_events.sql` → 1), or `nil`.
-    var migrationVersion: Int? { Int(name.prefix(while: { $0.isNumber })) }
+    package var migrationVersion: Int? { Int(name.prefix(while: { $0.isNumber })) }
 }
 
 extension EmbeddedSQLFile {

@@ -6,9 +6,9 @@ import MeasurementEvents
 /// The catalogue fields have real columns; `success` is stored as the integer 1 or 0 when it is "1" or
 /// "0"; every other field, and any other value of `success`, goes into `extra` as a JSON object of
 /// strings with sorted keys. A UUID id is stored as 16 bytes, any other id as text.
-enum EventColumns {
+package enum EventColumns {
     /// The field columns, in statement order after `id`, `ts_ms`, `name`.
-    static let fields: [(field: String, column: String)] = [
+    package static let fields: [(field: String, column: String)] = [
         (FieldName.ref, "ref"),
         (FieldName.success, "success"),
         (FieldName.type, "type"),
@@ -172,7 +172,7 @@ enum EventColumns {
     }
 
     /// The extra fields as a JSON object with keys in byte order.
-    static func encodeExtra(_ extra: inout [(String, String)]) -> String {
+    package static func encodeExtra(_ extra: inout [(String, String)]) -> String {
         extra.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
         var text = "{"
         for (offset, (key, value)) in extra.enumerated() {

@@ -6,7 +6,7 @@ import MeasurementEvents
 /// the exact id index ``EventIDIndex``, is skipped), and aggregates the rollups of the rows really inserted, upserted once per group at commit.
 ///
 /// Used by one thread at a time (``SQLiteEventSink`` and ``EventStore`` hold a lock around it).
-final class EventWriter {
+package final class EventWriter {
     let connection: SQLiteConnection
     let redactor: Redactor
     private let insert: SQLiteStatement
@@ -316,7 +316,7 @@ final class EventWriter {
 
     /// `dropped` for events lost after the bus accepted them, `altered` for events stored with a value cut
     /// to the length limit, `rejected` for events refused (by the bus or by ingest over a limit).
-    static func kind(of reason: DropReason) -> String {
+    package static func kind(of reason: DropReason) -> String {
         if reason.rawValue.hasPrefix(DeviceLossTally.prefix) {
             return kind(of: DropReason(rawValue: String(reason.rawValue.dropFirst(DeviceLossTally.prefix.count))))
         }

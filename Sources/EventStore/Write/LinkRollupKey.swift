@@ -5,21 +5,21 @@ import MeasurementEvents
 ///
 /// The rules are those of the view `link_event` (the same migration), which the rebuild reads: a test
 /// checks that both roll up a workload alike.
-struct LinkRollupKey: Hashable {
+package struct LinkRollupKey: Hashable {
     /// The name of a hit event (`LinkHitRequest.eventName` in HostedLinks).
-    static let hitName = "alstats_link_hit"
+    package static let hitName = "alstats_link_hit"
 
-    var bucket: Int64
-    var name: String
-    var slug: String
-    var origin: String?
-    var ref: String?
-    var refererAppName: String?
-    var status: Int64?
-    var crawler: Int64?
+    package var bucket: Int64
+    package var name: String
+    package var slug: String
+    package var origin: String?
+    package var ref: String?
+    package var refererAppName: String?
+    package var status: Int64?
+    package var crawler: Int64?
 
     /// The group of `event`, or `nil` when it is neither a hit with a `slug` nor an arrival at a link URL.
-    init?(_ event: MeasurementEvent) {
+    package init?(_ event: MeasurementEvent) {
         let fields = event.fields
         switch event.name {
         case LinkRollupKey.hitName:
@@ -91,7 +91,7 @@ struct LinkRollupKey: Hashable {
     }
 
     /// This group with its bucket widened to the UTC day: the key of `link_rollup_day`.
-    var day: LinkRollupKey {
+    package var day: LinkRollupKey {
         var key = self
         let size = RollupKey.dayMilliseconds
         key.bucket = bucket - ((bucket % size) + size) % size
@@ -112,16 +112,16 @@ struct LinkRollupKey: Hashable {
 }
 
 /// One row of `link_visitor_day`: a person's page view of a link on a UTC day.
-struct LinkVisitorKey: Hashable {
-    var day: Int64
-    var slug: String
-    var ref: String?
-    var refererAppName: String?
-    var visitor: String
+package struct LinkVisitorKey: Hashable {
+    package var day: Int64
+    package var slug: String
+    package var ref: String?
+    package var refererAppName: String?
+    package var visitor: String
 
     /// The row of a hit `event` of `key`, or `nil` unless it is a person's page view (status 200, crawler 0)
     /// with a `visitor`.
-    init?(_ event: MeasurementEvent, key: LinkRollupKey) {
+    package init?(_ event: MeasurementEvent, key: LinkRollupKey) {
         guard key.name == LinkRollupKey.hitName, key.status == 200, key.crawler == 0,
             let visitor = event.fields["visitor"]
         else { return nil }
@@ -142,9 +142,9 @@ struct LinkVisitorKey: Hashable {
 }
 
 /// One group of `link_visitor_count`: distinct visitors of a link on a UTC day, in one scope.
-struct LinkVisitorCountKey: Hashable {
+package struct LinkVisitorCountKey: Hashable {
     /// Which of the report's filters the count answers.
-    enum Scope: String, CaseIterable {
+    package enum Scope: String, CaseIterable {
         /// No filter: ref and referer app not grouped.
         case all
         /// `--ref`: per ref.
@@ -155,14 +155,14 @@ struct LinkVisitorCountKey: Hashable {
         case both
     }
 
-    var day: Int64
-    var slug: String
-    var scope: Scope
-    var ref: String?
-    var refererAppName: String?
+    package var day: Int64
+    package var slug: String
+    package var scope: Scope
+    package var ref: String?
+    package var refererAppName: String?
 
     /// The group of `visitor` in `scope`: its ref and referer app kept where the scope groups by them.
-    init(_ visitor: LinkVisitorKey, scope: Scope) {
+    package init(_ visitor: LinkVisitorKey, scope: Scope) {
         day = visitor.day
         slug = visitor.slug
         self.scope = scope
@@ -171,7 +171,7 @@ struct LinkVisitorCountKey: Hashable {
     }
 
     /// Whether a visitor's row with `ref` and `refererAppName` (of this day and slug) belongs to this group.
-    func matches(ref: String?, refererAppName: String?) -> Bool {
+    package func matches(ref: String?, refererAppName: String?) -> Bool {
         switch scope {
         case .all: return true
         case .ref: return ref == self.ref

@@ -2,28 +2,28 @@ import MeasurementEvents
 
 /// One group of `event_rollup` (Migrations/0003_create_rollups.sql): a 15-minute UTC bucket and the
 /// report's dimensions.
-struct RollupKey: Hashable {
+package struct RollupKey: Hashable {
     /// The bucket length: 15 minutes, in milliseconds.
     static let bucketMilliseconds: Int64 = 900_000
 
-    var bucket: Int64
-    var name: String
-    var ref: String?
-    var refererAppName: String?
-    var type: String?
-    var success: Int64?
-    var sourceURLHost: String?
-    var error: String?
+    package var bucket: Int64
+    package var name: String
+    package var ref: String?
+    package var refererAppName: String?
+    package var type: String?
+    package var success: Int64?
+    package var sourceURLHost: String?
+    package var error: String?
 
     /// A group with the bucket of `timestamp` and no dimension set yet.
-    init(timestamp: Int64, name: String) {
+    package init(timestamp: Int64, name: String) {
         let size = RollupKey.bucketMilliseconds
         bucket = timestamp - ((timestamp % size) + size) % size
         self.name = name
     }
 
     /// The group of `event`.
-    init(_ event: MeasurementEvent) {
+    package init(_ event: MeasurementEvent) {
         self.init(timestamp: event.timestamp, name: event.name)
         let fields = event.fields
         ref = fields[FieldName.ref]
@@ -40,7 +40,7 @@ struct RollupKey: Hashable {
 
     /// Hashes the bucket and the dimensions that vary most (equality still compares every dimension):
     /// this runs once per stored event, so hashing three strings instead of seven matters.
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(bucket)
         hasher.combine(name)
         hasher.combine(ref)
@@ -63,7 +63,7 @@ struct RollupKey: Hashable {
     static let dayMilliseconds: Int64 = 86_400_000
 
     /// This group with its bucket widened to the UTC day: the key of `event_rollup_day`.
-    var day: RollupKey {
+    package var day: RollupKey {
         var key = self
         let size = RollupKey.dayMilliseconds
         key.bucket = bucket - ((bucket % size) + size) % size
@@ -71,7 +71,7 @@ struct RollupKey: Hashable {
     }
 
     /// This group's bucket, name, type and success: the key of `event_rollup_series`.
-    var series: SeriesKey { SeriesKey(bucket: bucket, name: name, type: type, success: success) }
+    package var series: SeriesKey { SeriesKey(bucket: bucket, name: name, type: type, success: success) }
 
     /// Recomputes the three rollup tables from the raw events (same grouping as ``init(_:)``).
     /// Statements/rebuild_rollups.sql.
@@ -91,11 +91,11 @@ struct RollupKey: Hashable {
 }
 
 /// One group of `event_rollup_series`: a 15-minute bucket, an event name, its type and success.
-struct SeriesKey: Hashable {
-    var bucket: Int64
-    var name: String
-    var type: String?
-    var success: Int64?
+package struct SeriesKey: Hashable {
+    package var bucket: Int64
+    package var name: String
+    package var type: String?
+    package var success: Int64?
 
     func bind(to statement: SQLiteStatement, count: Int) {
         statement.bind(1, bucket)

@@ -1,6 +1,10 @@
 import EventReport
 import EventStore
 
+#if !ALSTATS_CORE_ONLY
+    import EventStorePostgres
+#endif
+
 /// What a command does with the database, which decides how it is opened.
 enum StoreAccess {
     /// Writes: creates the database when missing, applies pending migrations.
@@ -57,11 +61,20 @@ extension DatabaseOptions {
         case .sqlite(let path):
             return try DatabaseOptions.openSQLite(path: path, access)
         case .postgres(let server):
-            // The PostgreSQL backend (EventStorePostgres) connects here.
-            throw CLIFailure(
-                ExitStatus.config,
-                "\(server): this alstats was built without the PostgreSQL backend; give an SQLite file with "
-                    + "--database, or use a build with PostgreSQL")
+            #if ALSTATS_CORE_ONLY
+                throw CLIFailure(
+                    ExitStatus.config,
+                    "\(server): this alstats was built without the PostgreSQL backend; give an SQLite file with "
+                        + "--database, or use a build with PostgreSQL")
+            #else
+                // One client (a pool of connections) serves writes, links and the report alike.
+                do throws(StoreError) {
+                    let store = try await PostgresEventStore(url: path)
+                    return OpenedStore(backend: store, readBackend: store, reports: store)
+                } catch {
+                    throw CLIFailure(error)
+                }
+            #endif
         }
     }
 

@@ -1,0 +1,99 @@
+import EventStore
+import MeasurementEvents
+import PostgresNIO
+
+extension PostgresEventStore {
+    /// Writes the event batches of several requests in one transaction and counts, per batch, the events newly
+    /// stored, as ``EventStore/writeBatches(_:losses:)`` does.
+    ///
+    /// The events are redacted with the store's ``Redactor``; an id already stored (by any writer, at any time, or
+    /// earlier in this call) is a duplicate: acknowledged, not stored twice. The events go in with one
+    /// `INSERT ... SELECT FROM unnest(...)`, their rollups (aggregated per group in Swift) with one upsert per
+    /// table, `losses` into completeness, all in one transaction: a failure, the loss of the connection included,
+    /// stores nothing of the call.
+    ///
+    /// ```swift
+    /// let stored = try await store.writeBatches([requestA.events, requestB.events], losses: [.bufferFull: 2])
+    /// ```
+    /// - Parameters:
+    ///   - batches: the events of each request.
+    ///   - losses: loss counts to add to completeness, by reason.
+    /// - Returns: for each batch, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` (`.io`) when the transaction could not be committed; nothing of the call is stored.
+    public func writeBatches(
+        _ batches: [[MeasurementEvent]], losses: [DropReason: Int] = [:]
+    ) async throws(StoreError) -> [Int] {
+        let redacted = batches.map { $0.isEmpty ? $0 : redactor.redact($0) }
+        let altered = redactor.takeConservativeRedactions()
+        let plan = PostgresWritePlan(batches: redacted)
+        var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
+            .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
+        if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
+        guard !plan.candidates.isEmpty || !counts.isEmpty else { return Array(repeating: 0, count: batches.count) }
+        do throws(StoreError) {
+            try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
+            let now = PostgresEventStore.nowMilliseconds()
+            return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
+                let stored = try await self.write(plan, on: connection)
+                try await self.addCompleteness(counts, now: now, on: connection)
+                return stored
+            }
+        } catch {
+            redactor.restoreConservativeRedactions(altered)
+            throw error
+        }
+    }
+
+    /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
+    /// - Returns: how many events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing was stored.
+    @discardableResult
+    public func write(_ events: [MeasurementEvent]) async throws(StoreError) -> Int {
+        try await writeBatches([events]).first ?? 0
+    }
+
+    /// Adds loss counts to the completeness table, in a transaction of their own.
+    /// - Throws: ``StoreError`` when the transaction could not be committed.
+    public func recordLosses(_ losses: [DropReason: Int]) async throws(StoreError) {
+        _ = try await writeBatches([], losses: losses)
+    }
+
+    /// Claims the plan's ids, stores the events whose id it claimed and their rollups, inside the open transaction.
+    /// - Returns: how many events of each batch were stored.
+    private func write(_ plan: PostgresWritePlan, on connection: PostgresConnection) async throws -> [Int] {
+        var stored = Array(repeating: 0, count: plan.batchCount)
+        guard !plan.candidates.isEmpty else { return stored }
+        var claim = PostgresBindings()
+        claim.append(plan.candidates.map(\.id))
+        let claimed = Set(
+            try await rows(PostgresSQL.statement("claim_event_ids"), claim, on: connection) { row in
+                try row[0].decode(String.self)
+            })
+        guard !claimed.isEmpty else { return stored }
+        var events: [MeasurementEvent] = []
+        events.reserveCapacity(claimed.count)
+        var rollups = PostgresRollups()
+        for candidate in plan.candidates where claimed.contains(candidate.id) {
+            events.append(candidate.event)
+            rollups.add(candidate.event)
+            stored[candidate.batch] += 1
+        }
+        try await run(PostgresSQL.statement("insert_events"), PostgresWritePlan.eventBindings(events), on: connection)
+        try await rollups.write(on: connection, store: self)
+        return stored
+    }
+
+    /// Adds `counts` to completeness inside the open transaction.
+    private func addCompleteness(
+        _ counts: [(kind: String, reason: String, count: Int)], now: Int64, on connection: PostgresConnection
+    ) async throws {
+        guard !counts.isEmpty else { return }
+        let sorted = counts.sorted { ($0.kind, $0.reason) < ($1.kind, $1.reason) }
+        var binds = PostgresBindings()
+        binds.append(sorted.map(\.kind))
+        binds.append(sorted.map(\.reason))
+        binds.append(sorted.map { Int64($0.count) })
+        binds.append(now)
+        try await run(PostgresSQL.statement("upsert_completeness"), binds, on: connection)
+    }
+}

@@ -1,0 +1,168 @@
+import EventStore
+import Foundation
+import Logging
+import MeasurementEvents
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL event store: the same events, rollups, completeness, links and report rows as the SQLite
+/// ``EventStore``, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
+///
+/// Opening connects, then applies the pending migrations of `Sources/EventStorePostgres/Migrations` under an
+/// advisory lock (two processes starting at once apply each once). Events are partitioned by month
+/// (docs/postgres-layout.md); every batch is written in one transaction with its rollups, so several writers
+/// at once give exact rollups and store each id once.
+///
+/// ```swift
+/// let store = try await PostgresEventStore(url: "postgres://alstats@db.example.com/alstats")
+/// let stored = try await store.writeBatches([events])   // [new events of the batch]
+/// let rows = try await store.rows(for: ReportQuery())   // what ReportBuilder turns into the report
+/// await store.close()
+/// ```
+public final class PostgresEventStore: Sendable {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// The redactor applied to every event before it is written (the SQLite store's default).
+        public var redactor: Redactor
+        /// The most connections the store opens to the server at once.
+        public var maximumConnections: Int
+
+        /// Creates options; by default the default secret keys are redacted and up to 8 connections are used.
+        public init(redactor: Redactor = Redactor(), maximumConnections: Int = 8) {
+            self.redactor = redactor
+            self.maximumConnections = maximumConnections
+        }
+    }
+
+    /// The server and database, as given but without a password: how errors name the store.
+    public let location: String
+
+    let client: PostgresClient
+    let redactor: Redactor
+    let logger = Logger(label: "alstats.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
+    let partitions = Mutex<Set<Int64>>([])
+    /// The task running the client's connection pool, until ``close()``.
+    private let runner = Mutex<Task<Void, Never>?>(nil)
+
+    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable]`)
+    /// and applies pending migrations. The client's connection pool runs in a task of its own until ``close()``.
+    /// - Throws: ``StoreError`` naming the server: `.missing` for a URL that is not a PostgreSQL URL, `.newerSchema`
+    ///   for a database migrated by a newer alstats, `.io` when the server cannot be reached.
+    public init(url: String, options: Options = Options()) async throws(StoreError) {
+        let parsed = try PostgresServerURL(url)
+        location = parsed.redacted
+        redactor = options.redactor
+        var configuration = parsed.configuration
+        configuration.options.maximumConnections = max(1, options.maximumConnections)
+        let client = PostgresClient(configuration: configuration)
+        self.client = client
+        runner.withLock { $0 = Task { await client.run() } }
+        do throws(StoreError) {
+            _ = try await withConnection(doing: "applying migrations") { connection in
+                try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
+            }
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Closes every connection; the store may not be used afterwards.
+    public func close() async {
+        let task = runner.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    /// The schema version of the database (the latest migration applied).
+    public var schemaVersion: Int {
+        get async throws(StoreError) {
+            try await withConnection(doing: "reading the schema version") { connection in
+                try await PostgresMigrator(location: self.location).currentVersion(connection, logger: self.logger)
+            }
+        }
+    }
+
+    /// The schema version this binary migrates databases to.
+    public static var latestSchemaVersion: Int { PostgresMigrator.latestVersion }
+
+    /// Runs `body` with a connection of the pool; any error becomes a ``StoreError`` saying what was being done.
+    func withConnection<Result: Sendable>(
+        doing what: String, _ body: (PostgresConnection) async throws -> Result
+    ) async throws(StoreError) -> Result {
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw storeError(error, doing: what)
+        }
+    }
+
+    /// Runs `body` in a transaction of its own on one connection: committed when it returns, rolled back when it
+    /// throws (or the connection is lost, when the server rolls it back).
+    func inTransaction<Result: Sendable>(
+        doing what: String, _ body: (PostgresConnection) async throws -> Result
+    ) async throws(StoreError) -> Result {
+        try await withConnection(doing: what) { connection in
+            try await connection.query("BEGIN", logger: self.logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: self.logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `sql` with `binds` and collects its rows with `read`.
+    func rows<Row>(
+        _ sql: String, _ binds: PostgresBindings = PostgresBindings(), on connection: PostgresConnection,
+        _ read: (PostgresRandomAccessRow) throws -> Row
+    ) async throws -> [Row] {
+        var result: [Row] = []
+        for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger) {
+            result.append(try read(row.makeRandomAccess()))
+        }
+        return result
+    }
+
+    /// Runs `sql` with `binds`, discarding any rows.
+    func run(_ sql: String, _ binds: PostgresBindings = PostgresBindings(), on connection: PostgresConnection)
+        async throws
+    {
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+    }
+
+    /// A ``StoreError`` for `error`, naming the server and what was being done.
+    func storeError(_ error: any Error, doing what: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        guard let error = error as? PSQLError else {
+            return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error)")
+        }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            let message = error.serverInfo?[.message] ?? "no message"
+            return StoreError(
+                .io, path: location,
+                "PostgreSQL at \(location) refused \(what) (SQLSTATE \(state)): \(message); nothing of it was stored")
+        case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return StoreError(
+                .io, path: location,
+                "lost the connection to PostgreSQL at \(location) while \(what): nothing of it was stored; "
+                    + "check that the server is up and try again")
+        default:
+            return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error.code)")
+        }
+    }
+
+    /// Now, in ms since the Unix epoch.
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}

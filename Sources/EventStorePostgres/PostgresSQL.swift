@@ -1,0 +1,64 @@
+import EventStore
+
+/// The SQL files of EventStorePostgres, embedded in the binary by SwiftPM (`resources: [.embedInCode(...)]` in
+/// Package.swift), as EventStore's are: SwiftPM names each file's bytes after the file; this index gives them
+/// back their names. A new `.sql` file needs one line here; `PostgresSQLTests` fails until the index and the
+/// folders match.
+package enum PostgresSQL {
+    /// `Sources/EventStorePostgres/Migrations/NNNN_verb_object.sql`, in order.
+    package static let migrations: [EmbeddedSQLFile] = [
+        EmbeddedSQLFile("0001_create_events.sql", PackageResources._001_create_events_sql),
+        EmbeddedSQLFile("0002_create_completeness.sql", PackageResources._002_create_completeness_sql),
+        EmbeddedSQLFile("0003_create_rollups.sql", PackageResources._003_create_rollups_sql),
+        EmbeddedSQLFile("0004_create_links.sql", PackageResources._004_create_links_sql),
+        EmbeddedSQLFile("0005_create_views.sql", PackageResources._005_create_views_sql),
+    ]
+
+    /// `Sources/EventStorePostgres/Statements/NAME.sql`, by name.
+    package static let statements: [EmbeddedSQLFile] = [
+        EmbeddedSQLFile("claim_event_ids.sql", PackageResources.claim_event_ids_sql),
+        EmbeddedSQLFile("insert_events.sql", PackageResources.insert_events_sql),
+        EmbeddedSQLFile("insert_link_visitors.sql", PackageResources.insert_link_visitors_sql),
+        EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
+        EmbeddedSQLFile("report_daily.sql", PackageResources.report_daily_sql),
+        EmbeddedSQLFile("report_groups.sql", PackageResources.report_groups_sql),
+        EmbeddedSQLFile("report_links.sql", PackageResources.report_links_sql),
+        EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
+        EmbeddedSQLFile("select_link_visitors.sql", PackageResources.select_link_visitors_sql),
+        EmbeddedSQLFile("upsert_completeness.sql", PackageResources.upsert_completeness_sql),
+        EmbeddedSQLFile("upsert_link_rollup.sql", PackageResources.upsert_link_rollup_sql),
+        EmbeddedSQLFile("upsert_link_rollup_day.sql", PackageResources.upsert_link_rollup_day_sql),
+        EmbeddedSQLFile("upsert_link_visitor_count.sql", PackageResources.upsert_link_visitor_count_sql),
+        EmbeddedSQLFile("upsert_rollup.sql", PackageResources.upsert_rollup_sql),
+        EmbeddedSQLFile("upsert_rollup_day.sql", PackageResources.upsert_rollup_day_sql),
+        EmbeddedSQLFile("upsert_rollup_series.sql", PackageResources.upsert_rollup_series_sql),
+    ]
+
+    /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by PostgresSQLTests.
+    package static func statement(_ name: String) -> String {
+        guard let file = statements.first(where: { $0.stem == name }) else {
+            preconditionFailure("Statements/\(name).sql is not in PostgresSQL.statements")
+        }
+        return file.text
+    }
+
+    /// The statements of a file of several (a migration, a rebuild): comment lines dropped, split at each `;` that
+    /// ends a line. Our files hold no `;` at a line's end inside a string or a function body.
+    package static func split(_ text: String) -> [String] {
+        var statements: [String] = []
+        var current: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingPrefix(while: { $0 == " " })
+            if trimmed.hasPrefix("--") { continue }
+            if line.hasSuffix(";") {
+                current.append(line.dropLast())
+                statements.append(current.joined(separator: "\n"))
+                current.removeAll()
+            } else {
+                current.append(line)
+            }
+        }
+        statements.append(current.joined(separator: "\n"))
+        return statements.filter { !$0.allSatisfy(\.isWhitespace) }
+    }
+}

@@ -1,0 +1,66 @@
+-- report_groups: events per report dimension in a time window; PostgreSQL's form of the SQLite store's
+-- Sources/EventReport/Queries/report_groups.sql (same parts, same rows): the day rollups for the whole UTC days
+-- inside the window, the 15-minute rollups for the whole buckets of partial days, the raw events only of the
+-- partial buckets at the window's edges.
+-- Parameters (NULL = no limit): $1 since (ms, inclusive), $2 until (ms, exclusive), $3 ref, $4 referer app.
+-- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
+WITH p AS (
+    SELECT $1::bigint AS since, $2::bigint AS until, $3::text COLLATE "C" AS ref, $4::text COLLATE "C" AS referer_app
+),
+edges AS (
+    SELECT p.*,
+        coalesce(since, -9223372036854775807) AS s,
+        coalesce(until, 9223372036854775807) AS u,
+        CASE WHEN since IS NULL THEN -9223372036854775807
+             ELSE (since + 899999) - (((since + 899999) % 900000) + 900000) % 900000 END AS b1,
+        CASE WHEN until IS NULL THEN 9223372036854775807
+             ELSE until - ((until % 900000) + 900000) % 900000 END AS b2,
+        CASE WHEN since IS NULL THEN -9223372036854775807
+             ELSE (since + 86399999) - (((since + 86399999) % 86400000) + 86400000) % 86400000 END AS d1,
+        CASE WHEN until IS NULL THEN 9223372036854775807
+             ELSE until - ((until % 86400000) + 86400000) % 86400000 END AS d2
+    FROM p
+),
+b AS (
+    SELECT edges.*,
+        CASE WHEN greatest(d1, b1) < least(d2, b2) THEN greatest(d1, b1) ELSE b2 END AS dl,
+        CASE WHEN greatest(d1, b1) < least(d2, b2) THEN least(d2, b2) ELSE b2 END AS dh
+    FROM edges
+)
+SELECT name, ref, referer_app_name, type, success, source_url_host, error, sum(events)::bigint AS events
+FROM (
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count AS events
+    FROM event_rollup_day AS r, b
+    WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, b
+    WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
+    FROM event_rollup AS r, b
+    WHERE r.bucket_ms >= greatest(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
+    FROM events AS e
+    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce($2::bigint, 9223372036854775807))
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
+    FROM events AS e
+    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
+        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce($1::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+) AS parts
+GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
+ORDER BY events DESC, name

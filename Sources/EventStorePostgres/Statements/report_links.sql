@@ -1,0 +1,103 @@
+-- report_links: the hosted links funnel per slug in a time window; PostgreSQL's form of
+-- Sources/EventReport/Queries/report_links.sql (same parts, same rows): the link rollups for whole UTC days and
+-- 15-minute buckets, the raw events (view link_event) of the partial buckets at the window's edges; visitors
+-- from link_visitor_count for whole UTC days and from the raw hits of the partial UTC days at the edges.
+-- Parameters (NULL = no limit): $1 since (ms, inclusive), $2 until (ms, exclusive), $3 ref, $4 referer app.
+-- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals. By hits descending, then slug.
+WITH p AS (
+    SELECT $1::bigint AS since, $2::bigint AS until, $3::text COLLATE "C" AS ref, $4::text COLLATE "C" AS referer_app
+),
+edges AS (
+    SELECT p.*,
+        coalesce(since, -9223372036854775807) AS s,
+        coalesce(until, 9223372036854775807) AS u,
+        CASE WHEN since IS NULL THEN -9223372036854775807
+             ELSE (since + 899999) - (((since + 899999) % 900000) + 900000) % 900000 END AS b1,
+        CASE WHEN until IS NULL THEN 9223372036854775807
+             ELSE until - ((until % 900000) + 900000) % 900000 END AS b2,
+        CASE WHEN since IS NULL THEN -9223372036854775807
+             ELSE (since + 86399999) - (((since + 86399999) % 86400000) + 86400000) % 86400000 END AS d1,
+        CASE WHEN until IS NULL THEN 9223372036854775807
+             ELSE until - ((until % 86400000) + 86400000) % 86400000 END AS d2
+    FROM p
+),
+b AS (
+    SELECT edges.*,
+        CASE WHEN greatest(d1, b1) < least(d2, b2) THEN greatest(d1, b1) ELSE b2 END AS dl,
+        CASE WHEN greatest(d1, b1) < least(d2, b2) THEN least(d2, b2) ELSE b2 END AS dh
+    FROM edges
+),
+counts AS (
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup_day AS r, b
+    WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup AS r, b
+    WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
+    FROM link_rollup AS r, b
+    WHERE r.bucket_ms >= greatest(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+    UNION ALL
+    SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
+    FROM link_event AS e
+    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce($2::bigint, 9223372036854775807))
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    UNION ALL
+    SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
+    FROM link_event AS e
+    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
+        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce($1::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+),
+funnel AS (
+    SELECT slug,
+        sum(CASE WHEN name = 'alstats_link_hit' AND status = 200 AND crawler = 0 THEN count ELSE 0 END) AS hits,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 1 THEN count ELSE 0 END) AS crawler_fetches,
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS DISTINCT FROM 200 THEN count ELSE 0 END)
+            AS not_found,
+        sum(CASE WHEN name = 'al_nav_in' AND lower(origin) IN (SELECT public_url FROM link_public_url)
+            THEN count ELSE 0 END) AS arrivals
+    FROM counts
+    GROUP BY slug
+),
+edge_visitors AS (
+    SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
+    FROM link_event AS e
+    WHERE ((e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
+            ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($2::bigint, 9223372036854775807))) OR (e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807 ELSE $2::bigint - (($2::bigint % 86400000) + 86400000) % 86400000 END), (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807 ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($1::bigint, -9223372036854775807)) AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)))
+      AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
+      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+),
+visitors AS (
+    SELECT slug, sum(visitors) AS visitors
+    FROM (
+        SELECT c.slug, c.visitors
+        FROM link_visitor_count AS c, b
+        WHERE c.day_ms >= b.d1 AND c.day_ms < b.d2
+          AND c.scope = CASE WHEN b.ref IS NULL
+              AND b.referer_app IS NULL THEN 'all' WHEN b.referer_app IS NULL THEN 'ref'
+                             WHEN b.ref IS NULL THEN 'referer_app' ELSE 'both' END
+          AND (b.ref IS NULL OR c.ref = b.ref) AND (b.referer_app IS NULL OR c.referer_app_name = b.referer_app)
+        UNION ALL
+        SELECT slug, count(*) FROM edge_visitors GROUP BY slug
+    ) AS parts
+    GROUP BY slug
+)
+SELECT f.slug, f.hits::bigint, coalesce(v.visitors, 0)::bigint AS visitors, f.crawler_fetches::bigint,
+    f.not_found::bigint, f.arrivals::bigint
+FROM funnel AS f LEFT JOIN visitors AS v ON v.slug = f.slug
+WHERE f.hits + f.crawler_fetches + f.not_found + f.arrivals > 0
+ORDER BY f.hits DESC, f.slug

@@ -1,0 +1,96 @@
+#if !ALSTATS_CORE_ONLY
+    import EventReport
+    import EventStore
+    import EventStorePostgres
+    import Foundation
+    import Logging
+    import MeasurementEvents
+    import NIOCore
+    import PostgresNIO
+
+    /// `alstats-bench postgres --postgres-url URL`: on a database of its own on that server (created and dropped),
+    /// ingest of realistic events (``RealisticLines``) through ``PostgresEventStore`` (batches of 1,000) against
+    /// `COPY` of the same rows into a plain table (the server's own limit) and against one `INSERT` per event (what a
+    /// naive collector does), in the same run; then the report (``PostgresEventStore/rows(for:)`` and the
+    /// builder) against the SQLite store's on the same events. Goals: ingest ≥ 0.5× COPY's rate and ≥ 10× the
+    /// per-event rate; the report within 2× of SQLite's at 10M events (`--report-events`; 1M by default, 100k with
+    /// `--quick`, so say which size a figure is for).
+    enum PostgresBenchmark {
+        static let suite = "postgres"
+
+        static func run(_ arguments: BenchArguments) throws -> [Measure] {
+            guard let url = arguments.values["postgres-url"] else {
+                throw BenchFailure("alstats-bench postgres needs --postgres-url postgres://USER@HOST:PORT/DATABASE")
+            }
+            let events = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 20_000 : 200_000)
+            let naive = Int(arguments.values["naive-events"] ?? "") ?? (arguments.quick ? 2_000 : 20_000)
+            let reportEvents = Int(arguments.values["report-events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
+            return try UploadBenchmark.blocking {
+                try await PostgresBenchmarkRun(serverURL: url).run(
+                    events: events, naiveEvents: naive, reportEvents: reportEvents)
+            }
+        }
+    }
+
+    /// One run of the suite on a database of its own.
+    struct PostgresBenchmarkRun: Sendable {
+        var serverURL: String
+        static let logger = Logger(label: "alstats.bench.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        /// The realistic events, decoded as ingest decodes them.
+        static func events(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
+            var lines = RealisticLines(style: .random, seed: seed)
+            let codec = NDJSONCodec()
+            return (0..<count).compactMap { _ in try? codec.decode(lines.next()) }
+        }
+
+        func run(events count: Int, naiveEvents: Int, reportEvents: Int) async throws -> [Measure] {
+            let name = "alstats_bench_\(ProcessInfo.processInfo.processIdentifier)"
+            let url = try databaseURL(name)
+            try await admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            try await admin("CREATE DATABASE \(name)")
+            do {
+                let measures = try await measure(
+                    events: count, naiveEvents: naiveEvents, reportEvents: reportEvents, url: url)
+                try await admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                return measures
+            } catch {
+                try? await admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+                throw error
+            }
+        }
+
+        func measure(events count: Int, naiveEvents: Int, reportEvents: Int, url: String) async throws -> [Measure] {
+            let events = Self.events(count, seed: 11)
+            var measures: [Measure] = []
+            let store = try await PostgresEventStore(url: url)
+            let ours = try await Self.seconds {
+                for start in stride(from: 0, to: events.count, by: 1_000) {
+                    _ = try await store.writeBatches([Array(events[start..<min(start + 1_000, events.count)])])
+                }
+            }
+            let copy = try await withConnection(url) { try await Self.copy(events, on: $0) }
+            let perEvent = try await withConnection(url) {
+                try await Self.insertEach(Array(events.prefix(naiveEvents)), on: $0)
+            }
+            let rate = Double(events.count) / ours
+            measures.append(
+                Measure.compared(
+                    suite: PostgresBenchmark.suite, name: "ingest_events_per_s", value: rate, unit: "events/s",
+                    baseline: "COPY into a plain table", baselineValue: Double(events.count) / copy,
+                    goal: "ratio >= 0.5", check: { $0 >= 0.5 }))
+            measures.append(
+                Measure.compared(
+                    suite: PostgresBenchmark.suite, name: "ingest_vs_insert_per_event", value: rate, unit: "events/s",
+                    baseline: "one INSERT per event (\(naiveEvents) events)",
+                    baselineValue: Double(naiveEvents) / perEvent, goal: "ratio >= 10", check: { $0 >= 10 }))
+            await store.close()
+            try await withConnection(url) { connection in
+                try await connection.query("DROP TABLE copy_events, naive_events", logger: Self.logger)
+                try await connection.query("TRUNCATE events, event_ids", logger: Self.logger)
+            }
+            measures.append(try await reportMeasure(events: reportEvents, url: url))
+            return measures
+        }
+    }
+#endif

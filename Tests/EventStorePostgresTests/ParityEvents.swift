@@ -1,0 +1,74 @@
+import MeasurementEvents
+
+/// SplitMix64: a small seeded generator, so that a failing parity test can be run again with the same events.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Events for the parity tests, deterministic for `seed`, over `days` UTC days from 2026-03-22: random UUID and
+/// text ids, duplicates of earlier ids (with other content), the three App Links events, another event name,
+/// secrets in URLs and extra fields (redacted by both stores), hits of hosted links (people and crawlers, 200 and
+/// 404, visitors seen again) and arrivals at link URLs and at URLs that only look like them.
+func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEvent] {
+    var random = SplitMix(state: seed)
+    let start: Int64 = 1_774_137_600_000
+    let refs = ["feed", "search", "share", "email", nil]
+    let apps = ["Facebook", "Messenger", "Mail", nil]
+    let hosts = ["shop.example.net", "video.example.org", "recipes.example.com"]
+    let slugs = ["invite", "spring-sale", "promo_2"]
+    var events: [MeasurementEvent] = []
+    for index in 0..<count {
+        let timestamp = start + Int64.random(in: 0..<(days * 86_400_000), using: &random)
+        let id: EventID
+        switch Int.random(in: 0..<20, using: &random) {
+        case 0 where !events.isEmpty: id = events[Int.random(in: 0..<events.count, using: &random)].id
+        case 1: id = EventID("evt-\(index % 97)-\(Int.random(in: 0..<3, using: &random))")
+        default: id = EventID(uuidHigh: random.next(), low: random.next())
+        }
+        var fields: [String: String] = [:]
+        fields["ref"] = refs.randomElement(using: &random)!
+        fields["refererAppName"] = apps.randomElement(using: &random)!
+        let name: String
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0...2:
+            name = EventName.navIn
+            let slug = slugs.randomElement(using: &random)!
+            fields[FieldName.targetURL] =
+                [
+                    "https://go.example.com/l/\(slug)?referral=1", "HTTPS://Go.Example.com/l/\(slug)",
+                    "https://go.example.com/x/l/\(slug)", "https://app.example/p?access_token=s3cret",
+                ].randomElement(using: &random)!
+            fields[FieldName.inputURL] = "https://in.example/open?token=abc\(index)&x=1"
+        case 3...5:
+            name = EventName.navOut
+            fields[FieldName.success] = ["1", "0", "maybe"].randomElement(using: &random)!
+            fields[FieldName.type] = ["app", "web", "fail"].randomElement(using: &random)!
+            fields[FieldName.sourceURLHost] = hosts.randomElement(using: &random)!
+            if fields[FieldName.type] == "fail" { fields[FieldName.error] = "no_installed_target" }
+        case 6:
+            name = EventName.refBackOut
+            fields[FieldName.success] = ["1", "0"].randomElement(using: &random)!
+        case 7...8:
+            name = "alstats_link_hit"
+            fields["slug"] = slugs.randomElement(using: &random)!
+            fields["status"] = ["200", "200", "404", "2x0"].randomElement(using: &random)!
+            fields["crawler"] = ["0", "0", "1"].randomElement(using: &random)!
+            fields["visitor"] = "v\(Int.random(in: 0..<15, using: &random))"
+        default:
+            name = "custom_thing"
+            fields["password"] = "hunter2"
+            fields["note"] = "line \"quoted\"\nand ünïcode"
+        }
+        events.append(
+            MeasurementEvent(id: id, name: name, fields: fields.compactMapValues { $0 }, timestamp: timestamp))
+    }
+    return events
+}

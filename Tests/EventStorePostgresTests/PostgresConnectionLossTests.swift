@@ -1,0 +1,74 @@
+import EventReport
+import EventStore
+import MeasurementEvents
+import PostgresNIO
+import Testing
+
+@testable import EventStorePostgres
+
+/// A batch whose connection is lost in the middle of its transaction stores nothing, fails with a typed error,
+/// and a retry stores it whole.
+@Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
+struct PostgresConnectionLossTests {
+    @Test func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let events = parityEvents(count: 500, seed: 3)
+            try await PostgresTestDatabase.withConnection(url) { blocker in
+                let logger = PostgresTestDatabase.logger
+                // Hold the rollup table: the batch inserts its events, then waits at its first rollup upsert.
+                try await blocker.query("BEGIN", logger: logger)
+                try await blocker.query("LOCK TABLE event_rollup IN ACCESS EXCLUSIVE MODE", logger: logger)
+                async let outcome: Result<[Int], StoreError> = {
+                    do throws(StoreError) {
+                        return .success(try await store.writeBatches([events], losses: [.bufferFull: 1]))
+                    } catch {
+                        return .failure(error)
+                    }
+                }()
+                let writer = try await Self.waitingBackend(blocker)
+                try await blocker.query("SELECT pg_terminate_backend(\(writer))", logger: logger)
+                try await blocker.query("COMMIT", logger: logger)
+                guard case .failure(let error) = await outcome else {
+                    Issue.record("the batch was written although its connection was terminated")
+                    return
+                }
+                #expect(error.kind == .io)
+                #expect(error.message.contains("nothing of it was stored"))
+            }
+            #expect(try await store.count() == 0)
+            #expect(try await store.completeness().isEmpty)
+            let claimed = try await PostgresTestDatabase.withConnection(url) { connection in
+                var count: Int64 = -1
+                for try await row in try await connection.query(
+                    "SELECT count(*)::bigint FROM event_ids", logger: PostgresTestDatabase.logger)
+                {
+                    count = try row.decode(Int64.self)
+                }
+                return count
+            }
+            #expect(claimed == 0, "the ids of the lost batch were released with it")
+            let stored = try await store.writeBatches([events], losses: [.bufferFull: 1])
+            #expect(stored == [Set(events.map(\.id)).count])
+            #expect(try await store.count() == Set(events.map(\.id)).count)
+            #expect(try await store.completeness() == ["dropped": ["buffer_full": 1]])
+            await store.close()
+        }
+    }
+
+    /// The process id of the backend waiting for a lock in the blocker's database (the batch's connection).
+    static func waitingBackend(_ connection: PostgresConnection) async throws -> Int32 {
+        for _ in 0..<2_000 {
+            for try await row in try await connection.query(
+                """
+                SELECT pid FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+                """, logger: PostgresTestDatabase.logger)
+            {
+                return try row.decode(Int32.self)
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw CancellationError()
+    }
+}

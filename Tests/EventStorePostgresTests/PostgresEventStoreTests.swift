@@ -1,0 +1,124 @@
+import EventReport
+import EventStore
+import MeasurementEvents
+import PostgresNIO
+import Testing
+
+@testable import EventStorePostgres
+
+/// The PostgreSQL store against a real server (`.ci/postgres`), each test in a database of its own.
+@Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
+struct PostgresEventStoreTests {
+    static func event(_ id: String, at timestamp: Int64 = 1_774_137_600_000, ref: String = "feed") -> MeasurementEvent {
+        MeasurementEvent(
+            id: EventID(id), name: EventName.navOut, fields: ["ref": ref, "success": "1", "type": "app"],
+            timestamp: timestamp)
+    }
+
+    @Test func anIDIsStoredOnceWithinABatchAcrossBatchesAndAcrossCalls() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let first = [Self.event("a"), Self.event("b"), Self.event("a", ref: "other")]
+            let second = [Self.event("b"), Self.event("c", at: 1_780_000_000_000)]
+            #expect(try await store.writeBatches([first, second]) == [2, 1])
+            #expect(try await store.writeBatches([second, first]) == [0, 0])
+            #expect(try await store.count() == 3)
+            var refs: [String: String] = [:]
+            try await store.forEachEvent { refs[$0.id.description] = $0.fields["ref"] }
+            #expect(refs == ["a": "feed", "b": "feed", "c": "feed"], "the first event of an id is the one kept")
+            let rows = try await store.rows(for: ReportQuery())
+            #expect(rows.groups.map(\.count).reduce(0, +) == 3, "rollups count only the events stored")
+            await store.close()
+        }
+    }
+
+    @Test func migrationsApplyOnceFromEmptyEvenWithTwoProcessesStartingAtOnce() async throws {
+        try await PostgresTestDatabase.with { url in
+            async let one = PostgresEventStore(url: url)
+            async let two = PostgresEventStore(url: url)
+            let stores = try await [one, two]
+            for store in stores { #expect(try await store.schemaVersion == PostgresEventStore.latestSchemaVersion) }
+            let again = try await PostgresEventStore(url: url)
+            let recorded = try await PostgresTestDatabase.withConnection(url) { connection in
+                var versions: [Int64] = []
+                for try await row in try await connection.query(
+                    "SELECT version FROM schema_migrations ORDER BY version", logger: PostgresTestDatabase.logger)
+                {
+                    versions.append(try row.decode(Int64.self))
+                }
+                return versions
+            }
+            #expect(recorded == (1...PostgresEventStore.latestSchemaVersion).map { Int64($0) })
+            for store in stores + [again] { await store.close() }
+        }
+    }
+
+    @Test func aDatabaseMigratedByANewerAlstatsIsRefused() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            await store.close()
+            try await PostgresTestDatabase.admin(url, "INSERT INTO schema_migrations (version, name) VALUES (999, 'x')")
+            await #expect {
+                _ = try await PostgresEventStore(url: url)
+            } throws: { error in
+                (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("999")
+            }
+        }
+    }
+
+    @Test func twoWritersWithOverlappingIDsStoreEachOnceWithExactRollups() async throws {
+        try await PostgresTestDatabase.with { url in
+            let events = Array(Set(parityEvents(count: 3_000, seed: 7).map(\.id))).sorted().enumerated().map {
+                Self.event($1.description, at: 1_774_137_600_000 + Int64($0) * 61_000, ref: "r\($0 % 5)")
+            }
+            let one = try await PostgresEventStore(url: url)
+            let two = try await PostgresEventStore(url: url)
+            let left = Array(events[..<2_000])
+            let right = Array(events[1_000...].reversed())
+            async let storedByOne = Self.writeInBatches(left, to: one)
+            async let storedByTwo = Self.writeInBatches(right, to: two)
+            let total = try await storedByOne + storedByTwo
+            #expect(total == events.count)
+            #expect(try await one.count() == events.count)
+            let rows = try await one.rows(for: ReportQuery())
+            #expect(rows.groups.map(\.count).reduce(0, +) == events.count)
+            try await one.rebuildRollups()
+            let rebuilt = try await one.rows(for: ReportQuery())
+            #expect(Set(rows.groups) == Set(rebuilt.groups), "the written rollups are those recomputed from the events")
+            #expect(rows.buckets == rebuilt.buckets)
+            await one.close()
+            await two.close()
+        }
+    }
+
+    static func writeInBatches(_ events: [MeasurementEvent], to store: PostgresEventStore) async throws -> Int {
+        var stored = 0
+        for start in stride(from: 0, to: events.count, by: 100) {
+            let batch = Array(events[start..<min(start + 100, events.count)])
+            stored += try await store.writeBatches([batch]).reduce(0, +)
+        }
+        return stored
+    }
+
+    @Test func lossesAndLinksAreKeptAndReadBack() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            try await store.recordLosses([.bufferFull: 2, .tooManyFields: 1])
+            try await store.recordLosses([.bufferFull: 3])
+            let completeness = try await store.completeness()
+            #expect(completeness == ["dropped": ["buffer_full": 5], "rejected": ["too_many_fields": 1]])
+            try await store.putLinks([
+                StoredLink(slug: "invite", json: "{}"), StoredLink(slug: "a", json: "{\"x\":1}"),
+            ])
+            try await store.putLinks([StoredLink(slug: "invite", json: "{\"v\":2}")])
+            #expect(try await store.links().map(\.slug) == ["a", "invite"])
+            #expect(try await store.link(slug: "invite")?.json == "{\"v\":2}")
+            #expect(try await store.deleteLink(slug: "a"))
+            #expect(try await !store.deleteLink(slug: "a"))
+            try await store.recordPublicURL(LinkPublicURL("https://Go.Example.com/")!)
+            try await store.recordPublicURL(LinkPublicURL("https://go.example.com")!)
+            #expect(try await store.publicURLs() == ["https://go.example.com"])
+            await store.close()
+        }
+    }
+}

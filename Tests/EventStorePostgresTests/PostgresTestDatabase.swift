@@ -1,0 +1,80 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import TestSupport
+
+@testable import EventStorePostgres
+
+/// A fresh database per test on the server named by `ALSTATS_TEST_POSTGRES_URL` (`.ci/postgres` starts one),
+/// dropped when the test ends.
+///
+/// Without the variable the tests that need it are skipped on a developer's machine, and FAIL under CI (`CI`
+/// set): a CI run that skipped them would pass without testing the PostgreSQL backend.
+///
+/// ```swift
+/// @Test(.enabled(if: PostgresTestDatabase.shouldRun)) func writes() async throws {
+///     try await PostgresTestDatabase.with { url in let store = try await PostgresEventStore(url: url) ... }
+/// }
+/// ```
+enum PostgresTestDatabase {
+    /// The server's URL, from the environment.
+    static let serverURL = ProcessInfo.processInfo.environment["ALSTATS_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// Whether tests that need PostgreSQL run: a server is named, or this is CI (where its absence is a failure).
+    static var shouldRun: Bool { serverURL != nil || BuiltAlstats.isCI }
+
+    /// No server is named under CI.
+    struct Missing: Error, CustomStringConvertible {
+        var description: String {
+            "ALSTATS_TEST_POSTGRES_URL is not set: run the tests through .ci/postgres (bash .ci/postgres swift test)"
+        }
+    }
+
+    /// Runs `body` with the URL of a new, empty database, then drops the database.
+    static func with<Result>(_ body: (String) async throws -> Result) async throws -> Result {
+        guard let serverURL else { throw Missing() }
+        let name = "alstats_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        try await admin(serverURL, "CREATE DATABASE \(name)")
+        let url = databaseURL(serverURL, name: name)
+        do {
+            let result = try await body(url)
+            try await admin(serverURL, "DROP DATABASE \(name) WITH (FORCE)")
+            return result
+        } catch {
+            try? await admin(serverURL, "DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+    }
+
+    /// `serverURL` with its database replaced by `name`.
+    static func databaseURL(_ serverURL: String, name: String) -> String {
+        var components = URLComponents(string: serverURL)!
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// Runs `sql` on the server's own database, on a connection of its own.
+    static func admin(_ url: String, _ sql: String) async throws {
+        _ = try await withConnection(url) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    static let logger = Logger(label: "alstats.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Runs `body` with a connection of its own to `url` (not from a store's pool).
+    static func withConnection<Result>(
+        _ url: String, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let location = try PostgresServerURL(url)
+        let client = PostgresClient(configuration: location.configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await client.withConnection { try await body($0) }
+        }
+    }
+}
