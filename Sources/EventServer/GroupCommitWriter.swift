@@ -68,7 +68,9 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     /// A writer for `store` holding at most `maximumQueuedEvents` events and committing at most
     /// `maximumGroupEvents` events per transaction.
-    public convenience init(store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096) {
+    public convenience init(
+        store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096
+    ) {
         self.init(
             store: store, maximumQueuedEvents: maximumQueuedEvents, maximumGroupEvents: maximumGroupEvents,
             metrics: nil)

@@ -34,8 +34,9 @@ extension PostgresEventStore {
             try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
             let now = PostgresEventStore.nowMilliseconds()
             return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-                let stored = try await self.write(plan, on: connection)
-                try await self.addCompleteness(counts, now: now, on: connection)
+                let (stored, deviceLosses) = try await self.write(plan, on: connection)
+                try await self.addCompleteness(
+                    PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
                 return stored
             }
         } catch {
@@ -59,28 +60,50 @@ extension PostgresEventStore {
     }
 
     /// Claims the plan's ids, stores the events whose id it claimed and their rollups, inside the open transaction.
-    /// - Returns: how many events of each batch were stored.
-    private func write(_ plan: PostgresWritePlan, on connection: PostgresConnection) async throws -> [Int] {
+    /// A device's loss record (``DeviceLoss``) stored as new counts in completeness as `device:REASON`, as the
+    /// SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts nothing.
+    /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
+    private func write(
+        _ plan: PostgresWritePlan, on connection: PostgresConnection
+    ) async throws -> ([Int], [DropReason: Int]) {
         var stored = Array(repeating: 0, count: plan.batchCount)
-        guard !plan.candidates.isEmpty else { return stored }
+        var deviceLosses: [DropReason: Int] = [:]
+        guard !plan.candidates.isEmpty else { return (stored, deviceLosses) }
         var claim = PostgresBindings()
         claim.append(plan.candidates.map(\.id))
         let claimed = Set(
             try await rows(PostgresSQL.statement("claim_event_ids"), claim, on: connection) { row in
                 try row[0].decode(String.self)
             })
-        guard !claimed.isEmpty else { return stored }
+        guard !claimed.isEmpty else { return (stored, deviceLosses) }
         var events: [MeasurementEvent] = []
         events.reserveCapacity(claimed.count)
         var rollups = PostgresRollups()
         for candidate in plan.candidates where claimed.contains(candidate.id) {
             events.append(candidate.event)
-            rollups.add(candidate.event)
             stored[candidate.batch] += 1
+            if candidate.event.name == DeviceLoss.eventName, let loss = DeviceLoss(candidate.event) {
+                deviceLosses[loss.collectorReason, default: 0] += loss.count
+            } else {
+                rollups.add(candidate.event)
+            }
         }
         try await run(PostgresSQL.statement("insert_events"), PostgresWritePlan.eventBindings(events), on: connection)
         try await rollups.write(on: connection, store: self)
-        return stored
+        return (stored, deviceLosses)
+    }
+
+    /// `counts` with `losses` added, one entry per kind and reason (one upsert may touch a row only once).
+    private static func adding(
+        _ losses: [DropReason: Int], to counts: [(kind: String, reason: String, count: Int)]
+    ) -> [(kind: String, reason: String, count: Int)] {
+        guard !losses.isEmpty else { return counts }
+        var merged: [String: [String: Int]] = [:]
+        for count in counts { merged[count.kind, default: [:]][count.reason, default: 0] += count.count }
+        for (reason, count) in losses {
+            merged[EventWriter.kind(of: reason), default: [:]][reason.rawValue, default: 0] += count
+        }
+        return merged.flatMap { kind, reasons in reasons.map { (kind, $0.key, $0.value) } }
     }
 
     /// Adds `counts` to completeness inside the open transaction.
