@@ -47,7 +47,7 @@ public final class PostgresEventStore: Sendable {
 
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable]`)
     /// and applies pending migrations. The client's connection pool runs in a task of its own until ``close()``.
-    /// - Throws: ``StoreError`` naming the server: `.missing` for a URL that is not a PostgreSQL URL, `.newerSchema`
+    /// - Throws: ``StoreError`` naming the server: `.invalidLocation` for a URL that is not a PostgreSQL URL, `.newerSchema`
     ///   for a database migrated by a newer alstats, `.io` when the server cannot be reached.
     public init(url: String, options: Options = Options()) async throws(StoreError) {
         let parsed = try PostgresServerURL(url)

@@ -36,12 +36,16 @@ struct PostgresSQLTests {
         #expect(PostgresSQL.split(text) == ["CREATE TABLE a (\n    x int\n)", "\nDROP TABLE a"])
     }
 
-    @Test func anURLThatIsNotPostgresIsRefusedWithAMessageNamingIt() {
-        for url in ["alstats.sqlite", "http://db.example.com/x", "postgres://db.example.com/x", "postgres://u@/x"] {
+    @Test func anURLThatIsNotPostgresIsRefusedWithAMessageNamingItWithoutItsPassword() {
+        for url in [
+            "alstats.sqlite", "http://db.example.com/x", "postgres://db.example.com/x", "postgres://u@/x",
+            "postgres://u:s3cret@db.example.com/x?sslmode=sometimes",
+        ] {
             #expect {
                 _ = try PostgresServerURL(url)
             } throws: { error in
-                (error as? StoreError)?.kind == .missing && "\(error)".contains(url)
+                (error as? StoreError)?.kind == .invalidLocation
+                    && "\(error)".contains(PostgresLocation.redacting(url)) && !"\(error)".contains("s3cret")
             }
         }
     }
