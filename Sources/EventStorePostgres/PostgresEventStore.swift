@@ -26,11 +26,18 @@ public final class PostgresEventStore: Sendable {
         public var redactor: Redactor
         /// The most connections the store opens to the server at once.
         public var maximumConnections: Int
+        /// How long opening waits for a first connection: a server that refuses, does not answer or does not
+        /// accept the user fails the open after it (the client's pool would retry for ever).
+        public var connectTimeout: Duration
 
-        /// Creates options; by default the default secret keys are redacted and up to 8 connections are used.
-        public init(redactor: Redactor = Redactor(), maximumConnections: Int = 8) {
+        /// Creates options; by default the default secret keys are redacted, up to 8 connections are used, and
+        /// opening gives up after 10 seconds without a connection.
+        public init(
+            redactor: Redactor = Redactor(), maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10)
+        ) {
             self.redactor = redactor
             self.maximumConnections = maximumConnections
+            self.connectTimeout = connectTimeout
         }
     }
 
@@ -59,8 +66,11 @@ public final class PostgresEventStore: Sendable {
         self.client = client
         runner.withLock { $0 = Task { await client.run() } }
         do throws(StoreError) {
-            _ = try await withConnection(doing: "applying migrations") { connection in
-                try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
+            try await PostgresEventStore.within(options.connectTimeout, location: parsed.redacted) {
+                () async throws(StoreError) in
+                _ = try await self.withConnection(doing: "applying migrations") { connection in
+                    try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
+                }
             }
         } catch {
             await close()
@@ -85,6 +95,36 @@ public final class PostgresEventStore: Sendable {
                 try await PostgresMigrator(location: self.location).currentVersion(connection, logger: self.logger)
             }
         }
+    }
+
+    /// Runs `body`, failing with `.io` when it has not finished within `limit`: the pool waits for a connection
+    /// for ever, retrying a server that refuses or rejects the user.
+    private static func within(
+        _ limit: Duration, location: String, _ body: @escaping @Sendable () async throws(StoreError) -> Void
+    ) async throws(StoreError) {
+        let outcome = await withTaskGroup(of: Result<Void, StoreError>?.self) { group in
+            group.addTask {
+                do throws(StoreError) {
+                    return .success(try await body())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let outcome else {
+            throw StoreError(
+                .io, path: location,
+                "\(location): no connection within \(limit): is the server running, and are its host, port, user, "
+                    + "password and database right?")
+        }
+        try outcome.get()
     }
 
     /// The schema version this binary migrates databases to.
