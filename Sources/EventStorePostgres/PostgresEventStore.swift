@@ -153,7 +153,9 @@ public final class PostgresEventStore: Sendable {
                 try await connection.query("COMMIT", logger: self.logger)
                 return result
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                // A closed connection has nothing to roll back (the server rolled it back when it went away); a
+                // query on it is not sent.
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
                 throw error
             }
         }

@@ -10,7 +10,8 @@ import Testing
 /// and a retry stores it whole.
 @Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
 struct PostgresConnectionLossTests {
-    @Test func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll() async throws {
+    /// A time limit: a write that never returns after its connection was terminated must fail the run, not hang it.
+    @Test(.timeLimit(.minutes(1))) func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             let events = parityEvents(count: 500, seed: 3)
