@@ -36,10 +36,7 @@ package enum PostgresSQL {
 
     /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by PostgresSQLTests.
     package static func statement(_ name: String) -> String {
-        guard let file = statements.first(where: { $0.stem == name }) else {
-            preconditionFailure("Statements/\(name).sql is not in PostgresSQL.statements")
-        }
-        return file.text
+        statements.text(of: name, index: "PostgresSQL.statements")
     }
 
     /// The statements of a file of several (a migration, a rebuild): comment lines dropped, split at each `;` that

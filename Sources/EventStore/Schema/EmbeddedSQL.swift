@@ -46,9 +46,6 @@ package enum EmbeddedSQL {
 
     /// The text of `Statements/NAME.sql`; a missing name is a programmer error caught by EmbeddedSQLTests.
     package static func statement(_ name: String) -> String {
-        guard let file = statements.first(where: { $0.stem == name }) else {
-            preconditionFailure("Statements/\(name).sql is not in EmbeddedSQL.statements")
-        }
-        return file.text
+        statements.text(of: name, index: "EmbeddedSQL.statements")
     }
 }

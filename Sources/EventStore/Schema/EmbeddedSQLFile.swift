@@ -25,6 +25,17 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
     package var migrationVersion: Int? { Int(name.prefix(while: { $0.isNumber })) }
 }
 
+extension [EmbeddedSQLFile] {
+    /// The text of the file named `stem` of this index; a missing name is a programmer error, caught by the test
+    /// that the index matches its folder (`index` names the index in the message).
+    package func text(of stem: String, index: String) -> String {
+        guard let file = first(where: { $0.stem == stem }) else {
+            preconditionFailure("\(stem).sql is not in \(index)")
+        }
+        return file.text
+    }
+}
+
 extension EmbeddedSQLFile {
     /// The `.sql` files of `folder`, sorted by name, read from disk: what the embedded index must match.
     /// For the tests that hold each index to its folder.
