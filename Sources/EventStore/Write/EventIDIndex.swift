@@ -60,6 +60,20 @@ final class EventIDIndex {
         return try lookup.step()
     }
 
+    /// Whether `id` (under `key`), at `rank` of a write's entries in key order, is new: no earlier entry with its
+    /// key holds the same id (the first of two events with one id is the one stored), and the index does not
+    /// hold it. `keyAt` and `idAt` give an earlier entry's key and id by rank.
+    func isNew(
+        _ id: EventID, key: Int64, rank: Int, keyAt: (Int) -> Int64, idAt: (Int) -> EventID
+    ) throws(StoreError) -> Bool {
+        var earlier = rank - 1
+        while earlier >= 0, keyAt(earlier) == key {
+            if idAt(earlier) == id { return false }
+            earlier -= 1
+        }
+        return try !contains(id, key: key)
+    }
+
     /// Files the event just stored at `rowid` under `key`.
     func add(key: Int64, event rowid: Int64) throws(StoreError) {
         insertRecent.bind(1, key)

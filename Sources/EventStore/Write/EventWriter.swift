@@ -174,12 +174,11 @@ package final class EventWriter {
     private func isNew(
         _ row: EncodedEvents.Row, rank: Int, in order: [KeyOrderEntry], of batches: [EncodedEvents]
     ) throws(StoreError) -> Bool {
-        var earlier = rank - 1
-        while earlier >= 0, order[earlier].key == row.key {
-            if batches[order[earlier].batch].rows[order[earlier].row].id == row.id { return false }
-            earlier -= 1
+        try ids.isNew(row.id, key: row.key, rank: rank) {
+            order[$0].key
+        } idAt: {
+            batches[order[$0].batch].rows[order[$0].row].id
         }
-        return try !ids.contains(row.id, key: row.key)
     }
 
     /// The rows of `batches` as (batch, row) positions by id key, then batch, then row: one sort of integers per
@@ -217,15 +216,11 @@ package final class EventWriter {
         isNew.removeAll(keepingCapacity: true)
         isNew.append(contentsOf: repeatElement(false, count: batch.count))
         for (rank, position) in order.enumerated() {
-            let id = batch[position].id
-            let key = keys[position]
-            var earlier = rank - 1
-            var repeated = false
-            while earlier >= 0, keys[order[earlier]] == key, !repeated {
-                repeated = batch[order[earlier]].id == id
-                earlier -= 1
+            isNew[position] = try ids.isNew(batch[position].id, key: keys[position], rank: rank) {
+                keys[order[$0]]
+            } idAt: {
+                batch[order[$0]].id
             }
-            if !repeated { isNew[position] = try !ids.contains(id, key: key) }
         }
     }
 
