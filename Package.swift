@@ -127,7 +127,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite", "TestSupport"],
-            exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
+            exclude: ["Regressions", "Fixtures"],
+            // Its CLI tests run the built `alstats`, which in the core-only build has no PostgreSQL backend.
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .testTarget(
             name: "EventReportTests",
             dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
