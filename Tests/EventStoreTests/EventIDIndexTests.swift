@@ -98,6 +98,52 @@ struct EventIDIndexTests {
         #expect(try first.count() == 3)
     }
 
+    @Test func twoWritersOnOneFileStoreEachRandomIDOnceWhateverTheFilterOfEachHolds() throws {
+        let database = TemporaryDatabase()
+        let first = try EventStore(path: database.path)
+        let second = try EventStore(path: database.path)
+        for store in [first, second] { store.withConnection { $0.writer.ids.minimumFilterCapacity = 64 } }
+        let events = Self.randomEvents(2_000, seed: 7)
+        // Each writer builds its filter on its first lookup, then the other stores ids it has never seen:
+        // each must find the other's ids before it looks up (and grow its filter past 64 keys on the way).
+        #expect(try first.write(Array(events[0..<100])) == 100)
+        #expect(try second.write(Array(events[0..<200])) == 100)
+        #expect(try first.write(Array(events[100..<1_000])) == 800)
+        #expect(try second.write(Array(events[0..<1_500])) == 500)
+        #expect(try first.write(events.shuffled()) == 500)
+        #expect(try second.write(events) == 0)
+        #expect(try first.count() == 2_000)
+    }
+
+    @Test func aFilterGrownWithinATransactionKeepsEveryKey() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        store.withConnection { $0.writer.ids.minimumFilterCapacity = 32 }
+        let events = Self.randomEvents(1_000, seed: 8)
+        try store.withConnection { store throws(StoreError) in
+            for start in stride(from: 0, to: 1_000, by: 50) {
+                try store.writer.write(Array(events[start..<start + 50]) + Array(events[0..<start / 2]))
+            }
+            try store.writer.commit()
+        }
+        #expect(try store.write(events) == 0)
+        #expect(try store.count() == 1_000)
+    }
+
+    @Test func theKeyFilterHasNoFalseNegativesAndFewFalsePositives() {
+        var filter = EventIDKeyFilter(capacity: 100_000)
+        let stored = Self.randomEvents(100_000, seed: 9).map { EventIDKey.key($0.id) }
+        for key in stored { filter.insert(key) }
+        #expect(stored.allSatisfy { filter.mayContain($0) })
+        // Full at 8 bits a key: about 3.4% of the keys never added test positive; UUIDv7 keys (time-ordered) too.
+        let others = Self.randomEvents(100_000, seed: 10).map { EventIDKey.key($0.id) }
+        let times = (0..<100_000).map { Int64($0) << 16 | 0x0123 + 1_762_128_000_000 << 16 }
+        for keys in [others, times] {
+            let positives = keys.filter { filter.mayContain($0) }.count
+            #expect(positives < 4_000, "\(positives) false positives in 100,000")
+        }
+    }
+
     @Test(arguments: [1, 1_000])
     func twoIDsWithOneKeyAreTwoEventsAndEachStaysDeduplicated(mergeThreshold: Int) throws {
         let database = TemporaryDatabase()

@@ -8,13 +8,18 @@ import MeasurementEvents
 /// `event_ids` in key order, one sequential pass over the large level instead of a random page per id (at
 /// 10M random ids, the old one-level index rewrote most of its 250 MB at every commit: docs/storage-layout.md).
 /// A lookup checks both levels by key and compares the full id stored in `events`, so two ids that share a
-/// key are two events.
+/// key are two events. Before that, an in-memory filter over every stored key (``EventIDKeyFilter``) answers
+/// "certainly new" for almost every new id, so that random ids do not read a random leaf of the large level
+/// each: the lookup runs for duplicates and the filter's rare false positives.
 ///
 /// Used by its ``EventWriter`` only, inside the writer's transaction.
 final class EventIDIndex {
     /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million,
     /// which the ingest's 32 MiB page cache holds (docs/storage-layout.md has the measurements).
     static let defaultMergeThreshold = 1 << 20
+    /// The entries inserted by one run of a statement (a statement run per event cost about 8% of the sink's
+    /// time: docs/storage-layout.md).
+    static let insertRows = 64
 
     let connection: SQLiteConnection
     /// How many recent entries make ``mergeIfDue()`` merge (tests lower it to merge within a few events).
@@ -24,6 +29,11 @@ final class EventIDIndex {
     var key: (EventID) -> Int64 = EventIDKey.key
     private let lookup: SQLiteStatement
     private let insertRecent: SQLiteStatement
+    /// ``insert_event_id.sql`` for ``insertRows`` entries at once: one statement run for that many events.
+    private let insertRecentRows: SQLiteStatement
+    /// The entries added and not yet inserted (keys and rowids, alternately): inserted ``insertRows`` at a
+    /// time, and the rest by ``flush()`` at the end of each write.
+    private var pendingEntries: [Int64] = []
     private let merge: SQLiteStatement
     private let clearRecent: SQLiteStatement
     /// The entries of `event_ids_recent`, or `nil` when unknown (after a rollback): counted again when needed.
@@ -32,14 +42,34 @@ final class EventIDIndex {
     /// is new without a lookup: time-ordered UUIDv7 ids, whose keys grow (``EventIDKey``), skip most lookups.
     /// `Int64.min` for an empty index.
     private var greatestKey: Int64?
+    /// Every stored key, or `nil` until a lookup needs it (time-ordered ids never do) and after a rollback.
+    private var filter: EventIDKeyFilter?
+    /// The fewest keys a filter is built for (64 KiB). A test seam: tests lower it to grow the filter often.
+    var minimumFilterCapacity = 1 << 16
+    /// The keys in ``filter``.
+    private var filterCount = 0
+    /// The greatest rowid of `events` whose key is in ``filter``: the events another connection stores come
+    /// after it (events are never deleted, and rowids grow).
+    private var filterThroughRowid: Int64 = 0
+    /// `PRAGMA data_version` when ``filter`` was last brought up to date: it changes when another connection
+    /// commits, and then that connection's events are added to the filter before this one looks anything up.
+    private var filterDataVersion: Int64 = 0
+    private let dataVersion: SQLiteStatement
+    private let keysAfter: SQLiteStatement
 
     init(connection: SQLiteConnection, mergeThreshold: Int = EventIDIndex.defaultMergeThreshold) throws(StoreError) {
         self.connection = connection
         self.mergeThreshold = max(1, mergeThreshold)
         lookup = try connection.prepare(EmbeddedSQL.statement("select_event_id"))
         insertRecent = try connection.prepare(EmbeddedSQL.statement("insert_event_id"))
+        insertRecentRows = try connection.prepare(
+            "INSERT INTO event_ids_recent (key, event) VALUES "
+                + repeatElement("(?, ?)", count: Self.insertRows).joined(separator: ", "))
+        pendingEntries.reserveCapacity(2 * Self.insertRows)
         merge = try connection.prepare(EmbeddedSQL.statement("merge_event_ids"))
         clearRecent = try connection.prepare(EmbeddedSQL.statement("clear_event_ids_recent"))
+        dataVersion = try connection.prepare("PRAGMA data_version")
+        keysAfter = try connection.prepare("SELECT rowid, alstats_id_key(id) FROM events WHERE rowid > ?1")
     }
 
     /// Whether an event with `id` (whose key is `key`) is stored, committed or in the open transaction.
@@ -54,6 +84,7 @@ final class EventIDIndex {
             greatestKey = greatest
         }
         if key > greatest { return false }
+        if try !mayContain(key) { return false }
         defer { lookup.reset() }
         lookup.bind(1, key)
         EventColumns.bindID(id, at: 2, to: lookup)
@@ -74,13 +105,79 @@ final class EventIDIndex {
         return try !contains(id, key: key)
     }
 
-    /// Files the event just stored at `rowid` under `key`.
+    /// Files the event just stored at `rowid` under `key`: in the recent level by the end of the write
+    /// (``flush()``). Within a write, lookups need no entry of that write: ``isNew(_:key:rank:keyAt:idAt:)``
+    /// compares the ids of the write's earlier entries with the same key.
     func add(key: Int64, event rowid: Int64) throws(StoreError) {
-        insertRecent.bind(1, key)
-        insertRecent.bind(2, rowid)
-        try insertRecent.run()
+        pendingEntries.append(key)
+        pendingEntries.append(rowid)
+        if pendingEntries.count == 2 * Self.insertRows {
+            defer { pendingEntries.removeAll(keepingCapacity: true) }
+            for (index, value) in pendingEntries.enumerated() { insertRecentRows.bind(Int32(index + 1), value) }
+            try insertRecentRows.run()
+        }
         if let count = recentCount { recentCount = count + 1 }
         if let greatest = greatestKey, key > greatest { greatestKey = key }
+        guard filter != nil else { return }
+        filter?.insert(key)
+        filterCount += 1
+        filterThroughRowid = max(filterThroughRowid, rowid)
+        if filterCount > filter?.capacity ?? 0 { filter = nil }  // built again, twice as large, when next needed
+    }
+
+    /// Inserts the entries still pending, one statement each: at the end of every write, before its savepoint
+    /// is released and before a merge or a commit.
+    func flush() throws(StoreError) {
+        defer { pendingEntries.removeAll(keepingCapacity: true) }
+        var index = 0
+        while index < pendingEntries.count {
+            insertRecent.bind(1, pendingEntries[index])
+            insertRecent.bind(2, pendingEntries[index + 1])
+            try insertRecent.run()
+            index += 2
+        }
+    }
+
+    /// Whether the index may hold `key`, by ``filter`` (built first when there is none).
+    private func mayContain(_ key: Int64) throws(StoreError) -> Bool {
+        if filter == nil { try buildFilter() }
+        return filter?.mayContain(key) ?? true
+    }
+
+    /// Builds ``filter`` from both levels, for twice the keys they hold. Inside the writer's transaction, so
+    /// that no other connection stores events meanwhile.
+    private func buildFilter() throws(StoreError) {
+        let count = Int(
+            try connection.scalarInt(
+                "SELECT (SELECT count(*) FROM event_ids) + (SELECT count(*) FROM event_ids_recent)"))
+        var built = EventIDKeyFilter(capacity: max(2 * count, minimumFilterCapacity))
+        let keys = try connection.prepare("SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent")
+        while try keys.step() { built.insert(keys.int64(0)) }
+        filterThroughRowid = try connection.scalarInt("SELECT ifnull(max(rowid), 0) FROM events")
+        filterDataVersion = try readDataVersion()
+        filterCount = count
+        filter = built
+    }
+
+    /// Adds to ``filter`` the keys of the events other connections stored since it was last brought up to date.
+    private func catchUpFilter() throws(StoreError) {
+        let version = try readDataVersion()
+        guard version != filterDataVersion else { return }
+        defer { keysAfter.reset() }
+        keysAfter.bind(1, filterThroughRowid)
+        while try keysAfter.step() {
+            filterThroughRowid = max(filterThroughRowid, keysAfter.int64(0))
+            filter?.insert(keysAfter.int64(1))
+            filterCount += 1
+        }
+        filterDataVersion = version
+        if filterCount > filter?.capacity ?? 0 { filter = nil }
+    }
+
+    private func readDataVersion() throws(StoreError) -> Int64 {
+        defer { dataVersion.reset() }
+        guard try dataVersion.step() else { return 0 }
+        return dataVersion.int64(0)
     }
 
     /// Moves the recent level into the large one when it holds ``mergeThreshold`` entries or more, inside the
@@ -102,17 +199,22 @@ final class EventIDIndex {
         return true
     }
 
-    /// Forgets the greatest key at the start of a transaction: another connection (another process's writer)
-    /// may have stored greater keys since this one's last transaction. Within a transaction no other
-    /// connection writes. (The count of recent entries only times the merges, so it is kept.)
-    func transactionBegan() {
+    /// Forgets the greatest key at the start of a transaction, and adds to the filter the keys other
+    /// connections stored: another connection (another process's writer) may have stored events since this
+    /// one's last transaction. Within a transaction no other connection writes. (The count of recent entries
+    /// only times the merges, so it is kept.)
+    func transactionBegan() throws(StoreError) {
         greatestKey = nil
+        if filter != nil { try catchUpFilter() }
     }
 
-    /// Forgets the count of recent entries and the greatest key: the transaction that changed them was rolled
-    /// back.
+    /// Forgets the count of recent entries, the greatest key and the filter: the transaction or write that
+    /// changed them was rolled back (a filter holding a key that is not stored would only cost a lookup, but the
+    /// rowids it has seen may be given again).
     func forgetCount() {
+        pendingEntries.removeAll(keepingCapacity: true)
         recentCount = nil
         greatestKey = nil
+        filter = nil
     }
 }

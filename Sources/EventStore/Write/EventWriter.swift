@@ -70,7 +70,12 @@ package final class EventWriter {
         guard !connection.inTransaction else { return }
         if uncommittedRows { throw rolledBackError }
         try begin.run()
-        ids.transactionBegan()
+        do throws(StoreError) {
+            try ids.transactionBegan()
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
     }
 
     private var rolledBackError: StoreError {
@@ -114,6 +119,7 @@ package final class EventWriter {
                 groups[key, default: 0] += 1
                 links.add(event)
             }
+            try ids.flush()
             if atomic { try release.run() }
         } catch {
             if atomic {
@@ -158,6 +164,7 @@ package final class EventWriter {
                 pending[rows[entry.row].rollup, default: 0] += 1
                 if let link = rows[entry.row].link { links.add(link, visitor: rows[entry.row].visitor) }
             }
+            try ids.flush()
         } catch {
             ids.forgetCount()
             throw error
