@@ -105,6 +105,7 @@ package final class EventWriter {
         deviceLosses.beginBatch()
         links.beginBatch()
         var inserted = 0
+        let mark = ids.pendingMark
         // Redacted before the loop, a large batch on several cores at once (Redactor+Batch.swift).
         let batch = redacted ? Array(events) : redactor.redact(Array(events))
         do throws(StoreError) {
@@ -113,20 +114,19 @@ package final class EventWriter {
                 let event = batch[position]
                 let key = EventColumns.bind(event, to: insert, extra: &extra)
                 try insert.run()
-                try ids.add(key: keys[position], event: connection.lastInsertRowID)
+                ids.add(key: keys[position], event: connection.lastInsertRowID)
                 inserted += 1
                 if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
                 groups[key, default: 0] += 1
                 links.add(event)
             }
-            try ids.flush()
             if atomic { try release.run() }
         } catch {
             if atomic {
                 try? rollbackToSavepoint.run()
                 try? release.run()
             }
-            ids.forgetCount()
+            ids.abandon(from: mark)
             throw error
         }
         pending.merge(groups, uniquingKeysWith: +)
@@ -147,6 +147,7 @@ package final class EventWriter {
         links.beginBatch()
         deviceLosses.beginBatch()
         var inserted = [Int](repeating: 0, count: batches.count)
+        let mark = ids.pendingMark
         let order = EventWriter.keyOrder(of: batches)
         do throws(StoreError) {
             for (rank, entry) in order.enumerated() {
@@ -155,7 +156,7 @@ package final class EventWriter {
                 guard try isNew(rows[entry.row], rank: rank, in: order, of: batches) else { continue }
                 rows[entry.row].bind(to: insert)
                 try insert.run()
-                try ids.add(key: rows[entry.row].key, event: connection.lastInsertRowID)
+                ids.add(key: rows[entry.row].key, event: connection.lastInsertRowID)
                 inserted[entry.batch] += 1
                 if let loss = rows[entry.row].deviceLoss {
                     deviceLosses.add(loss)  // a loss record, not an App Links event
@@ -164,9 +165,8 @@ package final class EventWriter {
                 pending[rows[entry.row].rollup, default: 0] += 1
                 if let link = rows[entry.row].link { links.add(link, visitor: rows[entry.row].visitor) }
             }
-            try ids.flush()
         } catch {
-            ids.forgetCount()
+            ids.abandon(from: mark)
             throw error
         }
         links.keepBatch()
@@ -274,6 +274,7 @@ package final class EventWriter {
             pending.removeAll(keepingCapacity: true)
             try recordLosses(deviceLosses.take(), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
             try links.commit()
+            try ids.flush()
             try ids.mergeIfDue()
             try commitStatement.run()
             uncommittedRows = false
