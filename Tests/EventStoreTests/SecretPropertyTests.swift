@@ -30,6 +30,17 @@ struct SecretPropertyTests {
         bus.close()
     }
 
+    /// A batch of more than two redaction slices is redacted a slice ahead of its inserts, on another thread
+    /// (EventWriter.insertNewRedactingAhead): every slice, the last partial one included, is redacted.
+    @Test func noTokenReachesStorageThroughABatchRedactedAheadOfItsInserts() throws {
+        var corpus = SecretCorpus(seed: Self.seed &+ 3)
+        let cases = (0..<(2 * EventWriter.redactionSlice + 700)).map { corpus.makeCase(index: $0) }
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        #expect(try store.write(cases.map(\.event)) == cases.count)
+        try Self.checkStorage(database: database, cases: cases)
+    }
+
     @Test func noTokenReachesStorageThroughIngest() throws {
         let cases = Self.cases(seed: Self.seed &+ 1)
         let database = TemporaryDatabase()

@@ -106,19 +106,14 @@ package final class EventWriter {
         links.beginBatch()
         var inserted = 0
         let mark = ids.pendingMark
-        // Redacted before the loop, a large batch on several cores at once (Redactor+Batch.swift).
-        let batch = redacted ? Array(events) : redactor.redact(Array(events))
+        let batch = Array(events)
         do throws(StoreError) {
-            try findNew(batch)
-            for position in batch.indices where isNew[position] {
-                let event = batch[position]
-                let key = EventColumns.bind(event, to: insert, extra: &extra)
-                try insert.run()
-                ids.add(key: keys[position], event: connection.lastInsertRowID)
-                inserted += 1
-                if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
-                groups[key, default: 0] += 1
-                links.add(event)
+            try findNew(batch)  // by id, which redaction does not change
+            if redacted || batch.count < 2 * EventWriter.redactionSlice {
+                // A small batch is redacted before the loop, on several cores at once (Redactor+Batch.swift).
+                inserted = try insertNew(redacted ? batch : redactor.redact(batch), from: 0)
+            } else {
+                inserted = try insertNewRedactingAhead(batch)
             }
             if atomic { try release.run() }
         } catch {
@@ -133,6 +128,48 @@ package final class EventWriter {
         deviceLosses.keepBatch()
         links.keepBatch()
         if inserted > 0 { uncommittedRows = true }
+        return inserted
+    }
+
+    /// The events a large batch is redacted by, one slice ahead of the inserts.
+    static let redactionSlice = 2_048
+
+    /// Inserts the new events of `batch`, redacting each slice of ``redactionSlice`` events on another thread
+    /// while the slice before it is inserted: on the sink's large batches the inserts and the redaction (about
+    /// half the sink's time each) then overlap instead of taking turns.
+    private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
+        let slice = EventWriter.redactionSlice
+        var upcoming: RedactionJob? = RedactionJob(redactor, batch[0..<slice])
+        var inserted = 0
+        var start = 0
+        while let job = upcoming {
+            let ready = job.result()
+            let next = start + slice
+            upcoming = next < batch.count ? RedactionJob(redactor, batch[next..<min(next + slice, batch.count)]) : nil
+            do throws(StoreError) {
+                inserted += try insertNew(ready, from: start)
+            } catch {
+                _ = upcoming?.result()  // nothing of this write outlives it
+                throw error
+            }
+            start = next
+        }
+        return inserted
+    }
+
+    /// Inserts the events of `slice` (redacted) that ``findNew(_:)`` found new; the slice begins at `offset` of
+    /// the write's batch.
+    private func insertNew(_ slice: [MeasurementEvent], from offset: Int) throws(StoreError) -> Int {
+        var inserted = 0
+        for (index, event) in slice.enumerated() where isNew[offset + index] {
+            let key = EventColumns.bind(event, to: insert, extra: &extra)
+            try insert.run()
+            ids.add(key: keys[offset + index], event: connection.lastInsertRowID)
+            inserted += 1
+            if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
+            groups[key, default: 0] += 1
+            links.add(event)
+        }
         return inserted
     }
 
@@ -337,4 +374,27 @@ private struct KeyOrderEntry {
     var key: Int64
     var batch: Int
     var row: Int
+}
+
+/// The redaction of a slice of events on a global queue (``EventWriter/insertNewRedactingAhead(_:)``).
+private final class RedactionJob: @unchecked Sendable {
+    // @unchecked Sendable: `redacted` is written once on the queue before `done` is signalled, and read only
+    // after waiting for it.
+    private let done = DispatchSemaphore(value: 0)
+    private var redacted: [MeasurementEvent] = []
+
+    init(_ redactor: Redactor, _ events: ArraySlice<MeasurementEvent>) {
+        let events = Array(events)
+        DispatchQueue.global().async {
+            self.redacted = events.map { redactor.redact($0) }
+            self.done.signal()
+        }
+    }
+
+    /// The redacted events, once the job is done (at once on later calls).
+    func result() -> [MeasurementEvent] {
+        done.wait()
+        done.signal()
+        return redacted
+    }
 }
