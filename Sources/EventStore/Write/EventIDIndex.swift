@@ -14,8 +14,8 @@ import MeasurementEvents
 ///
 /// Used by its ``EventWriter`` only, inside the writer's transaction.
 final class EventIDIndex {
-    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million,
-    /// which the ingest's 32 MiB page cache holds (docs/storage-layout.md has the measurements).
+    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, within
+    /// the ingest's 24 MiB page cache (docs/storage-layout.md has the measurements).
     static let defaultMergeThreshold = 1 << 20
     /// The entries inserted by one run of a statement (a statement run per event cost about 8% of the sink's
     /// time: docs/storage-layout.md).
