@@ -33,10 +33,10 @@ struct SecretPropertyTests {
     /// A batch of more than two redaction slices is redacted a slice ahead of its inserts, on another thread
     /// (EventWriter.insertNewRedactingAhead): every slice, the last partial one included, is redacted.
     @Test func noTokenReachesStorageThroughABatchRedactedAheadOfItsInserts() throws {
-        var corpus = SecretCorpus(seed: Self.seed &+ 3)
-        let cases = (0..<(2 * EventWriter.redactionSlice + 700)).map { corpus.makeCase(index: $0) }
+        let cases = Self.cases(seed: Self.seed &+ 3)
         let database = TemporaryDatabase()
         let store = try EventStore(path: database.path)
+        store.withConnection { $0.writer.redactionSlice = 64 }  // 400 cases: six slices and a part
         #expect(try store.write(cases.map(\.event)) == cases.count)
         try Self.checkStorage(database: database, cases: cases)
     }

@@ -109,7 +109,7 @@ package final class EventWriter {
         let batch = Array(events)
         do throws(StoreError) {
             try findNew(batch)  // by id, which redaction does not change
-            if redacted || batch.count < 2 * EventWriter.redactionSlice {
+            if redacted || batch.count < 2 * redactionSlice {
                 // A small batch is redacted before the loop, on several cores at once (Redactor+Batch.swift).
                 inserted = try insertNew(redacted ? batch : redactor.redact(batch), from: 0)
             } else {
@@ -131,14 +131,15 @@ package final class EventWriter {
         return inserted
     }
 
-    /// The events a large batch is redacted by, one slice ahead of the inserts.
-    static let redactionSlice = 2_048
+    /// The events a large batch is redacted by, one slice ahead of the inserts. A test seam: tests lower it so
+    /// that a few hundred events make several slices.
+    var redactionSlice = 2_048
 
     /// Inserts the new events of `batch`, redacting each slice of ``redactionSlice`` events on another thread
     /// while the slice before it is inserted: on the sink's large batches the inserts and the redaction (about
     /// half the sink's time each) then overlap instead of taking turns.
     private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
-        let slice = EventWriter.redactionSlice
+        let slice = redactionSlice
         var upcoming: RedactionJob? = RedactionJob(redactor, batch[0..<slice])
         var inserted = 0
         var start = 0
