@@ -181,6 +181,26 @@ struct EventIDIndexTests {
         #expect(try store.write(events) == 10)
     }
 
+    /// After a full disk or an I/O error SQLite may roll the transaction back by itself: the id entries the
+    /// writer held for its commit belong to rows that are gone, and the same events written again (with the
+    /// same rowids) must store once, not fail on entries left from before.
+    @Test func eventsWrittenAgainAfterSQLiteRolledBackByItselfAreStoredOnce() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let events = Self.randomEvents(300, seed: 11)
+        try store.withConnection { store throws(StoreError) in
+            #expect(try store.writer.write(events) == 300)
+            try store.connection.execute("ROLLBACK")  // as SQLite does after SQLITE_FULL
+            #expect(throws: StoreError.self) { try store.writer.commit() }
+            #expect(try store.writer.write(events) == 300)
+            try store.writer.commit()
+        }
+        #expect(try store.write(events) == 0)
+        #expect(try store.count() == 300)
+        let (recent, large) = try Self.levels(store)
+        #expect(recent + large == 300)
+    }
+
     @Test func theSQLKeyFunctionGivesEveryStoredIDTheWritersKey() throws {
         let database = TemporaryDatabase()
         let store = try EventStore(path: database.path)

@@ -276,6 +276,7 @@ package final class EventWriter {
             deviceLosses.reset()
             encodedRedactions = 0
             links.reset()
+            ids.forgetCount()  // SQLite rolled back by itself: the pending id entries' rows are gone
             if uncommittedRows {
                 uncommittedRows = false
                 throw rolledBackError
