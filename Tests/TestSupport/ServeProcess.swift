@@ -66,10 +66,12 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { process.terminate() }
+        // Also when the server has exited already: a pipe released with its readability handler still set
+        // frees the handler's dispatch source while libdispatch may still drain an event for it (a crash in
+        // `_dispatch_event_loop_drain` seen once in CI during FaultScenarioTests). stop() clears the handler and
+        // reads the pipe to its end first.
+        stop()
     }
 
     /// The server's base URL.
