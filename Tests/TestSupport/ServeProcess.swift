@@ -25,6 +25,9 @@ public final class ServeProcess: @unchecked Sendable {
     private let pipe = Pipe()
     private let lock = NSLock()
     private var errors = ""
+    /// Signalled when the stderr reader met the end of the pipe (and again by each wait, so that every wait
+    /// returns once it has been).
+    private let drained = DispatchSemaphore(value: 0)
 
     /// Starts `alstats serve --database database --host 127.0.0.1 --port 0 arguments` with `writeKey` and
     /// `readKey` (and `environment` on top) and waits for its "listening on" line.
@@ -57,21 +60,26 @@ public final class ServeProcess: @unchecked Sendable {
         }
         self.port = port ?? 0
         errors = collected
-        // Keep draining stderr so that the server never blocks on a full pipe.
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock { self.errors += String(decoding: data, as: UTF8.self) }
+        // Keep draining stderr so that the server never blocks on a full pipe: blocking reads on a thread of
+        // its own until the end of the pipe. Not a readabilityHandler: tearing its dispatch source down races the
+        // pipe's close on Linux (a crash in libdispatch's `_dispatch_event_loop_drain`, seen in CI during
+        // FaultScenarioTests; swift-corelibs-foundation pull request 5507).
+        let handle = pipe.fileHandleForReading
+        let drained = drained
+        Thread.detachNewThread { [weak self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                guard let self else { continue }
+                self.lock.withLock { self.errors += String(decoding: data, as: UTF8.self) }
+            }
+            drained.signal()
         }
     }
 
     deinit {
         if process.isRunning { process.terminate() }
-        // Also when the server has exited already: a pipe released with its readability handler still set
-        // frees the handler's dispatch source while libdispatch may still drain an event for it (a crash in
-        // `_dispatch_event_loop_drain` seen once in CI during FaultScenarioTests). stop() clears the handler and
-        // reads the pipe to its end first.
-        stop()
+        stop()  // waits for the stderr reader too, so that it never outlives the pipe
     }
 
     /// The server's base URL.
@@ -80,14 +88,13 @@ public final class ServeProcess: @unchecked Sendable {
     /// What the server wrote on stderr so far.
     public var stderr: String { lock.withLock { errors } }
 
-    /// Sends `signal` (unless the server has exited), waits for the exit status, and reads the rest of stderr.
+    /// Sends `signal` (unless the server has exited), waits for the exit status and for the rest of stderr.
     @discardableResult
     public func stop(with signal: Int32 = SIGTERM) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        lock.withLock { errors += String(decoding: rest, as: UTF8.self) }
+        drained.wait()
+        drained.signal()
         return process.terminationStatus
     }
 
