@@ -7,6 +7,12 @@ public struct QueryResult: Sendable, Hashable {
     /// Rows of values (integers, doubles, text, null).
     public var rows: [[JSONValue]]
 
+    /// The rows a backend read: `rows[i][j]` is column `columns[j]` of row `i`.
+    public init(columns: [String], rows: [[JSONValue]]) {
+        self.columns = columns
+        self.rows = rows
+    }
+
     /// The rows as a table, JSON (an array of objects), CSV, Markdown or an HTML page with one table,
     /// written by the report's renderers (the same escaping and quoting as the report's).
     public func render(_ format: ReportFormat) -> String {

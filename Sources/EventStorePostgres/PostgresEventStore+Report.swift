@@ -4,8 +4,9 @@ import PostgresNIO
 
 extension PostgresEventStore {
     /// The grouped counts of a report for `query`, the same rows as the SQLite store's
-    /// ``ReportReader/rows(for:)`` for the same events (Statements/report_groups.sql, report_daily.sql and
-    /// report_links.sql are PostgreSQL's forms of its queries): ``ReportBuilder`` turns them into the report.
+    /// ``ReportReader/rows(for:)`` for the same events, from the bundled queries' PostgreSQL forms
+    /// (`Sources/EventReport/Queries/report_groups.postgres.sql`, `report_daily` and `report_links`, which
+    /// `alstats query` runs as well): ``ReportBuilder`` turns them into the report.
     ///
     /// ```swift
     /// let report = ReportBuilder().report(from: try await store.rows(for: query), query: query)
@@ -14,7 +15,7 @@ extension PostgresEventStore {
     public func rows(for query: ReportQuery) async throws(StoreError) -> ReportRows {
         try await withConnection(doing: "reading the report") { connection in
             let groups = try await self.rows(
-                PostgresSQL.statement("report_groups"), Self.bindings(query), on: connection
+                Self.reportGroups.text, Self.bindings(query, Self.reportGroups), on: connection
             ) {
                 row in
                 ReportRows.Group(
@@ -25,16 +26,17 @@ extension PostgresEventStore {
                     count: Int(try row[7].decode(Int64.self)))
             }
             let buckets = try await self.rows(
-                PostgresSQL.statement("report_daily"), Self.bindings(query), on: connection
+                Self.reportDaily.text, Self.bindings(query, Self.reportDaily), on: connection
             ) {
                 row in
                 ReportRows.Bucket(
-                    start: try row[0].decode(Int64.self), name: try row[1].decode(String.self),
-                    type: try row[2].decode(String?.self), success: try row[3].decode(Int64?.self).map { Int($0) },
-                    count: Int(try row[4].decode(Int64.self)))
+                    start: try row[0].decode(Int64.self), name: try row[2].decode(String.self),
+                    type: try row[3].decode(String?.self), success: try row[4].decode(Int64?.self).map { Int($0) },
+                    count: Int(try row[5].decode(Int64.self)))
             }
-            let links = try await self.rows(PostgresSQL.statement("report_links"), Self.bindings(query), on: connection)
-            {
+            let links = try await self.rows(
+                Self.reportLinks.text, Self.bindings(query, Self.reportLinks), on: connection
+            ) {
                 row in
                 Report.Link(
                     slug: try row[0].decode(String.self), hits: Int(try row[1].decode(Int64.self)),
@@ -52,13 +54,26 @@ extension PostgresEventStore {
         ReportBuilder().report(from: try await rows(for: query), query: query)
     }
 
-    /// $1 since, $2 until, $3 ref, $4 referer app (NULL: no limit).
-    static func bindings(_ query: ReportQuery) -> PostgresBindings {
-        var binds = PostgresBindings()
-        binds.append(query.since)
-        binds.append(query.until)
-        binds.append(query.ref)
-        binds.append(query.refererApp)
-        return binds
+    static let reportGroups = reportSQL("report_groups")
+    static let reportDaily = reportSQL("report_daily")
+    static let reportLinks = reportSQL("report_links")
+
+    /// The PostgreSQL form of the bundled query `name`; a missing one is a programmer error that every report
+    /// test would catch.
+    private static func reportSQL(_ name: String) -> PostgresNamedSQL {
+        guard let query = QueryCatalog.query(named: name, dialect: .postgres) else {
+            preconditionFailure("Sources/EventReport/Queries/\(name).sql is not bundled")
+        }
+        return PostgresNamedSQL(query.text)
+    }
+
+    /// The report queries' parameters :since, :until, :ref and :referer_app (none: no limit).
+    static func bindings(_ query: ReportQuery, _ sql: PostgresNamedSQL) -> PostgresBindings {
+        var values: [String: String] = [:]
+        values["since"] = query.since.map { String($0) }
+        values["until"] = query.until.map { String($0) }
+        values["ref"] = query.ref
+        values["referer_app"] = query.refererApp
+        return sql.bindings(values)
     }
 }

@@ -1,3 +1,4 @@
+import EventReport
 import EventStore
 import Foundation
 import Testing
@@ -34,6 +35,35 @@ struct PostgresSQLTests {
     @Test func splittingDropsCommentsAndKeepsMultiLineStatementsWhole() {
         let text = "-- header; with a semicolon;\nCREATE TABLE a (\n    x int\n);\n\n-- next\nDROP TABLE a;\n"
         #expect(PostgresSQL.split(text) == ["CREATE TABLE a (\n    x int\n)", "\nDROP TABLE a"])
+    }
+
+    @Test func namedParametersBecomeNumberedTextParametersOutsideStringsCommentsAndCasts() {
+        let sql = PostgresNamedSQL(
+            """
+            -- :not_a_parameter in a comment
+            SELECT ':inside' AS "a:b", :since::bigint, CAST(:until AS BIGINT), x::text /* :nor_here */
+            WHERE (:since IS NULL OR ts > :since) AND ref = :ref_2 AND 'it''s :quoted' <> :ref_2
+            """)
+        #expect(sql.names == ["since", "until", "ref_2"])
+        #expect(
+            sql.text == """
+                -- :not_a_parameter in a comment
+                SELECT ':inside' AS "a:b", $1::text::bigint, CAST($2::text AS BIGINT), x::text /* :nor_here */
+                WHERE ($1::text IS NULL OR ts > $1::text) AND ref = $3::text AND 'it''s :quoted' <> $3::text
+                """)
+        #expect(sql.bindings(["since": "5"]).count == 3)
+        #expect(PostgresNamedSQL("SELECT ':unterminated").names.isEmpty)
+        #expect(PostgresNamedSQL("SELECT 1 /* :open").names.isEmpty)
+        #expect(PostgresNamedSQL("SELECT :").text == "SELECT :")
+    }
+
+    @Test func noBundledQueryInItsPostgresFormCallsSQLiteOnlyFunctions() {
+        for query in QueryCatalog.all(dialect: .sqlite) {
+            let variant = QueryCatalog.query(named: query.name, dialect: .postgres)
+            #expect(variant != nil, "\(query.name)")
+            #expect(!(variant?.text.contains("strftime(") ?? true), "\(query.name): PostgreSQL has no strftime")
+            #expect(!(variant?.text.contains("group_concat(") ?? true), "\(query.name): PostgreSQL has no group_concat")
+        }
     }
 
     @Test func anURLThatIsNotPostgresIsRefusedWithAMessageNamingItWithoutItsPassword() {

@@ -16,8 +16,8 @@ SELECT
         / nullif(sum(CASE WHEN name = 'al_nav_out' THEN count ELSE 0 END), 0), 4) AS nav_out_success_rate,
     sum(CASE WHEN name = 'al_ref_back_out' THEN count ELSE 0 END) AS returns
 FROM event_rollup
-WHERE (:since IS NULL OR bucket_ms + 900000 > :since)
-  AND (:until IS NULL OR bucket_ms < :until)
+WHERE (:since IS NULL OR bucket_ms + 900000 > CAST(:since AS BIGINT))
+  AND (:until IS NULL OR bucket_ms < CAST(:until AS BIGINT))
   AND (:ref IS NULL OR ref = :ref)
 GROUP BY day
 ORDER BY day;

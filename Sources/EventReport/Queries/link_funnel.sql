@@ -15,12 +15,13 @@ WITH counts AS (
     SELECT day_ms, slug,
         sum(CASE WHEN name = 'alstats_link_hit' AND status = 200 AND crawler = 0 THEN count ELSE 0 END) AS hits,
         sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 1 THEN count ELSE 0 END) AS crawler_fetches,
-        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS NOT 200 THEN count ELSE 0 END)
+        sum(CASE WHEN name = 'alstats_link_hit' AND crawler = 0 AND status IS DISTINCT FROM 200 THEN count ELSE 0 END)
             AS not_found,
         sum(CASE WHEN name = 'al_nav_in' AND lower(origin) IN (SELECT public_url FROM link_public_url)
             THEN count ELSE 0 END) AS arrivals
     FROM link_rollup_day
-    WHERE (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+    WHERE (:since IS NULL OR day_ms >= CAST(:since AS BIGINT))
+      AND (:until IS NULL OR day_ms < CAST(:until AS BIGINT))
       AND (:ref IS NULL OR ref = :ref) AND (:slug IS NULL OR slug = :slug)
     GROUP BY day_ms, slug
 ),
@@ -28,7 +29,8 @@ visitors AS (
     SELECT day_ms, slug, sum(visitors) AS visitors
     FROM link_visitor_count
     WHERE scope = CASE WHEN :ref IS NULL THEN 'all' ELSE 'ref' END AND (:ref IS NULL OR ref = :ref)
-      AND (:since IS NULL OR day_ms >= :since) AND (:until IS NULL OR day_ms < :until)
+      AND (:since IS NULL OR day_ms >= CAST(:since AS BIGINT))
+      AND (:until IS NULL OR day_ms < CAST(:until AS BIGINT))
       AND (:slug IS NULL OR slug = :slug)
     GROUP BY day_ms, slug
 )

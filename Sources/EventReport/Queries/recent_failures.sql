@@ -6,5 +6,5 @@ SELECT occurred_at, ref, source_url, output_url, type, error
 FROM nav_out
 WHERE (success IS NULL OR success <> 1)
   AND (:ref IS NULL OR ref = :ref)
-ORDER BY ts_ms DESC
-LIMIT coalesce(:limit, 20);
+ORDER BY ts_ms DESC, id
+LIMIT coalesce(CAST(:limit AS BIGINT), 20);

@@ -11,7 +11,7 @@ SELECT ref,
        sum(CASE WHEN name = 'al_ref_back_out' THEN count ELSE 0 END) AS returns
 FROM event_rollup
 WHERE name IN ('al_nav_in', 'al_nav_out', 'al_ref_back_out')
-  AND (:since IS NULL OR bucket_ms + 900000 > :since)
-  AND (:until IS NULL OR bucket_ms < :until)
+  AND (:since IS NULL OR bucket_ms + 900000 > CAST(:since AS BIGINT))
+  AND (:until IS NULL OR bucket_ms < CAST(:until AS BIGINT))
 GROUP BY ref
 ORDER BY arrivals DESC, ref IS NULL, ref;

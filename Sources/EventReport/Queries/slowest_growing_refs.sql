@@ -3,7 +3,7 @@
 -- Parameters: :now (ms since the Unix epoch; unbound = the time of the latest event).
 -- Columns: ref, previous_7_days, last_7_days, growth (last / previous - 1; NULL when there were none before).
 WITH anchor AS (
-    SELECT coalesce(:now, (SELECT max(bucket_ms) + 900000 FROM event_rollup)) AS now_ms
+    SELECT coalesce(CAST(:now AS BIGINT), (SELECT max(bucket_ms) + 900000 FROM event_rollup)) AS now_ms
 ),
 counts AS (
     SELECT r.ref,
@@ -13,7 +13,10 @@ counts AS (
     WHERE r.name = 'al_nav_in' AND r.bucket_ms >= a.now_ms - 14 * 86400000 AND r.bucket_ms < a.now_ms
     GROUP BY r.ref
 )
-SELECT ref, previous_7_days, last_7_days,
-       round(1.0 * last_7_days / nullif(previous_7_days, 0) - 1, 4) AS growth
-FROM counts
-ORDER BY growth IS NULL, growth, ref;
+SELECT ref, previous_7_days, last_7_days, growth
+FROM (
+    SELECT ref, previous_7_days, last_7_days,
+           round(1.0 * last_7_days / nullif(previous_7_days, 0) - 1, 4) AS growth
+    FROM counts
+) AS g
+ORDER BY growth IS NULL, growth, ref IS NULL, ref;

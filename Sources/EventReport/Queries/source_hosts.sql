@@ -10,8 +10,8 @@ SELECT source_url_host,
        round(1.0 * sum(CASE WHEN success = 1 THEN count ELSE 0 END) / sum(count), 4) AS success_rate
 FROM event_rollup
 WHERE name = 'al_nav_out'
-  AND (:since IS NULL OR bucket_ms + 900000 > :since)
-  AND (:until IS NULL OR bucket_ms < :until)
+  AND (:since IS NULL OR bucket_ms + 900000 > CAST(:since AS BIGINT))
+  AND (:until IS NULL OR bucket_ms < CAST(:until AS BIGINT))
   AND (:ref IS NULL OR ref = :ref)
 GROUP BY source_url_host
 ORDER BY attempts DESC, source_url_host IS NULL, source_url_host;

@@ -70,7 +70,6 @@ extension ALStatsCommand {
                 do {
                     result = try await store.reports.runQuery(query, parameters: values)
                 } catch let error as QueryError {
-                    if case .notAvailable = error { throw CLIFailure(ExitStatus.config, error.description) }
                     throw CLIFailure(ExitStatus.usage, error.description)
                 } catch let error as StoreError {
                     throw CLIFailure(error)

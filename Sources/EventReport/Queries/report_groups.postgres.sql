@@ -1,11 +1,12 @@
--- report_groups: events per report dimension in a time window; PostgreSQL's form of the SQLite store's
+-- report_groups: events per report dimension in a time window; PostgreSQL's form of the portable
 -- Sources/EventReport/Queries/report_groups.sql (same parts, same rows): the day rollups for the whole UTC days
 -- inside the window, the 15-minute rollups for the whole buckets of partial days, the raw events only of the
 -- partial buckets at the window's edges.
--- Parameters (NULL = no limit): $1 since (ms, inclusive), $2 until (ms, exclusive), $3 ref, $4 referer app.
+-- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app; each arrives
+-- as text (alstats binds every parameter as text on PostgreSQL) and is cast here.
 -- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
 WITH p AS (
-    SELECT $1::bigint AS since, $2::bigint AS until, $3::text COLLATE "C" AS ref, $4::text COLLATE "C" AS referer_app
+    SELECT :since::bigint AS since, :until::bigint AS until, :ref::text COLLATE "C" AS ref, :referer_app::text COLLATE "C" AS referer_app
 ),
 edges AS (
     SELECT p.*,
@@ -46,21 +47,21 @@ FROM (
     UNION ALL
     SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e
-    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
-        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
-            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
-                coalesce($2::bigint, 9223372036854775807))
-      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    WHERE e.ts_ms >= coalesce(:since::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN :since::bigint IS NULL THEN -9223372036854775807
+            ELSE (:since::bigint + 899999) - (((:since::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce(:until::bigint, 9223372036854775807))
+      AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
     UNION ALL
     SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e
-    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
-        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
-            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
-                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
-                    coalesce($1::bigint, -9223372036854775807))
-                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
-      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    WHERE e.ts_ms >= greatest((CASE WHEN :until::bigint IS NULL THEN 9223372036854775807
+        ELSE :until::bigint - ((:until::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN :since::bigint IS NULL THEN -9223372036854775807
+                ELSE (:since::bigint + 899999) - (((:since::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce(:since::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce(:until::bigint, 9223372036854775807)
+      AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
 ) AS parts
 GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
 ORDER BY events DESC, name

@@ -1,11 +1,13 @@
 -- report_links: the hosted links funnel per slug in a time window; PostgreSQL's form of
--- Sources/EventReport/Queries/report_links.sql (same parts, same rows): the link rollups for whole UTC days and
+-- report_links.sql (same parts, same rows): the link rollups for whole UTC days and
 -- 15-minute buckets, the raw events (view link_event) of the partial buckets at the window's edges; visitors
 -- from link_visitor_count for whole UTC days and from the raw hits of the partial UTC days at the edges.
--- Parameters (NULL = no limit): $1 since (ms, inclusive), $2 until (ms, exclusive), $3 ref, $4 referer app.
--- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals. By hits descending, then slug.
+-- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app; each arrives
+-- as text (alstats binds every parameter as text on PostgreSQL) and is cast here.
+-- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals, arrival_rate (arrivals / hits, as a double
+-- as SQLite's). By hits descending, then slug.
 WITH p AS (
-    SELECT $1::bigint AS since, $2::bigint AS until, $3::text COLLATE "C" AS ref, $4::text COLLATE "C" AS referer_app
+    SELECT :since::bigint AS since, :until::bigint AS until, :ref::text COLLATE "C" AS ref, :referer_app::text COLLATE "C" AS referer_app
 ),
 edges AS (
     SELECT p.*,
@@ -45,21 +47,21 @@ counts AS (
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
     FROM link_event AS e
-    WHERE e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
-        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
-            ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
-                coalesce($2::bigint, 9223372036854775807))
-      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    WHERE e.ts_ms >= coalesce(:since::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN :since::bigint IS NULL THEN -9223372036854775807
+            ELSE (:since::bigint + 899999) - (((:since::bigint + 899999) % 900000) + 900000) % 900000 END),
+                coalesce(:until::bigint, 9223372036854775807))
+      AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
     FROM link_event AS e
-    WHERE e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807
-        ELSE $2::bigint - (($2::bigint % 900000) + 900000) % 900000 END),
-            (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
-                ELSE ($1::bigint + 899999) - ((($1::bigint + 899999) % 900000) + 900000) % 900000 END),
-                    coalesce($1::bigint, -9223372036854775807))
-                        AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)
-      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+    WHERE e.ts_ms >= greatest((CASE WHEN :until::bigint IS NULL THEN 9223372036854775807
+        ELSE :until::bigint - ((:until::bigint % 900000) + 900000) % 900000 END),
+            (CASE WHEN :since::bigint IS NULL THEN -9223372036854775807
+                ELSE (:since::bigint + 899999) - (((:since::bigint + 899999) % 900000) + 900000) % 900000 END),
+                    coalesce(:since::bigint, -9223372036854775807))
+                        AND e.ts_ms < coalesce(:until::bigint, 9223372036854775807)
+      AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
 ),
 funnel AS (
     SELECT slug,
@@ -75,11 +77,11 @@ funnel AS (
 edge_visitors AS (
     SELECT DISTINCT e.ts_ms - ((e.ts_ms % 86400000) + 86400000) % 86400000 AS day_ms, e.slug, e.visitor
     FROM link_event AS e
-    WHERE ((e.ts_ms >= coalesce($1::bigint, -9223372036854775807)
-        AND e.ts_ms < least((CASE WHEN $1::bigint IS NULL THEN -9223372036854775807
-            ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($2::bigint, 9223372036854775807))) OR (e.ts_ms >= greatest((CASE WHEN $2::bigint IS NULL THEN 9223372036854775807 ELSE $2::bigint - (($2::bigint % 86400000) + 86400000) % 86400000 END), (CASE WHEN $1::bigint IS NULL THEN -9223372036854775807 ELSE ($1::bigint + 86399999) - ((($1::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce($1::bigint, -9223372036854775807)) AND e.ts_ms < coalesce($2::bigint, 9223372036854775807)))
+    WHERE ((e.ts_ms >= coalesce(:since::bigint, -9223372036854775807)
+        AND e.ts_ms < least((CASE WHEN :since::bigint IS NULL THEN -9223372036854775807
+            ELSE (:since::bigint + 86399999) - (((:since::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce(:until::bigint, 9223372036854775807))) OR (e.ts_ms >= greatest((CASE WHEN :until::bigint IS NULL THEN 9223372036854775807 ELSE :until::bigint - ((:until::bigint % 86400000) + 86400000) % 86400000 END), (CASE WHEN :since::bigint IS NULL THEN -9223372036854775807 ELSE (:since::bigint + 86399999) - (((:since::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce(:since::bigint, -9223372036854775807)) AND e.ts_ms < coalesce(:until::bigint, 9223372036854775807)))
       AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
-      AND ($3::text IS NULL OR e.ref = $3::text) AND ($4::text IS NULL OR e.referer_app_name = $4::text)
+      AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
 ),
 visitors AS (
     SELECT slug, sum(visitors) AS visitors
@@ -97,7 +99,7 @@ visitors AS (
     GROUP BY slug
 )
 SELECT f.slug, f.hits::bigint, coalesce(v.visitors, 0)::bigint AS visitors, f.crawler_fetches::bigint,
-    f.not_found::bigint, f.arrivals::bigint
+    f.not_found::bigint, f.arrivals::bigint, f.arrivals::float8 / nullif(f.hits, 0) AS arrival_rate
 FROM funnel AS f LEFT JOIN visitors AS v ON v.slug = f.slug
 WHERE f.hits + f.crawler_fetches + f.not_found + f.arrivals > 0
 ORDER BY f.hits DESC, f.slug
