@@ -60,4 +60,47 @@ struct PostgresCLITests {
             #expect(unreadable.errors.contains("invalid input syntax"), "\(unreadable.errors)")
         }
     }
+
+    /// Two `alstats ingest` processes at once on one PostgreSQL database, their files overlapping by half: each
+    /// id is stored once, and the report (rollups written by both) is the SQLite file's for both files.
+    @Test(.enabled(if: PostgresTestDatabase.shouldRun && BuiltAlstats.shouldRun))
+    func twoIngestProcessesAtOnceStoreEachIDOnceWithTheRollupsOfOne() async throws {
+        try await PostgresTestDatabase.with { url in
+            let folder = TemporaryDatabase()
+            let events = parityEvents(count: 8_000, seed: 23)
+            let halves = [Array(events[..<6_000]), Array(events[2_000...].reversed())]
+            let files = try halves.enumerated().map { index, half in
+                let path = folder.file("part\(index).ndjson")
+                try (half.map(NDJSONCodec.line(for:)).joined(separator: "\n") + "\n")
+                    .write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+            let migrate = try BuiltAlstats.run(["migrate", "--database", url], in: folder.folder)
+            #expect(migrate.status == 0, "\(migrate.errors)")
+            async let first = Task.detached {
+                try BuiltAlstats.run(["ingest", files[0], "--database", url], in: folder.folder)
+            }.value
+            async let second = Task.detached {
+                try BuiltAlstats.run(["ingest", files[1], "--database", url], in: folder.folder)
+            }.value
+            for ingest in try await [first, second] {
+                #expect(ingest.status == 0, "\(ingest.errors)")
+            }
+            for file in files {
+                let ingest = try BuiltAlstats.run(["ingest", file, "--database", folder.path], in: folder.folder)
+                #expect(ingest.status == 0, "\(ingest.errors)")
+            }
+            let postgresExport = try BuiltAlstats.run(["export", "--database", url], in: folder.folder)
+            let sqliteExport = try BuiltAlstats.run(["export", "--database", folder.path], in: folder.folder)
+            #expect(postgresExport.output == sqliteExport.output)
+            #expect(postgresExport.output.split(separator: "\n").count == Set(events.map(\.id)).count)
+            for filters in [[], ["--ref", "feed", "--tz", "Europe/Paris"]] {
+                let arguments = ["report", "--format", "json"] + filters
+                let postgres = try BuiltAlstats.run(arguments + ["--database", url], in: folder.folder)
+                let sqlite = try BuiltAlstats.run(arguments + ["--database", folder.path], in: folder.folder)
+                #expect(postgres.status == 0, "\(postgres.errors)")
+                #expect(postgres.output == sqlite.output, "\(filters)")
+            }
+        }
+    }
 }
