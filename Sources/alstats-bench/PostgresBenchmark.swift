@@ -37,11 +37,12 @@
         var serverURL: String
         static let logger = Logger(label: "alstats.bench.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-        /// The realistic events, decoded as ingest decodes them.
-        static func events(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
-            var lines = RealisticLines(style: .random, seed: seed)
+        /// The realistic lines, and their events decoded as ingest decodes them.
+        static func events(_ count: Int, seed: UInt64) -> (lines: [String], events: [MeasurementEvent]) {
+            var generator = RealisticLines(style: .random, seed: seed)
+            let lines = (0..<count).map { _ in generator.next() }
             let codec = NDJSONCodec()
-            return (0..<count).compactMap { _ in try? codec.decode(lines.next()) }
+            return (lines, lines.compactMap { try? codec.decode($0) })
         }
 
         func run(events count: Int, naiveEvents: Int, reportEvents: Int) async throws -> [Measure] {
@@ -60,11 +61,34 @@
             }
         }
 
+        /// Empties every table a write fills, so that the next measure starts from the same empty store.
+        func emptyStore(_ url: String) async throws {
+            _ = try await withConnection(url) { connection in
+                try await connection.query(
+                    """
+                    TRUNCATE events, event_ids, completeness, event_rollup, event_rollup_day, event_rollup_series,
+                        link_rollup, link_rollup_day, link_visitor_day, link_visitor_count
+                    """, logger: Self.logger)
+            }
+        }
+
         func measure(events count: Int, naiveEvents: Int, reportEvents: Int, url: String) async throws -> [Measure] {
-            let events = Self.events(count, seed: 11)
+            let (lines, events) = Self.events(count, seed: 11)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "alstats-bench-postgres-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("events.ndjson").path
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
             var measures: [Measure] = []
             let store = try await PostgresEventStore(url: url)
+            // What `alstats ingest --database postgres://...` does: read, decode, write in chunks.
             let ours = try await Self.seconds {
+                _ = try await store.ingestNDJSON([IngestInput(path: file)], onInvalidLine: { _ in })
+            }
+            // The collector's shape: calls of 1,000 events, one after the other, each its own transaction.
+            try await emptyStore(url)
+            let collector = try await Self.seconds {
                 for start in stride(from: 0, to: events.count, by: 1_000) {
                     _ = try await store.writeBatches([Array(events[start..<min(start + 1_000, events.count)])])
                 }
@@ -84,6 +108,11 @@
                     suite: PostgresBenchmark.suite, name: "ingest_vs_insert_per_event", value: rate, unit: "events/s",
                     baseline: "one INSERT per event (\(naiveEvents) events)",
                     baselineValue: Double(naiveEvents) / perEvent, goal: "ratio >= 10", check: { $0 >= 10 }))
+            measures.append(
+                Measure.compared(
+                    suite: PostgresBenchmark.suite, name: "write_calls_of_1000_events_per_s",
+                    value: Double(events.count) / collector, unit: "events/s", baseline: "ingest, same events",
+                    baselineValue: rate, goal: "none (the collector's shape)", check: { _ in true }))
             await store.close()
             try await withConnection(url) { connection in
                 try await connection.query("DROP TABLE copy_events, naive_events", logger: Self.logger)
