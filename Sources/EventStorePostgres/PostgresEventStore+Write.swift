@@ -23,18 +23,47 @@ extension PostgresEventStore {
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int] = [:]
     ) async throws(StoreError) -> [Int] {
+        try await write(batches, losses: losses, after: nil, claimed: nil)
+    }
+
+    /// ``writeBatches(_:losses:)`` overlapping the write before it: the events are redacted and their bindings made
+    /// at once; the transaction begins once `previous` is open, and `claimed` opens as soon as the statement that
+    /// claims the ids has returned (or when the call ends without it), while the rollups and the commit follow.
+    /// - Returns: for each batch, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` (`.io`) when the transaction could not be committed; nothing of the call is stored.
+    public func writeBatches(
+        _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+    ) async throws(StoreError) -> [Int] {
+        do {
+            let stored = try await write(batches, losses: losses, after: previous, claimed: claimed)
+            await claimed.open()
+            return stored
+        } catch {
+            await claimed.open()
+            throw error
+        }
+    }
+
+    private func write(
+        _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn?
+    ) async throws(StoreError) -> [Int] {
         let redacted = batches.map { $0.isEmpty ? $0 : redactor.redact($0) }
         let altered = redactor.takeConservativeRedactions()
         let plan = PostgresWritePlan(batches: redacted)
         var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
             .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
         if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
-        guard !plan.candidates.isEmpty || !counts.isEmpty else { return Array(repeating: 0, count: batches.count) }
+        guard !plan.candidates.isEmpty || !counts.isEmpty else {
+            await previous?.wait()
+            return Array(repeating: 0, count: batches.count)
+        }
+        let binds = plan.candidates.isEmpty ? nil : PostgresWritePlan.eventBindings(plan.candidates.map(\.event))
+        await previous?.wait()
         do throws(StoreError) {
             try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
             let now = PostgresEventStore.nowMilliseconds()
             return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-                let (stored, deviceLosses) = try await self.write(plan, on: connection)
+                let (stored, deviceLosses) = try await self.write(plan, binds, claimed: claimed, on: connection)
                 try await self.addCompleteness(
                     PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
                 return stored
@@ -59,28 +88,26 @@ extension PostgresEventStore {
         _ = try await writeBatches([], losses: losses)
     }
 
-    /// Claims the plan's ids, stores the events whose id it claimed and their rollups, inside the open transaction.
+    /// Claims the plan's ids and stores the events whose id it claimed (one statement, with `binds`, the plan's
+    /// ``PostgresWritePlan/eventBindings(_:)``), opens `turn`, then writes their rollups, inside the open transaction.
     /// A device's loss record (``DeviceLoss``) stored as new counts in completeness as `device:REASON`, as the
     /// SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts nothing.
     /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
     private func write(
-        _ plan: PostgresWritePlan, on connection: PostgresConnection
+        _ plan: PostgresWritePlan, _ binds: PostgresBindings?, claimed turn: WriteTurn?,
+        on connection: PostgresConnection
     ) async throws -> ([Int], [DropReason: Int]) {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
-        guard !plan.candidates.isEmpty else { return (stored, deviceLosses) }
-        var claim = PostgresBindings()
-        claim.append(plan.candidates.map(\.id))
+        guard let binds else { return (stored, deviceLosses) }
         let claimed = Set(
-            try await rows(PostgresSQL.statement("claim_event_ids"), claim, on: connection) { row in
+            try await rows(PostgresSQL.statement("insert_events"), binds, on: connection) { row in
                 try row[0].decode(String.self)
             })
+        await turn?.open()
         guard !claimed.isEmpty else { return (stored, deviceLosses) }
-        var events: [MeasurementEvent] = []
-        events.reserveCapacity(claimed.count)
         var rollups = PostgresRollups()
         for candidate in plan.candidates where claimed.contains(candidate.id) {
-            events.append(candidate.event)
             stored[candidate.batch] += 1
             if candidate.event.name == DeviceLoss.eventName, let loss = DeviceLoss(candidate.event) {
                 deviceLosses[loss.collectorReason, default: 0] += loss.count
@@ -88,7 +115,6 @@ extension PostgresEventStore {
                 rollups.add(candidate.event)
             }
         }
-        try await run(PostgresSQL.statement("insert_events"), PostgresWritePlan.eventBindings(events), on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)
     }

@@ -35,7 +35,7 @@ struct PostgresRollups {
             try await store.run(PostgresSQL.statement(statement), Self.bindings(rows), on: connection)
         }
         if !series.isEmpty {
-            let sorted = series.sorted { Self.order($0.key.sortKey, $1.key.sortKey) }
+            let sorted = Self.inLockOrder(series) { $0.key.sortKey }
             var binds = PostgresBindings()
             binds.append(sorted.map(\.key.bucket))
             binds.append(sorted.map(\.key.name))
@@ -57,7 +57,7 @@ struct PostgresRollups {
     /// where it had no row of that day and slug yet, as LinkRollupWriter does, under ``visitorLockKey``.
     private func writeVisitors(on connection: PostgresConnection, store: PostgresEventStore) async throws {
         try await store.run("SELECT pg_advisory_xact_lock(\(Self.visitorLockKey))", on: connection)
-        let sorted = visitors.sorted { Self.order($0.sortKey, $1.sortKey) }
+        let sorted = Self.inLockOrder(visitors) { $0.sortKey }
         var lookup = PostgresBindings()
         lookup.append(sorted.map(\.day))
         lookup.append(sorted.map(\.slug))
@@ -98,7 +98,7 @@ struct PostgresRollups {
         rows.append(PostgresNullableArray(sorted.map(\.refererAppName)))
         rows.append(sorted.map(\.visitor))
         try await store.run(PostgresSQL.statement("insert_link_visitors"), rows, on: connection)
-        let countRows = counts.sorted { Self.order($0.key.sortKey, $1.key.sortKey) }
+        let countRows = Self.inLockOrder(counts) { $0.key.sortKey }
         var countBinds = PostgresBindings()
         countBinds.append(countRows.map(\.key.day))
         countBinds.append(countRows.map(\.key.slug))
@@ -111,7 +111,7 @@ struct PostgresRollups {
 
     /// The bindings of `upsert_rollup(_day).sql`, groups in a fixed order.
     static func bindings(_ rows: [RollupKey: Int]) -> PostgresBindings {
-        let sorted = rows.sorted { order($0.key.sortKey, $1.key.sortKey) }
+        let sorted = inLockOrder(rows) { $0.key.sortKey }
         var binds = PostgresBindings()
         binds.append(sorted.map(\.key.bucket))
         binds.append(sorted.map(\.key.name))
@@ -127,7 +127,7 @@ struct PostgresRollups {
 
     /// The bindings of `upsert_link_rollup(_day).sql`, groups in a fixed order.
     static func bindings(_ rows: [LinkRollupKey: Int]) -> PostgresBindings {
-        let sorted = rows.sorted { order($0.key.sortKey, $1.key.sortKey) }
+        let sorted = inLockOrder(rows) { $0.key.sortKey }
         var binds = PostgresBindings()
         binds.append(sorted.map(\.key.bucket))
         binds.append(sorted.map(\.key.name))
@@ -139,6 +139,15 @@ struct PostgresRollups {
         binds.append(PostgresNullableArray(sorted.map(\.key.crawler)))
         binds.append(sorted.map { Int64($0.value) })
         return binds
+    }
+
+    /// `elements` in the writers' lock order: by `sortKey` (``order(_:_:)``), each key made once, not at every
+    /// comparison (a batch of random events has about one group per event, and the keys' text was most of a
+    /// write's client time).
+    static func inLockOrder<Element>(_ elements: some Collection<Element>, by sortKey: (Element) -> [String?])
+        -> [Element]
+    {
+        elements.map { (key: sortKey($0), element: $0) }.sorted { order($0.key, $1.key) }.map(\.element)
     }
 
     /// A total order of sort keys: element by element, `nil` first.

@@ -16,7 +16,6 @@ package enum PostgresSQL {
 
     /// `Sources/EventStorePostgres/Statements/NAME.sql`, by name.
     package static let statements: [EmbeddedSQLFile] = [
-        EmbeddedSQLFile("claim_event_ids.sql", PackageResources.claim_event_ids_sql),
         EmbeddedSQLFile("insert_events.sql", PackageResources.insert_events_sql),
         EmbeddedSQLFile("insert_link_visitors.sql", PackageResources.insert_link_visitors_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),

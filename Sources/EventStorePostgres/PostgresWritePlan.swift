@@ -33,7 +33,8 @@ struct PostgresWritePlan {
         self.candidates = candidates
     }
 
-    /// The bindings of `insert_events.sql` for `events`: one array per column.
+    /// The bindings of `insert_events.sql` for `events` (the candidates', in the plan's order): one array per
+    /// column.
     static func eventBindings(_ events: [MeasurementEvent]) -> PostgresBindings {
         let fieldCount = EventColumns.fields.count
         var columns = [[String?]](repeating: [], count: fieldCount)

@@ -2,6 +2,7 @@ import EventReport
 import EventStore
 import MeasurementEvents
 import PostgresNIO
+import TestSupport
 import Testing
 
 @testable import EventStorePostgres
@@ -88,6 +89,66 @@ struct PostgresEventStoreTests {
             #expect(rows.buckets == rebuilt.buckets)
             await one.close()
             await two.close()
+        }
+    }
+
+    /// A write in line after another claims nothing before the other has claimed: started first, it still loses
+    /// the shared id to the write before it in the line. (Without the wait it would have written long before the
+    /// other starts, 200 ms later.)
+    @Test func aWriteInLineWaitsForTheClaimsOfTheWriteBeforeIt() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let first = WriteTurn()
+            let second = WriteTurn()
+            let later = Task {
+                try await store.writeBatches(
+                    [[Self.event("shared", ref: "later"), Self.event("only-later")]], losses: [:], after: first,
+                    claimed: second)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let earlier = try await store.writeBatches(
+                [[Self.event("shared", ref: "earlier")]], losses: [:], after: nil, claimed: first)
+            #expect(earlier == [1])
+            #expect(try await later.value == [1])
+            await second.wait()
+            var export: [UInt8] = []
+            try await store.export(since: Int64.min, until: Int64.max) { export += $0 }
+            let text = String(decoding: export, as: UTF8.self)
+            #expect(text.contains("earlier") && !text.contains("\"later\""), "\(text)")
+            await store.close()
+        }
+    }
+
+    /// The generic ingest keeps two chunks in flight on PostgreSQL: with chunks of 50 and ids repeated across
+    /// chunks with other content, the first event of each id is the one kept, and the counts, completeness and
+    /// export are the tuned SQLite ingest's.
+    @Test func overlappedIngestChunksKeepTheFirstEventOfEachIDAsSQLiteDoes() async throws {
+        var events = parityEvents(count: 3_000, seed: 31)
+        for index in stride(from: 7, to: events.count, by: 7) {
+            events[index].id = events[max(0, index - 1 - (index * 13) % 90)].id
+            events[index].fields["ref"] = "repeat-\(index)"
+        }
+        let folder = TemporaryDatabase()
+        let file = folder.file("events.ndjson")
+        try (events.map(NDJSONCodec.line(for:)).joined(separator: "\n") + "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let options = IngestOptions(batchSize: 50)
+        let sqlite = try EventStore(path: folder.path)
+        let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
+        var expectedExport: [UInt8] = []
+        try sqlite.export(since: Int64.min, until: Int64.max) { expectedExport += $0 }
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let summary = try await store.ingestNDJSON(
+                [IngestInput(path: file)], options: options, onInvalidLine: { _ in })
+            #expect(summary == expected)
+            #expect(summary.duplicates >= 3_000 / 7)
+            var export: [UInt8] = []
+            try await store.export(since: Int64.min, until: Int64.max) { export += $0 }
+            #expect(export == expectedExport)
+            #expect(!String(decoding: export, as: UTF8.self).contains("repeat-"))
+            #expect(try await store.completeness() == (try sqlite.completeness()))
+            await store.close()
         }
     }
 

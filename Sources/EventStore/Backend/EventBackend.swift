@@ -34,6 +34,19 @@ public protocol EventBackend: AnyObject, Sendable {
     /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
     func writeBatches(_ batches: [[MeasurementEvent]], losses: [DropReason: Int]) async throws(StoreError) -> [Int]
 
+    /// ``writeBatches(_:losses:)`` as one of a line of overlapping writes (the generic ingest keeps two in
+    /// flight): the call may prepare its events at once, claims its ids only after `previous` is open, and opens
+    /// `claimed` once its ids are claimed, or when it ends without claiming (a failure included). Each call is
+    /// still one transaction; of two calls holding the same id, the earlier in the line keeps it.
+    ///
+    /// A backend that does not overlap its writes keeps the default: wait for `previous`, write, then open
+    /// `claimed`.
+    /// - Returns: for each batch, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
+    func writeBatches(
+        _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+    ) async throws(StoreError) -> [Int]
+
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
     /// - Returns: how many events were new.
     /// - Throws: ``StoreError``; then none of `events` is stored.
@@ -91,4 +104,21 @@ public protocol EventBackend: AnyObject, Sendable {
     /// backend's connections). Call it once, last; a call after it may fail.
     /// - Throws: ``StoreError`` when what was held could not be committed.
     func close() async throws(StoreError)
+}
+
+extension EventBackend {
+    /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
+    public func writeBatches(
+        _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+    ) async throws(StoreError) -> [Int] {
+        await previous?.wait()
+        do {
+            let stored = try await writeBatches(batches, losses: losses)
+            await claimed.open()
+            return stored
+        } catch {
+            await claimed.open()
+            throw error
+        }
+    }
 }
