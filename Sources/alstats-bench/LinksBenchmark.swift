@@ -181,8 +181,13 @@ enum LinksBenchmark {
             }
             guard let found else { throw BenchFailure("alstats serve did not start: \(collected)") }
             port = found
-            // Keep reading its log so that it never blocks on a full pipe.
-            pipe.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            // Keep reading its log so that it never blocks on a full pipe: blocking reads on a thread of their
+            // own, to the end of the pipe (a readabilityHandler's dispatch source can race the pipe's close on
+            // Linux, as the tests' ServeProcess found).
+            let log = pipe.fileHandleForReading
+            Thread.detachNewThread {
+                while !log.availableData.isEmpty {}
+            }
         }
 
         /// SIGTERM, then waits: the server drains, the recorder hands its hits over, the writer commits.

@@ -139,7 +139,13 @@ final class EventIDIndex {
         filter?.insert(key)
         filterCount += 1
         filterThroughRowid = max(filterThroughRowid, rowid)
-        if filterCount > filter?.capacity ?? 0 { filter = nil }  // built again, twice as large, when next needed
+        dropFilterWhenFull()
+    }
+
+    /// Drops the filter once it holds more keys than its capacity: it is built again, twice as large, when next
+    /// needed.
+    private func dropFilterWhenFull() {
+        if filterCount > filter?.capacity ?? 0 { filter = nil }
     }
 
     /// Inserts the transaction's pending entries into the recent level in key order, ``insertRows`` to a
@@ -231,7 +237,7 @@ final class EventIDIndex {
             filterCount += 1
         }
         filterDataVersion = version
-        if filterCount > filter?.capacity ?? 0 { filter = nil }
+        dropFilterWhenFull()
     }
 
     private func readDataVersion() throws(StoreError) -> Int64 {
@@ -268,14 +274,13 @@ final class EventIDIndex {
         if filter != nil { try catchUpFilter() }
     }
 
-    /// Forgets the pending entries, the count of recent entries, the greatest key and the filter: the
-    /// transaction that changed them was rolled back (a filter holding a key that is not stored would only cost a lookup, but the
-    /// rowids it has seen may be given again).
-    func forgetCount() {
-        forgetPending(from: 0)
+    /// Forgets what the rolled-back transaction changed: its pending entries, the greatest key and the filter
+    /// (``abandon(from:)`` from the start), and the count of recent entries (a merge may have been rolled back).
+    /// A filter holding a key that is not stored would only cost a lookup, but the rowids it has seen may be
+    /// given again.
+    func forgetTransaction() {
+        abandon(from: 0)
         recentCount = nil
-        greatestKey = nil
-        filter = nil
     }
 }
 

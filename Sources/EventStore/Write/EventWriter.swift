@@ -276,7 +276,7 @@ package final class EventWriter {
             deviceLosses.reset()
             encodedRedactions = 0
             links.reset()
-            ids.forgetCount()  // SQLite rolled back by itself: the pending id entries' rows are gone
+            ids.forgetTransaction()  // SQLite rolled back by itself: the pending id entries' rows are gone
             if uncommittedRows {
                 uncommittedRows = false
                 throw rolledBackError
@@ -331,7 +331,7 @@ package final class EventWriter {
         deviceLosses.reset()
         encodedRedactions = 0
         links.reset()
-        ids.forgetCount()
+        ids.forgetTransaction()
         uncommittedRows = false
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
     }
