@@ -105,8 +105,7 @@ private struct BackendIngestRun {
     /// Whether the held events are due to be written (never before the end when strict).
     var isWriteDue: Bool {
         guard !options.strict, pendingEvents > 0 else { return false }
-        let chunk = options.strict ? options.batchSize : min(options.batchSize, type(of: backend).overlappedChunkLimit)
-        return pendingEvents >= chunk
+        return pendingEvents >= min(options.batchSize, type(of: backend).overlappedChunkLimit)
             || options.clock.nowMilliseconds() - chunkStart >= options.commitIntervalMilliseconds
     }
 
