@@ -6,11 +6,12 @@ extension PostgresEventStore {
     /// Writes the event batches of several requests in one transaction and counts, per batch, the events newly
     /// stored, as ``EventStore/writeBatches(_:losses:)`` does.
     ///
-    /// The events are redacted with the store's ``Redactor``; an id already stored (by any writer, at any time, or
-    /// earlier in this call) is a duplicate: acknowledged, not stored twice. The events go in with one
+    /// The events are redacted with the store's ``Redactor``'s keys; an id already stored (by any writer, at any
+    /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The events go in with one
     /// `INSERT ... SELECT FROM unnest(...)`, their rollups (aggregated per group in Swift) with one upsert per
-    /// table, `losses` into completeness, all in one transaction: a failure, the loss of the connection included,
-    /// stores nothing of the call.
+    /// table, `losses` and the call's own count of values its redaction replaced whole (`altered`) into
+    /// completeness, all in one transaction: a failure, the loss of the connection included, stores and counts
+    /// nothing of the call.
     ///
     /// ```swift
     /// let stored = try await store.writeBatches([requestA.events, requestB.events], losses: [.bufferFull: 2])
@@ -47,8 +48,11 @@ extension PostgresEventStore {
     private func write(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn?
     ) async throws(StoreError) -> [Int] {
-        let redacted = batches.map { $0.isEmpty ? $0 : redactor.redact($0) }
-        let altered = redactor.takeConservativeRedactions()
+        // A count of this call's own (as EncodedEvents keeps one): two overlapping writes must not take each
+        // other's counts, and a write that fails drops its count with its events.
+        let own = Redactor(secretKeys: redactor.secretKeys)
+        let redacted = batches.map { $0.isEmpty ? $0 : own.redact($0) }
+        let altered = own.takeConservativeRedactions()
         let plan = PostgresWritePlan(batches: redacted)
         var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
             .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
@@ -59,18 +63,13 @@ extension PostgresEventStore {
         }
         let binds = plan.candidates.isEmpty ? nil : PostgresWritePlan.eventBindings(plan.candidates.map(\.event))
         await previous?.wait()
-        do throws(StoreError) {
-            try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
-            let now = PostgresEventStore.nowMilliseconds()
-            return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-                let (stored, deviceLosses) = try await self.write(plan, binds, claimed: claimed, on: connection)
-                try await self.addCompleteness(
-                    PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
-                return stored
-            }
-        } catch {
-            redactor.restoreConservativeRedactions(altered)
-            throw error
+        try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
+        let now = PostgresEventStore.nowMilliseconds()
+        return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
+            let (stored, deviceLosses) = try await self.write(plan, binds, claimed: claimed, on: connection)
+            try await self.addCompleteness(
+                PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
+            return stored
         }
     }
 
