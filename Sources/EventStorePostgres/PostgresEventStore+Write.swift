@@ -35,13 +35,8 @@ extension PostgresEventStore {
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> [Int] {
-        do {
-            let stored = try await write(batches, losses: losses, after: previous, claimed: claimed)
-            await claimed.open()
-            return stored
-        } catch {
-            await claimed.open()
-            throw error
+        try await claimed.opening { () async throws(StoreError) in
+            try await write(batches, losses: losses, after: previous, claimed: claimed)
         }
     }
 

@@ -78,8 +78,6 @@ private struct BackendIngestRun {
     private var inFlight: [(write: Task<Int, any Error>, events: Int)] = []
     /// The turn the last write started opens once it has claimed its ids.
     private var lastTurn: WriteTurn?
-    /// The first failure of a write in flight.
-    private var failure: StoreError?
     /// How many writes may be in flight at once.
     private static let overlap = 2
 
@@ -135,17 +133,18 @@ private struct BackendIngestRun {
         }
     }
 
-    /// Waits for the oldest write in flight and counts it; throws its failure, or an earlier one.
+    /// Waits for the oldest write in flight and counts it; throws its failure (the ingest then ends, and
+    /// ``settle()`` waits for the rest).
     private mutating func awaitOldest() async throws(StoreError) {
         let (write, events) = inFlight.removeFirst()
+        let stored: Int
         do {
-            let stored = try await write.value
-            summary.stored += stored
-            summary.duplicates += events - stored
+            stored = try await write.value
         } catch {
-            failure = failure ?? (error as? StoreError) ?? StoreError(.io, path: backend.location, "\(error)")
+            throw (error as? StoreError) ?? StoreError(.io, path: backend.location, "\(error)")
         }
-        if let failure { throw failure }
+        summary.stored += stored
+        summary.duplicates += events - stored
     }
 
     /// Waits for every write in flight (after a failure: what they stored is counted, their errors dropped).

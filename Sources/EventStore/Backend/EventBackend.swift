@@ -112,13 +112,8 @@ extension EventBackend {
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> [Int] {
         await previous?.wait()
-        do {
-            let stored = try await writeBatches(batches, losses: losses)
-            await claimed.open()
-            return stored
-        } catch {
-            await claimed.open()
-            throw error
+        return try await claimed.opening { () async throws(StoreError) in
+            try await writeBatches(batches, losses: losses)
         }
     }
 }

@@ -26,4 +26,19 @@ public actor WriteTurn {
         guard !isOpen else { return }
         await withCheckedContinuation { waiters.append($0) }
     }
+
+    /// Runs `write`, then opens the turn whether it succeeded or not: a write that fails must not hold up the
+    /// writes in line after it.
+    public nonisolated func opening<Result>(after write: () async throws(StoreError) -> Result)
+        async throws(StoreError) -> Result
+    {
+        do {
+            let result = try await write()
+            await open()
+            return result
+        } catch {
+            await open()
+            throw error
+        }
+    }
 }
