@@ -29,6 +29,8 @@ public final class EventStore: @unchecked Sendable {
         /// When set, the database may not grow beyond this many pages (`PRAGMA max_page_count`): a write
         /// that needs more fails as on a full disk, and the transaction is rolled back. For quotas and tests.
         public var maximumPageCount: Int?
+        /// When the WAL is copied into the database file (``WALCheckpointer``); tests lower them.
+        package var walCheckpoints = WALCheckpointer.Thresholds.standard
 
         /// Creates options; the defaults create the file, redact the default secret keys, check files
         /// up to 256 MiB, wait 5 s for locks, and leave the size unlimited.

@@ -14,6 +14,8 @@ import CSQLite
 package final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
+    /// Checkpoints this connection's WAL on a thread of its own, once ``checkpointInBackground(_:)`` is called.
+    package private(set) var checkpointer: WALCheckpointer?
 
     /// Opens `path` for reading and writing, creating it when `create` is true.
     init(path: String, create: Bool) throws(StoreError) {
@@ -31,7 +33,15 @@ package final class SQLiteConnection {
     }
 
     deinit {
+        checkpointer?.stop(uninstallingFrom: handle)
         sqlite3_close_v2(handle)
+    }
+
+    /// Moves the WAL's checkpoints off this (writing) connection's thread (``WALCheckpointer``).
+    func checkpointInBackground(_ thresholds: WALCheckpointer.Thresholds) {
+        let checkpointer = WALCheckpointer(path: path, thresholds: thresholds)
+        checkpointer.install(on: handle)
+        self.checkpointer = checkpointer
     }
 
     private static func openError(path: String, status: Int32, detail: String) -> StoreError {
