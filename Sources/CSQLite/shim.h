@@ -27,4 +27,15 @@ static inline int csqlite_read_main_file(sqlite3 *db, void *buffer, int count, s
     return file->pMethods->xRead(file, buffer, count, offset);
 }
 
+/// Binds text that SQLite does not copy: the caller keeps `text` valid until the statement is reset and the
+/// binding is replaced or cleared.
+static inline int csqlite_bind_text_static(sqlite3_stmt *statement, int index, const char *text, int bytes) {
+    return sqlite3_bind_text(statement, index, text ? text : "", bytes, SQLITE_STATIC);
+}
+
+/// Binds a blob that SQLite does not copy, under the same condition.
+static inline int csqlite_bind_blob_static(sqlite3_stmt *statement, int index, const void *bytes, int count) {
+    return sqlite3_bind_blob(statement, index, bytes ? bytes : "", count, SQLITE_STATIC);
+}
+
 #endif

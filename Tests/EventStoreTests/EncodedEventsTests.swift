@@ -66,6 +66,34 @@ import Testing
         #expect(try Self.dump("link_visitor_day", in: encoded.path).isEmpty == false)
     }
 
+    /// A large write is packed a slice ahead of its inserts, on another thread (PackedSlice): it stores exactly
+    /// what the same write stores when it is small enough to be redacted and inserted event by event.
+    @Test func aWritePackedAheadStoresWhatAWriteInsertedEventByEventStores() throws {
+        let (earlier, batches) = Self.requests()
+        let records = [
+            DeviceLoss(reason: .bufferFull, count: 12).event(timestamp: 1_763_683_200_000),
+            DeviceLoss(reason: "outbox_full", count: 5).event(timestamp: 1_763_683_260_000),
+        ]
+        let events = batches.flatMap { $0 } + records + [batches[0][0], records[0]]
+        let plain = TemporaryDatabase()
+        let packed = TemporaryDatabase()
+        let plainStore = try EventStore(path: plain.path)
+        let packedStore = try EventStore(path: packed.path)
+        packedStore.withConnection { $0.writer.redactionSlice = 8 }  // 77 events: nine slices and a part
+        #expect(try plainStore.write(earlier) == 5)
+        #expect(try packedStore.write(earlier) == 5)
+        let stored = try plainStore.write(events)
+        #expect(stored == 56)  // 54 new App Links events (as in the test above) and the two loss records
+        #expect(try packedStore.write(events) == stored)
+        for table in Self.tables {
+            let expected = try Self.dump(table, in: plain.path)
+            #expect(try Self.dump(table, in: packed.path) == expected, "table \(table)")
+        }
+        #expect(try Self.dump("completeness", in: packed.path).contains("'redacted_unparsed',1"))
+        #expect(try Self.dump("completeness", in: packed.path).contains(",12"))
+        #expect(try Self.dump("link_visitor_day", in: packed.path).isEmpty == false)
+    }
+
     @Test func aRolledBackGroupForgetsItsRedactionCountsAndStoresNothing() throws {
         let database = TemporaryDatabase()
         _ = try EventStore(path: database.path)  // created and migrated

@@ -94,14 +94,16 @@ extension EncodedEvents.Row {
         self.position = position
     }
 
-    /// Binds the row to an insert statement (Statements/insert_event.sql).
-    func bind(to statement: SQLiteStatement) {
-        statement.clearBindings()
-        EventColumns.bindID(id, at: 1, to: statement)
+    /// Inserts the row with an insert statement (Statements/insert_event.sql), its values bound in place from
+    /// `values`.
+    func insert(with statement: SQLiteStatement, values: inout BoundValues) throws(StoreError) {
+        values.removeAll()
+        EventColumns.bindID(id, at: 1, to: &values)
         statement.bind(2, timestamp)
-        statement.bind(3, name)
-        for (index, value) in columns { statement.bind(index, value) }
+        values.text(3, name)
+        for (index, value) in columns { values.text(index, value) }
         if let success { statement.bind(EventColumns.successIndex, success) }
-        if let extra { statement.bind(EventColumns.extraIndex, extra) }
+        if let extra { values.text(EventColumns.extraIndex, extra) }
+        try values.run(statement)
     }
 }

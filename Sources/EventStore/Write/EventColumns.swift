@@ -67,20 +67,22 @@ package enum EventColumns {
     /// Reads events in time order within [?1, ?2), columns in insert order. Statements/select_events.sql.
     static let selectSQL = EmbeddedSQL.statement("select_events")
 
-    /// Binds `event` (already redacted) to an insert statement.
+    /// Inserts `event` (already redacted) with an insert statement, its values bound in place from `values`.
     /// - Returns: the event's rollup group, read from the same pass over its fields.
-    static func bind(
-        _ event: MeasurementEvent, to statement: SQLiteStatement, extra: inout [(String, String)]
-    ) -> RollupKey {
-        statement.clearBindings()
-        bindID(event.id, at: 1, to: statement)
+    static func insert(
+        _ event: MeasurementEvent, with statement: SQLiteStatement, values: inout BoundValues,
+        extra: inout [(String, String)]
+    ) throws(StoreError) -> RollupKey {
+        values.removeAll()
+        bindID(event.id, at: 1, to: &values)
         statement.bind(2, event.timestamp)
-        statement.bind(3, event.name)
-        let (key, success) = columns(of: event, extra: &extra) { index, value in statement.bind(index, value) }
+        values.text(3, event.name)
+        let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
         if let success { statement.bind(successIndex, success) }
         if !extra.isEmpty {
-            statement.bind(extraIndex, encodeExtra(&extra))
+            values.text(extraIndex, encodeExtra(&extra))
         }
+        try values.run(statement)
         return key
     }
 
@@ -128,7 +130,17 @@ package enum EventColumns {
         }
     }
 
-    /// Reads an id bound by ``bindID(_:at:to:)``.
+    /// Adds an id to a row's values: 16 bytes for a UUID, text otherwise (as ``bindID(_:at:to:)-(_,_,SQLiteStatement)``).
+    static func bindID(_ id: EventID, at index: Int32, to values: inout BoundValues) {
+        if let (high, low) = id.uuidValue {
+            var bytes = (high.bigEndian, low.bigEndian)
+            withUnsafeBytes(of: &bytes) { values.blob(index, $0) }
+        } else {
+            values.text(index, id.description)
+        }
+    }
+
+    /// Reads an id bound by ``bindID(_:at:to:)-(_,_,SQLiteStatement)``.
     static func readID(_ statement: SQLiteStatement, column: Int32) -> EventID {
         if statement.type(column) == SQLITE_BLOB {
             let bytes = statement.blob(column)

@@ -30,6 +30,8 @@ package final class EventWriter {
     /// progress: added to completeness at commit, in the same transaction as the records.
     private var deviceLosses = DeviceLossTally()
     private var extra: [(String, String)] = []
+    /// The text and blob values of the row being inserted (kept for its capacity).
+    private var values = BoundValues()
     /// The positions of the batch being written, in insertion order (kept for its capacity).
     private var order: [Int] = []
     /// The id keys of the batch being written, by position (kept for its capacity).
@@ -135,24 +137,36 @@ package final class EventWriter {
     /// that a few hundred events make several slices.
     var redactionSlice = 2_048
 
-    /// Inserts the new events of `batch`, redacting each slice of ``redactionSlice`` events on another thread
-    /// while the slice before it is inserted: on the sink's large batches the inserts and the redaction (about
-    /// half the sink's time each) then overlap instead of taking turns.
+    /// Inserts the new events of `batch`, packing each slice of ``redactionSlice`` events on another thread while
+    /// the slice before it is inserted (``PackedSlice``): on the sink's large batches the inserts and the rest
+    /// of the work (redaction, columns, rollup keys) then overlap instead of taking turns.
     private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
         let slice = redactionSlice
-        var upcoming: RedactionJob? = RedactionJob(redactor, batch[0..<slice])
+        let isNew = isNew
+        var upcoming: PackJob? = PackJob(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
         var inserted = 0
         var start = 0
         while let job = upcoming {
             let ready = job.result()
             let next = start + slice
-            upcoming = next < batch.count ? RedactionJob(redactor, batch[next..<min(next + slice, batch.count)]) : nil
+            upcoming =
+                next < batch.count
+                ? PackJob(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor) : nil
             do throws(StoreError) {
-                inserted += try insertNew(ready, from: start)
+                try ready.insertAll(with: insert) { row, rowid in
+                    ids.add(key: keys[row.position], event: rowid)
+                    if let loss = row.deviceLoss {
+                        deviceLosses.add(loss)  // a loss record, not an App Links event
+                    } else if let link = row.link {
+                        links.add(link, visitor: row.visitor)
+                    }
+                }
             } catch {
                 _ = upcoming?.result()  // nothing of this write outlives it
                 throw error
             }
+            inserted += ready.rows.count
+            groups.merge(ready.groups, uniquingKeysWith: +)
             start = next
         }
         return inserted
@@ -163,8 +177,7 @@ package final class EventWriter {
     private func insertNew(_ slice: [MeasurementEvent], from offset: Int) throws(StoreError) -> Int {
         var inserted = 0
         for (index, event) in slice.enumerated() where isNew[offset + index] {
-            let key = EventColumns.bind(event, to: insert, extra: &extra)
-            try insert.run()
+            let key = try EventColumns.insert(event, with: insert, values: &values, extra: &extra)
             ids.add(key: keys[offset + index], event: connection.lastInsertRowID)
             inserted += 1
             if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
@@ -192,8 +205,7 @@ package final class EventWriter {
                 // Read in place (a copy of the row would retain each of its strings).
                 let rows = batches[entry.batch].rows
                 guard try isNew(rows[entry.row], rank: rank, in: order, of: batches) else { continue }
-                rows[entry.row].bind(to: insert)
-                try insert.run()
+                try rows[entry.row].insert(with: insert, values: &values)
                 ids.add(key: rows[entry.row].key, event: connection.lastInsertRowID)
                 inserted[entry.batch] += 1
                 if let loss = rows[entry.row].deviceLoss {
@@ -376,27 +388,4 @@ private struct KeyOrderEntry {
     var key: Int64
     var batch: Int
     var row: Int
-}
-
-/// The redaction of a slice of events on a global queue (``EventWriter/insertNewRedactingAhead(_:)``).
-private final class RedactionJob: @unchecked Sendable {
-    // @unchecked Sendable: `redacted` is written once on the queue before `done` is signalled, and read only
-    // after waiting for it.
-    private let done = DispatchSemaphore(value: 0)
-    private var redacted: [MeasurementEvent] = []
-
-    init(_ redactor: Redactor, _ events: ArraySlice<MeasurementEvent>) {
-        let events = Array(events)
-        DispatchQueue.global().async {
-            self.redacted = events.map { redactor.redact($0) }
-            self.done.signal()
-        }
-    }
-
-    /// The redacted events, once the job is done (at once on later calls).
-    func result() -> [MeasurementEvent] {
-        done.wait()
-        done.signal()
-        return redacted
-    }
 }
