@@ -10,9 +10,12 @@ import Testing
         let folder = TemporaryFolder()
         let transport = ScriptedTransport([.accept])
         let sink = try makeSink(in: folder, transport: transport)
-        try post(numberedEvents(1_200), to: sink)
+        try post(numberedEvents(1_200), to: sink)  // one commit: 18 inserts of 64 lines, then 48 of one
+        #expect(sink.status.pending == 1_200)
         try await sink.upload()
         #expect(transport.requests.map(\.lines.count) == [500, 500, 200])
+        let indexes = transport.requests.flatMap(\.lines).compactMap { try? NDJSONCodec().decode($0).fields["index"] }
+        #expect(indexes == (0..<1_200).map(String.init))
         #expect(transport.stored.count == 1_200)
         #expect(transport.stored.values.allSatisfy { $0 == 1 })
         #expect(sink.status.accepted == 1_200)
