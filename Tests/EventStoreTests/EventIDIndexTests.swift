@@ -4,7 +4,8 @@ import Testing
 
 @testable import EventStore
 
-/// Exact dedup through the two-level id index (Migrations/0011_index_event_ids_by_key.sql, EventIDIndex).
+/// Exact dedup through the id index's three levels (Migrations/0011_index_event_ids_by_key.sql,
+/// 0013_add_fresh_event_ids.sql, EventIDIndex).
 struct EventIDIndexTests {
     /// `count` events with random UUIDv4 ids from a seeded generator.
     static func randomEvents(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
@@ -24,10 +25,11 @@ struct EventIDIndexTests {
         }
     }
 
-    /// The recent and large levels' entry counts.
-    static func levels(_ store: EventStore) throws -> (recent: Int64, large: Int64) {
+    /// The fresh, recent and large levels' entry counts.
+    static func levels(_ store: EventStore) throws -> (fresh: Int64, recent: Int64, large: Int64) {
         try store.withConnection { store throws(StoreError) in
             (
+                try store.connection.scalarInt("SELECT count(*) FROM event_ids_fresh"),
                 try store.connection.scalarInt("SELECT count(*) FROM event_ids_recent"),
                 try store.connection.scalarInt("SELECT count(*) FROM event_ids")
             )
@@ -39,17 +41,23 @@ struct EventIDIndexTests {
         let events = Self.randomEvents(3_000, seed: 1)
         do {
             let store = try EventStore(path: database.path)
-            store.withConnection { $0.writer.ids.mergeThreshold = 700 }
+            store.withConnection {
+                $0.writer.ids.mergeThreshold = 700
+                $0.writer.ids.freshLimit = 300
+            }
             #expect(try store.write(Array(events[0..<1_000])) == 1_000)
             // Overlapping batches: half of each is already stored, by the previous batch or merged into the large level.
             #expect(try store.write(Array(events[500..<1_500])) == 500)
             #expect(try store.write(Array(events[1_000..<2_000]) + Array(events[0..<100])) == 500)
-            let (recent, large) = try Self.levels(store)
+            let (fresh, recent, large) = try Self.levels(store)
             #expect(large >= 1_000)
-            #expect(recent + large == 2_000)
+            #expect(fresh + recent + large == 2_000)
         }
         let reopened = try EventStore(path: database.path)
-        reopened.withConnection { $0.writer.ids.mergeThreshold = 700 }
+        reopened.withConnection {
+            $0.writer.ids.mergeThreshold = 700
+            $0.writer.ids.freshLimit = 300
+        }
         #expect(try reopened.write(events) == 1_000)
         #expect(try reopened.write(events.shuffled()) == 0)
         #expect(try reopened.count() == 3_000)
@@ -151,6 +159,7 @@ struct EventIDIndexTests {
         store.withConnection { store in
             store.writer.ids.key = { _ in 42 }
             store.writer.ids.mergeThreshold = mergeThreshold
+            store.writer.ids.freshLimit = mergeThreshold  // 1: every level; 1,000: the fresh level only
         }
         let uuids = Self.randomEvents(2, seed: 3)
         let text = MeasurementEvent(id: EventID("order-17"), name: "purchase", fields: [:], timestamp: 1)
@@ -158,12 +167,12 @@ struct EventIDIndexTests {
         #expect(try store.write([uuids[1], text]) == 2)
         #expect(try store.write(uuids + [text]) == 0)
         #expect(try store.count() == 3)
-        let (recent, large) = try Self.levels(store)
-        #expect(recent + large == 3)
+        let (fresh, recent, large) = try Self.levels(store)
+        #expect(fresh + recent + large == 3)
         let keys = try store.withConnection { store throws(StoreError) in
             try store.connection.scalarInt(
-                "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent)"
-            )
+                "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent "
+                    + "UNION ALL SELECT key FROM event_ids_fresh)")
         }
         #expect(keys == 1)
     }
@@ -176,8 +185,8 @@ struct EventIDIndexTests {
             try store.writer.write(events)
             store.writer.rollback()
         }
-        let (recent, large) = try Self.levels(store)
-        #expect(recent == 0 && large == 0)
+        let (fresh, recent, large) = try Self.levels(store)
+        #expect(fresh == 0 && recent == 0 && large == 0)
         #expect(try store.write(events) == 10)
     }
 
@@ -197,8 +206,62 @@ struct EventIDIndexTests {
         }
         #expect(try store.write(events) == 0)
         #expect(try store.count() == 300)
-        let (recent, large) = try Self.levels(store)
-        #expect(recent + large == 300)
+        let (fresh, recent, large) = try Self.levels(store)
+        #expect(fresh + recent + large == 300)
+    }
+
+    /// The collector commits a few thousand events at a time: they go to the fresh level, appended, until it
+    /// holds the fresh limit, and then all of it moves into the recent level. Every level dedups.
+    @Test func smallCommitsAppendToTheFreshLevelUntilItMovesIntoTheRecentOne() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        store.withConnection { $0.writer.ids.freshLimit = 2_500 }
+        let events = Self.randomEvents(4_000, seed: 21)
+        #expect(try store.write(Array(events[0..<1_000])) == 1_000)
+        #expect(try store.write(Array(events[500..<2_000])) == 1_000)
+        var levels = try Self.levels(store)
+        #expect(levels.fresh == 2_000 && levels.recent == 0)
+        #expect(try store.write(Array(events[1_500..<3_000])) == 1_000)
+        levels = try Self.levels(store)
+        #expect(levels.fresh == 0 && levels.recent == 3_000)
+        #expect(try store.write(Array(events[2_900..<4_000])) == 1_000)
+        levels = try Self.levels(store)
+        #expect(levels.fresh == 1_000 && levels.recent == 3_000)
+        #expect(try store.write(events.shuffled()) == 0)
+        #expect(try store.count() == 4_000)
+    }
+
+    /// The fresh entries are committed with their events: a transaction rolled back after some were committed
+    /// forgets only its own, and the committed ones still dedup.
+    @Test func aRollbackKeepsTheFreshEntriesCommittedBeforeIt() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        let events = Self.randomEvents(200, seed: 22)
+        #expect(try store.write(Array(events[0..<100])) == 100)
+        try store.withConnection { store throws(StoreError) in
+            #expect(try store.writer.write(Array(events[100..<200])) == 100)
+            store.writer.rollback()
+        }
+        #expect(try store.write(events) == 100)
+        #expect(try store.count() == 200)
+        #expect(try Self.levels(store).fresh == 200)
+    }
+
+    /// Another connection's fresh entries (another process writing the same file) are read again before a
+    /// write, and they survive closing: dedup stays exact across connections and reopening.
+    @Test func anotherConnectionsFreshEntriesDedupHereAndAfterReopening() throws {
+        let database = TemporaryDatabase()
+        let events = Self.randomEvents(900, seed: 23)
+        let first = try EventStore(path: database.path)
+        let second = try EventStore(path: database.path)
+        #expect(try first.write(Array(events[0..<300])) == 300)
+        #expect(try second.write(Array(events[0..<600])) == 300)
+        #expect(try first.write(Array(events[200..<900])) == 300)
+        #expect(try second.write(events) == 0)
+        #expect(try Self.levels(first).fresh == 900)
+        let reopened = try EventStore(path: database.path)
+        #expect(try reopened.write(events.reversed()) == 0)
+        #expect(try reopened.count() == 900)
     }
 
     @Test func theSQLKeyFunctionGivesEveryStoredIDTheWritersKey() throws {
@@ -212,11 +275,16 @@ struct EventIDIndexTests {
                     id: EventID("0192F5C3-8A1B-7C4D-9E2F-0123456789AB"), name: "a", fields: [:], timestamp: 3),
             ]
         #expect(try store.write(events) == 53)
-        let mismatches = try store.withConnection { store throws(StoreError) in
-            try store.connection.scalarInt(
-                "SELECT count(*) FROM event_ids_recent AS k JOIN events AS e ON e.rowid = k.event "
-                    + "WHERE k.key != alstats_id_key(e.id)")
+        let (entries, mismatches) = try store.withConnection { store throws(StoreError) in
+            let levels =
+                "(SELECT key, event FROM event_ids_fresh UNION ALL SELECT key, event FROM event_ids_recent "
+                + "UNION ALL SELECT key, event FROM event_ids) AS k JOIN events AS e ON e.rowid = k.event"
+            return (
+                try store.connection.scalarInt("SELECT count(*) FROM \(levels)"),
+                try store.connection.scalarInt("SELECT count(*) FROM \(levels) WHERE k.key != alstats_id_key(e.id)")
+            )
         }
+        #expect(entries == 53)
         #expect(mismatches == 0)
     }
 

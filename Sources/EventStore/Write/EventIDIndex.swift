@@ -1,10 +1,13 @@
 import MeasurementEvents
 
-/// Exact dedup of event ids for all time, through the two-level id index of
-/// Migrations/0011_index_event_ids_by_key.sql.
+/// Exact dedup of event ids for all time, through the id index of Migrations/0011_index_event_ids_by_key.sql
+/// and 0013_add_fresh_event_ids.sql.
 ///
-/// A new event is filed under its id's ``EventIDKey`` in `event_ids_recent`, a level small enough to stay in
-/// the writer's page cache; once it holds ``mergeThreshold`` entries, ``mergeIfDue()`` moves them into
+/// A new event is filed under its id's ``EventIDKey`` in `event_ids_fresh`, appended in rowid order at each
+/// commit and held in memory for lookups; once it holds ``freshLimit`` entries, ``flush()`` moves them into
+/// `event_ids_recent` in key order, a level small enough to stay in the writer's page cache (a commit of a few
+/// thousand random keys into it rewrote hundreds of its leaves: the collector's commits are that size);
+/// once that holds ``mergeThreshold`` entries, ``mergeIfDue()`` moves them into
 /// `event_ids` in key order, one sequential pass over the large level instead of a random page per id (at
 /// 10M random ids, the old one-level index rewrote most of its 250 MB at every commit: docs/storage-layout.md).
 /// A lookup checks both levels by key and compares the full id stored in `events`, so two ids that share a
@@ -17,6 +20,9 @@ final class EventIDIndex {
     /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, within
     /// the ingest's 24 MiB page cache (docs/storage-layout.md has the measurements).
     static let defaultMergeThreshold = 1 << 20
+    /// Fresh entries at which ``flush()`` moves them into the recent level: the sink's commit size, so that its
+    /// commits skip the fresh level, while the collector's commits of a few thousand events append to it.
+    static let defaultFreshLimit = 1 << 15
     /// The entries inserted by one run of a statement (a statement run per event cost about 8% of the sink's
     /// time: docs/storage-layout.md).
     static let insertRows = 64
@@ -24,6 +30,8 @@ final class EventIDIndex {
     let connection: SQLiteConnection
     /// How many recent entries make ``mergeIfDue()`` merge (tests lower it to merge within a few events).
     var mergeThreshold: Int
+    /// How many fresh entries make ``flush()`` move them into the recent level (tests lower it).
+    var freshLimit = EventIDIndex.defaultFreshLimit
     /// The key of an id. A test seam: tests force two ids onto one key; the stored keys must come from
     /// ``EventIDKey`` (migration 0011 computes them with it).
     var key: (EventID) -> Int64 = EventIDKey.key
@@ -31,11 +39,24 @@ final class EventIDIndex {
     private let insertRecent: SQLiteStatement
     /// ``insert_event_id.sql`` for ``insertRows`` entries at once: one statement run for that many events.
     private let insertRecentRows: SQLiteStatement
-    /// The entries of the open transaction, in the order added: inserted into the recent level in key order by
-    /// ``flush()`` before the commit. Inserted one write at a time, random keys dirtied a random page of the
-    /// recent level each, which the page cache, full of the new events' pages, wrote out again and again:
+    /// The fresh level's entries (the first ``freshCount``, committed in `event_ids_fresh`), then those of the
+    /// open transaction in the order added: ``flush()`` appends these to the fresh level, or moves all of them
+    /// into the recent level in key order. Inserted one write at a time, random keys dirtied a random page of
+    /// the recent level each, which the page cache, full of the new events' pages, wrote out again and again:
     /// 14.7 GB of writes for 1M random ids against 2.8 GB for ordered ones.
     private var pending: [PendingEntry] = []
+    /// How many entries of ``pending`` are the fresh level's.
+    private var freshCount = 0
+    /// Whether ``pending`` begins with the fresh level as committed: not at first, nor after a rollback, nor
+    /// once another connection committed (it may have added to the level, or moved it).
+    private var freshLoaded = false
+    /// `PRAGMA data_version` when the fresh level was read.
+    private var freshDataVersion: Int64 = 0
+    private let selectFresh: SQLiteStatement
+    private let insertFresh: SQLiteStatement
+    /// ``insertRows`` fresh entries at once.
+    private let insertFreshRows: SQLiteStatement
+    private let clearFresh: SQLiteStatement
     /// The rowid of the first pending entry under each key.
     private var pendingByKey: [Int64: Int64] = [:]
     /// The rowids of further pending entries under a key (two ids with one key: rare).
@@ -72,6 +93,12 @@ final class EventIDIndex {
         insertRecentRows = try connection.prepare(
             "INSERT INTO event_ids_recent (key, event) VALUES "
                 + repeatElement("(?, ?)", count: Self.insertRows).joined(separator: ", "))
+        selectFresh = try connection.prepare("SELECT event, key FROM event_ids_fresh ORDER BY event")
+        insertFresh = try connection.prepare("INSERT INTO event_ids_fresh (event, key) VALUES (?1, ?2)")
+        insertFreshRows = try connection.prepare(
+            "INSERT INTO event_ids_fresh (event, key) VALUES "
+                + repeatElement("(?, ?)", count: Self.insertRows).joined(separator: ", "))
+        clearFresh = try connection.prepare("DELETE FROM event_ids_fresh")
         selectID = try connection.prepare("SELECT id FROM events WHERE rowid = ?1")
         merge = try connection.prepare(EmbeddedSQL.statement("merge_event_ids"))
         clearRecent = try connection.prepare(EmbeddedSQL.statement("clear_event_ids_recent"))
@@ -114,7 +141,7 @@ final class EventIDIndex {
         return try !contains(id, key: key)
     }
 
-    /// Whether a pending entry under `key` is an event with `id`.
+    /// Whether a fresh or pending entry under `key` is an event with `id`.
     private func pendingContains(_ id: EventID, key: Int64) throws(StoreError) -> Bool {
         guard let first = pendingByKey[key] else { return false }
         for rowid in [first] + (pendingCollisions[key] ?? []) {
@@ -126,14 +153,9 @@ final class EventIDIndex {
     }
 
     /// Files the event just stored at `rowid` under `key`: pending until ``flush()`` inserts the transaction's
-    /// entries into the recent level, and found by lookups meanwhile.
+    /// entries into the fresh or recent level, and found by lookups meanwhile.
     func add(key: Int64, event rowid: Int64) {
-        pending.append(PendingEntry(key: key, rowid: rowid))
-        if pendingByKey[key] == nil {
-            pendingByKey[key] = rowid
-        } else {
-            pendingCollisions[key, default: []].append(rowid)
-        }
+        remember(key: key, rowid: rowid)
         if let greatest = greatestKey, key > greatest { greatestKey = key }
         guard filter != nil else { return }
         filter?.insert(key)
@@ -142,34 +164,70 @@ final class EventIDIndex {
         dropFilterWhenFull()
     }
 
+    /// Adds an entry to ``pending`` and to the lookup by key.
+    private func remember(key: Int64, rowid: Int64) {
+        pending.append(PendingEntry(key: key, rowid: rowid))
+        if pendingByKey[key] == nil {
+            pendingByKey[key] = rowid
+        } else {
+            pendingCollisions[key, default: []].append(rowid)
+        }
+    }
+
+    /// Reads the fresh level into ``pending`` (which holds no entry of a transaction yet).
+    private func loadFresh() throws(StoreError) {
+        forgetPending(from: 0)
+        defer { selectFresh.reset() }
+        while try selectFresh.step() { remember(key: selectFresh.int64(1), rowid: selectFresh.int64(0)) }
+        freshCount = pending.count
+        freshLoaded = true
+    }
+
     /// Drops the filter once it holds more keys than its capacity: it is built again, twice as large, when next
     /// needed.
     private func dropFilterWhenFull() {
         if filterCount > filter?.capacity ?? 0 { filter = nil }
     }
 
-    /// Inserts the transaction's pending entries into the recent level in key order, ``insertRows`` to a
-    /// statement: before a merge and the commit. On an error the caller rolls the transaction back.
+    /// Appends the transaction's entries to the fresh level; or, once that would hold ``freshLimit`` entries,
+    /// moves them all into the recent level in key order, ``insertRows`` to a statement. Before a merge and the
+    /// commit; on an error the caller rolls the transaction back.
     func flush() throws(StoreError) {
-        guard !pending.isEmpty else { return }
+        guard pending.count > freshCount else { return }
+        guard pending.count >= freshLimit else {
+            try insert(pending[freshCount...], rows: insertFreshRows, one: insertFresh) { ($0.rowid, $0.key) }
+            freshCount = pending.count
+            return
+        }
         pending.sort { ($0.key, $0.rowid) < ($1.key, $1.rowid) }
-        var start = 0
-        while pending.count - start >= Self.insertRows {
-            for offset in 0..<Self.insertRows {
-                let entry = pending[start + offset]
-                insertRecentRows.bind(Int32(2 * offset + 1), entry.key)
-                insertRecentRows.bind(Int32(2 * offset + 2), entry.rowid)
-            }
-            try insertRecentRows.run()
-            start += Self.insertRows
-        }
-        for entry in pending[start...] {
-            insertRecent.bind(1, entry.key)
-            insertRecent.bind(2, entry.rowid)
-            try insertRecent.run()
-        }
+        try insert(pending[...], rows: insertRecentRows, one: insertRecent) { ($0.key, $0.rowid) }
+        if freshCount > 0 { try clearFresh.run() }
         if let count = recentCount { recentCount = count + pending.count }
         forgetPending(from: 0)
+        freshCount = 0
+    }
+
+    /// Inserts `entries` with `rows` (``insertRows`` at a time) and `one`, each bound as the pair `values` gives.
+    private func insert(
+        _ entries: ArraySlice<PendingEntry>, rows: SQLiteStatement, one: SQLiteStatement,
+        values: (PendingEntry) -> (Int64, Int64)
+    ) throws(StoreError) {
+        var start = entries.startIndex
+        while entries.endIndex - start >= Self.insertRows {
+            for offset in 0..<Self.insertRows {
+                let (first, second) = values(entries[start + offset])
+                rows.bind(Int32(2 * offset + 1), first)
+                rows.bind(Int32(2 * offset + 2), second)
+            }
+            try rows.run()
+            start += Self.insertRows
+        }
+        for entry in entries[start...] {
+            let (first, second) = values(entry)
+            one.bind(1, first)
+            one.bind(2, second)
+            try one.run()
+        }
     }
 
     /// How many entries are pending: a write that fails inside a transaction that goes on gives it to
@@ -271,20 +329,29 @@ final class EventIDIndex {
     /// only times the merges, so it is kept.)
     func transactionBegan() throws(StoreError) {
         greatestKey = nil
+        let version = try readDataVersion()
+        if !freshLoaded || version != freshDataVersion {
+            try loadFresh()
+            freshDataVersion = version
+        }
         if filter != nil { try catchUpFilter() }
     }
 
     /// Forgets what the rolled-back transaction changed: its pending entries, the greatest key and the filter
-    /// (``abandon(from:)`` from the start), and the count of recent entries (a merge may have been rolled back).
+    /// (``abandon(from:)`` from the start), the fresh entries (read again at the next transaction: the flush
+    /// may have been rolled back) and the count of recent entries (a merge may have been rolled back).
     /// A filter holding a key that is not stored would only cost a lookup, but the rowids it has seen may be
     /// given again.
     func forgetTransaction() {
         abandon(from: 0)
+        freshCount = 0
+        freshLoaded = false
         recentCount = nil
     }
 }
 
-/// An entry of the id index added in the open transaction and not yet inserted (``EventIDIndex/flush()``).
+/// An entry of the id index's fresh level, or added in the open transaction and not yet inserted
+/// (``EventIDIndex/flush()``).
 private struct PendingEntry {
     var key: Int64
     var rowid: Int64
