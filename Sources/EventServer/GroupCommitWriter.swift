@@ -10,8 +10,12 @@ import ServiceLifecycle
 ///
 /// Everything that does not need the database (redaction, column values, rollup groups, the sort by id)
 /// is done by ``submit(_:losses:)`` on the request's own task, on every core at once
-/// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. It does
-/// not wait for a group to fill: requests that arrive while a transaction commits form the next group.
+/// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. Requests
+/// that arrive while a transaction commits form the next group; a group smaller than ``minimumGroupEvents``
+/// waits for more until its first request has waited ``gatherDelay``. A commit costs about a millisecond
+/// whatever its size (the rollup upserts, the WAL pages it rewrites): committing whatever was queued, the
+/// collector made groups of 120 events (the median, under 64 clients posting 20 events each), and spent half
+/// its writer's time on commits.
 ///
 /// The queue is bounded: it holds at most ``maximumQueuedEvents`` events (a single request may exceed it
 /// only when the queue is empty, so none is refused forever); a request that would overfill it is refused
@@ -51,6 +55,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         let events: QueuedEvents
         let losses: [DropReason: Int]
         let answer: CheckedContinuation<Result<Int, SubmitError>, Never>
+        let queuedAt: ContinuousClock.Instant
     }
 
     /// The most events queued or being committed at once.
@@ -58,6 +63,11 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// The most events committed in one transaction (a single larger request is committed alone): it bounds
     /// how long the requests of the next group wait behind the one being committed.
     public let maximumGroupEvents: Int
+    /// The events at which a group stops waiting for more requests.
+    public let minimumGroupEvents: Int
+    /// How long the first request of a group smaller than ``minimumGroupEvents`` waits for others to share
+    /// its commit.
+    public let gatherDelay: Duration
     private let store: any EventBackend
     private let metrics: ServerMetrics?
     private let condition = NSCondition()
@@ -66,20 +76,27 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     private var queuedEvents = 0
     private var lastCommitFailed = false
 
-    /// A writer for `store` holding at most `maximumQueuedEvents` events and committing at most
-    /// `maximumGroupEvents` events per transaction.
+    /// A writer for `store` holding at most `maximumQueuedEvents` events, committing at most
+    /// `maximumGroupEvents` events per transaction, and waiting at most `gatherDelay` for a group to reach
+    /// `minimumGroupEvents`.
     public convenience init(
-        store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096
+        store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096,
+        minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3)
     ) {
         self.init(
             store: store, maximumQueuedEvents: maximumQueuedEvents, maximumGroupEvents: maximumGroupEvents,
-            metrics: nil)
+            minimumGroupEvents: minimumGroupEvents, gatherDelay: gatherDelay, metrics: nil)
     }
 
-    init(store: any EventBackend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096, metrics: ServerMetrics?) {
+    init(
+        store: any EventBackend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096,
+        minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3), metrics: ServerMetrics?
+    ) {
         self.store = store
         self.maximumQueuedEvents = max(1, maximumQueuedEvents)
         self.maximumGroupEvents = max(1, maximumGroupEvents)
+        self.minimumGroupEvents = min(minimumGroupEvents, self.maximumGroupEvents)
+        self.gatherDelay = gatherDelay
         self.metrics = metrics
     }
 
@@ -112,7 +129,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
                 answer.resume(returning: .failure(refusal))
                 return
             }
-            queue.append(Submission(events: encoded, losses: losses, answer: answer))
+            queue.append(Submission(events: encoded, losses: losses, answer: answer, queuedAt: .now))
             queuedEvents += encoded.count
             metrics?.queueDepth(queuedEvents)
             condition.signal()
@@ -174,9 +191,17 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while queue.isEmpty && phase == .accepting { condition.wait() }
-        guard !queue.isEmpty else {
+        guard let first = queue.first else {
             phase = .stopped
             return nil
+        }
+        // Nothing is being committed here, so the queued events are the next group's candidates.
+        let deadline = first.queuedAt + gatherDelay
+        while phase == .accepting, queuedEvents < minimumGroupEvents {
+            let remaining = (deadline - .now).components
+            let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
+            guard seconds > 0 else { break }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         // The first submission always, then the next ones while the group stays within maximumGroupEvents.
         var events = queue[0].events.count

@@ -47,6 +47,44 @@ import Testing
         #expect(writer.isHealthy == false)  // closed
     }
 
+    /// A group smaller than the minimum waits for more requests (up to the gather delay): the first request
+    /// stays queued, uncommitted, until a second one brings the group to the minimum, then both commit at once.
+    @Test func aSmallGroupWaitsForMoreRequestsUntilItReachesTheMinimum() async throws {
+        let fixture = ServerFixture()
+        let writer = GroupCommitWriter(
+            store: try EventStore(path: fixture.path), minimumGroupEvents: 10, gatherDelay: .seconds(60))
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await writer.run() }
+            let first = Task { try await writer.submit(sampleLines(5, prefix: "first"), losses: [:]) }
+            try await waitUntil { writer.queuedEventCount == 5 }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(writer.queuedEventCount == 5)
+            #expect(try fixture.storedEvents().isEmpty)
+            let second = try await writer.submit(sampleLines(5, prefix: "second"), losses: [:])
+            #expect(try await first.value == 5)
+            #expect(second == 5)
+            writer.close()
+            try await group.waitForAll()
+        }
+        #expect(try fixture.storedEvents().count == 10)
+        #expect(ContinuousClock.now - started < .seconds(30))  // not after the gather delay
+    }
+
+    /// A lone request is committed once its gather delay has passed.
+    @Test func aLoneSmallRequestIsCommittedAfterTheGatherDelay() async throws {
+        let fixture = ServerFixture()
+        let writer = GroupCommitWriter(
+            store: try EventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .milliseconds(50))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await writer.run() }
+            #expect(try await writer.submit(sampleLines(3), losses: [:]) == 3)
+            writer.close()
+            try await group.waitForAll()
+        }
+        #expect(try fixture.storedEvents().count == 3)
+    }
+
     @Test func requestsBeyondTheGroupLimitCommitInLaterTransactionsWithTheirOwnCounts() async throws {
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(
