@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// is done by ``submit(_:losses:)`` on the request's own task, on every core at once
 /// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. Requests
 /// that arrive while a transaction commits form the next group; a group smaller than ``minimumGroupEvents``
-/// waits for more until its first request has waited ``gatherDelay``. A commit costs about a millisecond
+/// waits for more while other requests are being encoded, until its first request has waited
+/// ``gatherDelay`` (a lone client's request, with none behind it, is committed at once). A commit costs about a millisecond
 /// whatever its size (the rollup upserts, the WAL pages it rewrites): committing whatever was queued, the
 /// collector made groups of 120 events (the median, under 64 clients posting 20 events each), and spent half
 /// its writer's time on commits.
@@ -75,6 +76,12 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     private var queue: [Submission] = []
     private var queuedEvents = 0
     private var lastCommitFailed = false
+    /// Requests admitted and being encoded, not yet queued: a small group waits for them.
+    private var arriving = 0
+    /// Transactions committed (or failed).
+    private var committed = 0
+    /// Runs in ``submit(_:losses:)`` after admission and before encoding; tests hold a request there, arriving.
+    private let beforeEncoding: (@Sendable () async -> Void)?
 
     /// A writer for `store` holding at most `maximumQueuedEvents` events, committing at most
     /// `maximumGroupEvents` events per transaction, and waiting at most `gatherDelay` for a group to reach
@@ -90,8 +97,10 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     init(
         store: any EventBackend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096,
-        minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3), metrics: ServerMetrics?
+        minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3), metrics: ServerMetrics?,
+        beforeEncoding: (@Sendable () async -> Void)? = nil
     ) {
+        self.beforeEncoding = beforeEncoding
         self.store = store
         self.maximumQueuedEvents = max(1, maximumQueuedEvents)
         self.maximumGroupEvents = max(1, maximumGroupEvents)
@@ -105,6 +114,13 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return phase == .accepting && !lastCommitFailed
+    }
+
+    /// How many transactions the writer has committed or failed to commit.
+    var commits: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return committed
     }
 
     /// The events queued or being committed now.
@@ -121,10 +137,13 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
     public func submit(_ events: [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError) -> Int {
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
+        await beforeEncoding?()
         let encoded = QueuedEvents(events, for: store)
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
             condition.lock()
+            arriving -= 1
             if let refusal = admission(of: encoded.count) {
+                condition.signal()
                 condition.unlock()
                 answer.resume(returning: .failure(refusal))
                 return
@@ -138,11 +157,14 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         return try result.get()
     }
 
-    /// ``admission(of:)`` under `condition`: a first check, so that a refused request is not encoded.
+    /// ``admission(of:)`` under `condition`: a first check, so that a refused request is not encoded; an
+    /// admitted one is counted as arriving until it is queued.
     private func lockedAdmission(of count: Int) -> SubmitError? {
         condition.lock()
         defer { condition.unlock() }
-        return admission(of: count)
+        if let refusal = admission(of: count) { return refusal }
+        arriving += 1
+        return nil
     }
 
     /// Why `count` more events cannot be queued now, or `nil` when they can. Called holding `condition`.
@@ -197,7 +219,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         }
         // Nothing is being committed here, so the queued events are the next group's candidates.
         let deadline = first.queuedAt + gatherDelay
-        while phase == .accepting, queuedEvents < minimumGroupEvents {
+        while phase == .accepting, queuedEvents < minimumGroupEvents, arriving > 0 {
             let remaining = (deadline - .now).components
             let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
             guard seconds > 0 else { break }
@@ -228,6 +250,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         metrics?.commitFinished(after: ContinuousClock.now - started, succeeded: (try? outcome.get()) != nil)
         let events = batch.reduce(0) { $0 + $1.events.count }
         condition.lock()
+        committed += 1
         queuedEvents -= events
         lastCommitFailed = (try? outcome.get()) == nil
         metrics?.queueDepth(queuedEvents)

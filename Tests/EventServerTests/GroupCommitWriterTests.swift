@@ -1,8 +1,9 @@
-import EventServer
 import EventStore
 import Foundation
 import MeasurementEvents
 import Testing
+
+@testable import EventServer
 
 @Suite struct GroupCommitWriterTests {
     /// Submits `batches` in order before the writer runs, so that one transaction holds them all (as many as
@@ -47,42 +48,52 @@ import Testing
         #expect(writer.isHealthy == false)  // closed
     }
 
-    /// A group smaller than the minimum waits for more requests (up to the gather delay): the first request
-    /// stays queued, uncommitted, until a second one brings the group to the minimum, then both commit at once.
-    @Test func aSmallGroupWaitsForMoreRequestsUntilItReachesTheMinimum() async throws {
+    /// A group smaller than the minimum waits for a request still being encoded (up to the gather delay): the
+    /// first request stays queued, uncommitted, until the second one is queued, then both commit at once.
+    @Test func aSmallGroupWaitsForARequestStillBeingEncoded() async throws {
         let fixture = ServerFixture()
+        let held = Gate()
         let writer = GroupCommitWriter(
-            store: try EventStore(path: fixture.path), minimumGroupEvents: 10, gatherDelay: .seconds(60))
+            store: try EventStore(path: fixture.path), maximumQueuedEvents: 100_000, minimumGroupEvents: 10,
+            gatherDelay: .seconds(60), metrics: nil, beforeEncoding: { await held.pass() })
         let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await writer.run() }
+            let second = Task { try await writer.submit(sampleLines(3, prefix: "second"), losses: [:]) }
+            try await waitUntil { held.waiting == 1 }  // admitted, arriving
+            held.open()
             let first = Task { try await writer.submit(sampleLines(5, prefix: "first"), losses: [:]) }
-            try await waitUntil { writer.queuedEventCount == 5 }
+            _ = first
             try await Task.sleep(for: .milliseconds(200))
-            #expect(writer.queuedEventCount == 5)
+            #expect(writer.commits == 0)
             #expect(try fixture.storedEvents().isEmpty)
-            let second = try await writer.submit(sampleLines(5, prefix: "second"), losses: [:])
+            held.release()
             #expect(try await first.value == 5)
-            #expect(second == 5)
+            #expect(try await second.value == 3)
+            #expect(writer.commits == 1)
             writer.close()
             try await group.waitForAll()
         }
-        #expect(try fixture.storedEvents().count == 10)
+        #expect(try fixture.storedEvents().count == 8)
         #expect(ContinuousClock.now - started < .seconds(30))  // not after the gather delay
     }
 
-    /// A lone request is committed once its gather delay has passed.
-    @Test func aLoneSmallRequestIsCommittedAfterTheGatherDelay() async throws {
+    /// A request with none being encoded behind it is committed at once, whatever the gather delay: a lone
+    /// client (an uploading device sends its next batch only after the receipt) never waits for it.
+    @Test func aLoneRequestIsCommittedAtOnce() async throws {
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(
-            store: try EventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .milliseconds(50))
+            store: try EventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .seconds(60))
+        let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await writer.run() }
             #expect(try await writer.submit(sampleLines(3), losses: [:]) == 3)
+            #expect(try await writer.submit(sampleLines(4), losses: [:]) == 4)
             writer.close()
             try await group.waitForAll()
         }
-        #expect(try fixture.storedEvents().count == 3)
+        #expect(try fixture.storedEvents().count == 7)
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test func requestsBeyondTheGroupLimitCommitInLaterTransactionsWithTheirOwnCounts() async throws {
@@ -121,5 +132,52 @@ import Testing
         }
         #expect(try fixture.storedEvents().isEmpty)
         #expect(try fixture.completeness()["rejected"]?["too_large"] == nil)
+    }
+}
+
+/// Holds the requests that reach it while closed (``pass()``) until ``release()``; open, lets them through.
+final class Gate: @unchecked Sendable {
+    // @unchecked Sendable: the state is only touched under `lock`.
+    private let lock = NSLock()
+    private var isOpen = false
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private var count = 0
+
+    /// How many requests are held.
+    var waiting: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    func pass() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if isOpen {
+                lock.unlock()
+                continuation.resume()
+                return
+            }
+            held.append(continuation)
+            count += 1
+            lock.unlock()
+        }
+    }
+
+    /// Lets later requests through; the held ones stay held.
+    func open() {
+        lock.lock()
+        isOpen = true
+        lock.unlock()
+    }
+
+    /// Lets the held requests go on.
+    func release() {
+        lock.lock()
+        let released = held
+        held = []
+        count = 0
+        lock.unlock()
+        for continuation in released { continuation.resume() }
     }
 }
