@@ -80,6 +80,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     private var arriving = 0
     /// Transactions committed (or failed).
     private var committed = 0
+    /// Groups that stopped gathering at the gather delay rather than because nothing more was arriving.
+    private var gatherTimeouts = 0
     /// Runs in ``submit(_:losses:)`` after admission and before encoding; tests hold a request there, arriving.
     private let beforeEncoding: (@Sendable () async -> Void)?
 
@@ -121,6 +123,13 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return committed
+    }
+
+    /// How many groups stopped waiting for more requests at the gather delay.
+    var groupsGatheredUntilTheDelay: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return gatherTimeouts
     }
 
     /// The events queued or being committed now.
@@ -222,7 +231,10 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         while phase == .accepting, queuedEvents < minimumGroupEvents, arriving > 0 {
             let remaining = (deadline - .now).components
             let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
-            guard seconds > 0 else { break }
+            guard seconds > 0 else {
+                gatherTimeouts += 1
+                break
+            }
             _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         // The first submission always, then the next ones while the group stays within maximumGroupEvents.
