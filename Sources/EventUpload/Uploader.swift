@@ -91,21 +91,55 @@ package final class Uploader: Sendable {
         let pending = try source.pendingCount()
         updateStatus { $0.pending = pending }
         var next = try prepare(from: source, after: nil)
+        // The batch before `next` and its receipt: removed from the source while `next` is in flight.
+        var answered: (batch: UploadBatch, receipt: UploadReceipt)?
         while let current = next {
-            // One request at a time, but the following batch is read, encoded and compressed while this one
-            // is in flight, so that the collector's round trip is the only wait between requests.
-            async let following = Result { () throws(UploadError) in try prepare(from: source, after: current) }
-            do {
-                try await deliver(current, to: source)
-            } catch {
-                _ = await following
-                throw error
+            // One request at a time. While it is in flight, the batch before it is acknowledged in the source (a
+            // DELETE and a commit for the outbox) and the batch after it is read, encoded and compressed, so that
+            // the collector's round trip is the only wait between requests. A crash before the acknowledgement
+            // sends that batch again, and the collector answers it with duplicates.
+            let previous = answered
+            async let acknowledged = Uploader.attempt { () throws(UploadError) in
+                if let previous { try acknowledge(previous.batch, receipt: previous.receipt, in: source) }
             }
-            next = try await following.get()
-            // Nothing came after it when it was read: events committed since are read now (it is finished).
-            if next == nil { next = try prepare(from: source, after: nil) }
-            updateStatus { $0.pending = (try? source.pendingCount()) ?? $0.pending }
-            progress?(status)
+            async let following = Uploader.attempt { () throws(UploadError) in
+                try prepare(from: source, after: current)
+            }
+            let delivered = await Uploader.attempt { () async throws(UploadError) in
+                try await deliver(current, to: source)
+            }
+            let (acknowledgement, read) = (await acknowledged, await following)
+            try acknowledgement.get()
+            if previous != nil { report(source, progress: progress) }
+            answered = try delivered.get().map { (current.batch, $0) }
+            next = try read.get()
+            if next == nil {
+                // Nothing came after it when it was read. Once it is acknowledged, the events committed since are
+                // read from the oldest.
+                if let last = answered {
+                    try acknowledge(last.batch, receipt: last.receipt, in: source)
+                    answered = nil
+                }
+                report(source, progress: progress)
+                next = try prepare(from: source, after: nil)
+            }
+        }
+    }
+
+    /// Updates the pending count and calls `progress` with the status.
+    private func report(_ source: any UploadSource, progress: (@Sendable (UploadStatus) -> Void)?) {
+        updateStatus { $0.pending = (try? source.pendingCount()) ?? $0.pending }
+        progress?(status)
+    }
+
+    /// The result of `body`, its error included.
+    private static func attempt<Value>(_ body: () async throws(UploadError) -> Value) async -> Result<
+        Value, UploadError
+    > {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -122,10 +156,15 @@ package final class Uploader: Sendable {
     }
 
     /// Sends one batch until it is answered, splitting it when the collector asks.
-    private func deliver(_ prepared: PreparedBatch, to source: any UploadSource) async throws(UploadError) {
+    /// - Returns: the receipt, for the caller to acknowledge the batch with; `nil` when the batch is already done
+    ///   in the source (split, each part acknowledged on its own; or dropped).
+    private func deliver(_ prepared: PreparedBatch, to source: any UploadSource) async throws(UploadError)
+        -> UploadReceipt?
+    {
         let batch = prepared.batch
         if batch.count == 1, batch.lines[0].utf8.count + 1 > policy.maximumBatchBytes {
-            return try finish(batch, rejected: ["upload_rejected:too_large": 1], in: source)
+            try finish(batch, rejected: ["upload_rejected:too_large": 1], in: source)
+            return nil
         }
         var attempt = 0
         while true {
@@ -134,14 +173,20 @@ package final class Uploader: Sendable {
             switch outcome {
             case .receipt(let receipt):
                 state.withLock { $0.failingSince = nil }
-                return try acknowledge(batch, receipt: receipt, in: source)
+                return receipt
             case .split(let reason):
                 state.withLock { $0.failingSince = nil }
-                guard batch.count > 1 else { return try finish(batch, rejected: [reason: 1], in: source) }
+                guard batch.count > 1 else {
+                    try finish(batch, rejected: [reason: 1], in: source)
+                    return nil
+                }
                 let (first, second) = batch.halves
-                try await deliver(PreparedBatch(first), to: source)
-                try await deliver(PreparedBatch(second), to: source)
-                return
+                for half in [first, second] {
+                    if let receipt = try await deliver(PreparedBatch(half), to: source) {
+                        try acknowledge(half, receipt: receipt, in: source)
+                    }
+                }
+                return nil
             case .pause(let error):
                 updateStatus {
                     $0.pause = error

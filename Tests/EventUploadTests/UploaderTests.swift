@@ -1,0 +1,80 @@
+import EventStore
+import Foundation
+import MeasurementEvents
+import Testing
+
+@testable import EventUpload
+
+@Suite struct UploaderTests {
+    @Test func theNextBatchIsSentWhileTheOneBeforeIsAcknowledged() async throws {
+        let transport = ScriptedTransport([.accept])
+        let source = HeldSource(lines: numberedEvents(1_500).map { NDJSONCodec.line(for: $0) }, transport: transport)
+        let uploader = Uploader(
+            endpoint: URL(string: "http://127.0.0.1:9")!, writeKey: "key-1", policy: UploadPolicy(),
+            transport: transport, clock: ManualUploadClock(), random: FixedRandom(unit: 0.5))
+        try await uploader.drain(source)
+        // The first acknowledgement waited for the second request: sent while it ran, not after it.
+        #expect(source.secondRequestSentDuringTheFirstAcknowledgement == true)
+        #expect(transport.requests.map(\.lines.count) == [500, 500, 500])
+        #expect(source.finishedKeys == (1...1_500).map(Int64.init))
+        #expect(transport.stored.values.allSatisfy { $0 == 1 })
+        #expect(uploader.status.accepted == 1_500)
+        #expect(uploader.status.pending == 0)
+    }
+}
+
+/// An in-memory source whose first acknowledgement holds until the transport has seen a second request (for at
+/// most a minute, so that an uploader which acknowledges before sending again fails the test instead of hanging).
+private final class HeldSource: UploadSource, @unchecked Sendable {
+    // @unchecked Sendable: every var is touched only holding `condition`.
+    private let lines: [String]
+    private let transport: ScriptedTransport
+    private let condition = NSCondition()
+    private var finished: [Int64] = []
+    private var firstAcknowledgement: Bool?
+
+    init(lines: [String], transport: ScriptedTransport) {
+        self.lines = lines
+        self.transport = transport
+    }
+
+    /// Whether the second request was sent while the first batch's acknowledgement waited (`nil`: no wait yet).
+    var secondRequestSentDuringTheFirstAcknowledgement: Bool? { condition.withLock { firstAcknowledgement } }
+    var finishedKeys: [Int64] { condition.withLock { finished } }
+
+    func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
+        -> UploadBatch?
+    {
+        condition.withLock {
+            let done = Set(finished)
+            let start = previous?.keys.last ?? 0
+            var batch = UploadBatch()
+            var bytes = 0
+            for key in (start + 1)..<(Int64(lines.count) + 1) where !done.contains(key) {
+                guard batch.count < maximumEvents,
+                    batch.append(lines[Int(key) - 1], key: key, bytes: &bytes, maximumBytes: maximumBytes)
+                else { break }
+            }
+            return batch.count == 0 ? nil : batch
+        }
+    }
+
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
+        condition.lock()
+        defer { condition.unlock() }
+        if firstAcknowledgement == nil {
+            let deadline = Date(timeIntervalSinceNow: 60)
+            while transport.requests.count < 2, Date() < deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+            }
+            firstAcknowledgement = transport.requests.count >= 2
+        }
+        finished += batch.keys
+    }
+
+    func pendingCount() throws(UploadError) -> Int {
+        condition.withLock { lines.count - finished.count }
+    }
+
+    func endUploading() {}
+}
