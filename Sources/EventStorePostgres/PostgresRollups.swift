@@ -17,10 +17,9 @@ struct PostgresRollups {
     /// Counts `event`, just stored.
     mutating func add(_ event: MeasurementEvent) {
         groups[RollupKey(event), default: 0] += 1
-        guard event.name == LinkRollupKey.hitName || event.name == EventName.navIn, let key = LinkRollupKey(event)
-        else { return }
-        links[key, default: 0] += 1
-        if let visitor = LinkVisitorKey(event, key: key) { visitors.insert(visitor) }
+        guard let group = LinkRollupKey.group(of: event) else { return }
+        links[group.key, default: 0] += 1
+        if let visitor = group.visitor { visitors.insert(visitor) }
     }
 
     /// Upserts every rollup inside the open transaction of `connection`.

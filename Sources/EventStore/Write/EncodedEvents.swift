@@ -84,12 +84,9 @@ extension EncodedEvents.Row {
         self.success = success
         self.extra = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
         rollup = rollupKey
-        link = nil
-        visitor = nil
-        if event.name == LinkRollupKey.hitName || event.name == EventName.navIn, let link = LinkRollupKey(event) {
-            self.link = link
-            visitor = LinkVisitorKey(event, key: link)
-        }
+        let group = LinkRollupKey.group(of: event)
+        link = group?.key
+        visitor = group?.visitor
         deviceLoss = event.name == DeviceLoss.eventName ? DeviceLoss(event) : nil
         self.position = position
     }

@@ -43,6 +43,16 @@ package struct LinkRollupKey: Hashable {
         refererAppName = fields[FieldName.refererAppName]
     }
 
+    /// The link group of `event` and its visitor row (``LinkVisitorKey``), or `nil` when it is neither a hit of a
+    /// hosted link nor an arrival at a link URL: the one classification of every write path (per event, encoded
+    /// rows, packed slices, PostgreSQL). Other names are refused before the fields are read.
+    package static func group(of event: MeasurementEvent) -> (key: LinkRollupKey, visitor: LinkVisitorKey?)? {
+        guard event.name == hitName || event.name == EventName.navIn, let key = LinkRollupKey(event) else {
+            return nil
+        }
+        return (key, LinkVisitorKey(event, key: key))
+    }
+
     /// A `status` of 1 to 9 ASCII digits as a number, else `nil`.
     static func status(_ text: String) -> Int64? {
         let digits = text.utf8

@@ -36,10 +36,8 @@ final class LinkRollupWriter {
     /// Counts `event`, just inserted, in the batch.
     @inline(__always)
     func add(_ event: MeasurementEvent) {
-        guard event.name == LinkRollupKey.hitName || event.name == EventName.navIn,
-            let key = LinkRollupKey(event)
-        else { return }
-        add(key, visitor: LinkVisitorKey(event, key: key))
+        guard let group = LinkRollupKey.group(of: event) else { return }
+        add(group.key, visitor: group.visitor)
     }
 
     /// Counts an event of group `key` (and `visitor`'s row, if any), just inserted, in the batch.

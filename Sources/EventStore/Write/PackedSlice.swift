@@ -55,9 +55,9 @@ struct PackedSlice {
             row.deviceLoss = loss
         } else {
             groups[key, default: 0] += 1
-            if event.name == LinkRollupKey.hitName || event.name == EventName.navIn, let link = LinkRollupKey(event) {
-                row.link = link
-                row.visitor = LinkVisitorKey(event, key: link)
+            if let group = LinkRollupKey.group(of: event) {
+                row.link = group.key
+                row.visitor = group.visitor
             }
         }
         rows.append(row)
