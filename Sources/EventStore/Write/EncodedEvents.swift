@@ -94,13 +94,10 @@ extension EncodedEvents.Row {
     /// Inserts the row with an insert statement (Statements/insert_event.sql), its values bound in place from
     /// `values`.
     func insert(with statement: SQLiteStatement, values: inout BoundValues) throws(StoreError) {
-        values.removeAll()
-        EventColumns.bindID(id, at: 1, to: &values)
-        statement.bind(2, timestamp)
-        values.text(3, name)
-        for (index, value) in columns { values.text(index, value) }
-        if let success { statement.bind(EventColumns.successIndex, success) }
-        if let extra { values.text(EventColumns.extraIndex, extra) }
-        try values.run(statement)
+        try EventColumns.insertRow(id, timestamp: timestamp, name: name, with: statement, values: &values) { values in
+            for (index, value) in columns { values.text(index, value) }
+            if let extra { values.text(EventColumns.extraIndex, extra) }
+            return (success, ())
+        }
     }
 }

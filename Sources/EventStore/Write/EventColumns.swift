@@ -73,17 +73,30 @@ package enum EventColumns {
         _ event: MeasurementEvent, with statement: SQLiteStatement, values: inout BoundValues,
         extra: inout [(String, String)]
     ) throws(StoreError) -> RollupKey {
-        values.removeAll()
-        bindID(event.id, at: 1, to: &values)
-        statement.bind(2, event.timestamp)
-        values.text(3, event.name)
-        let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
-        if let success { statement.bind(successIndex, success) }
-        if !extra.isEmpty {
-            values.text(extraIndex, encodeExtra(&extra))
+        try insertRow(event.id, timestamp: event.timestamp, name: event.name, with: statement, values: &values) {
+            values in
+            let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
+            if !extra.isEmpty { values.text(extraIndex, encodeExtra(&extra)) }
+            return (success, key)
         }
+    }
+
+    /// Runs an insert statement (Statements/insert_event.sql) for one row: binds its id, time and name, the
+    /// values `fill` adds in place (text columns, `extra`) and the `success` it returns, then steps.
+    /// - Returns: what `fill` returns beside `success`.
+    @inline(__always)
+    static func insertRow<Result>(
+        _ id: EventID, timestamp: Int64, name: String, with statement: SQLiteStatement, values: inout BoundValues,
+        fill: (inout BoundValues) -> (success: Int64?, Result)
+    ) throws(StoreError) -> Result {
+        values.removeAll()
+        bindID(id, at: 1, to: &values)
+        statement.bind(2, timestamp)
+        values.text(3, name)
+        let (success, result) = fill(&values)
+        if let success { statement.bind(successIndex, success) }
         try values.run(statement)
-        return key
+        return result
     }
 
     /// One pass over `event`'s fields: `column` gets each field that has a text column (with its bind index),
@@ -120,23 +133,24 @@ package enum EventColumns {
         return (key, key.success)
     }
 
-    /// Binds an id: 16 bytes for a UUID, text otherwise.
+    /// Binds an id: 16 bytes for a UUID, text otherwise (``storedID(_:blob:text:)``).
     static func bindID(_ id: EventID, at index: Int32, to statement: SQLiteStatement) {
-        if let (high, low) = id.uuidValue {
-            var bytes = (high.bigEndian, low.bigEndian)
-            withUnsafeBytes(of: &bytes) { statement.bind(index, blob: $0) }
-        } else {
-            statement.bind(index, id.description)
-        }
+        storedID(id, blob: { statement.bind(index, blob: $0) }, text: { statement.bind(index, $0) })
     }
 
-    /// Adds an id to a row's values: 16 bytes for a UUID, text otherwise (as ``bindID(_:at:to:)-(_,_,SQLiteStatement)``).
+    /// Adds an id to a row's values, as ``bindID(_:at:to:)-(_,_,SQLiteStatement)`` binds it.
     static func bindID(_ id: EventID, at index: Int32, to values: inout BoundValues) {
+        storedID(id, blob: { values.blob(index, $0) }, text: { values.text(index, $0) })
+    }
+
+    /// How an id is stored: `blob` gets the 16 bytes (big-endian) of a UUID, `text` any other id's text.
+    @inline(__always)
+    private static func storedID(_ id: EventID, blob: (UnsafeRawBufferPointer) -> Void, text: (String) -> Void) {
         if let (high, low) = id.uuidValue {
             var bytes = (high.bigEndian, low.bigEndian)
-            withUnsafeBytes(of: &bytes) { values.blob(index, $0) }
+            withUnsafeBytes(of: &bytes, blob)
         } else {
-            values.text(index, id.description)
+            text(id.description)
         }
     }
 
