@@ -26,13 +26,24 @@ import Testing
             let queued = total
             try await waitUntil { writer.queuedEventCount == queued }
         }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await writer.run() }
+        return try await withRunningWriter(writer) {
             var results: [Result<Int, GroupCommitWriter.SubmitError>] = []
             for task in tasks { results.append(await task.value) }
+            return results
+        }
+    }
+
+    /// Runs `writer` while `body` submits to it, then closes it and waits for its thread to end (a failing
+    /// `body` cancels it, which closes it too).
+    static func withRunningWriter<Result: Sendable>(
+        _ writer: GroupCommitWriter, _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await writer.run() }
+            let result = try await body()
             writer.close()
             try await group.waitForAll()
-            return results
+            return result
         }
     }
 
@@ -56,8 +67,7 @@ import Testing
         let writer = GroupCommitWriter(
             store: try EventStore(path: fixture.path), maximumQueuedEvents: 100_000, minimumGroupEvents: 10,
             gatherDelay: .seconds(60), metrics: nil, beforeEncoding: { await held.pass() })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await writer.run() }
+        try await Self.withRunningWriter(writer) { () async throws in
             let second = Task { try await writer.submit(sampleLines(3, prefix: "second"), losses: [:]) }
             try await waitUntil { held.waiting == 1 }  // admitted, arriving
             held.open()
@@ -72,8 +82,6 @@ import Testing
             #expect(writer.commits == 1)
             // Both committed once the second was queued, not when the 60 s ran out.
             #expect(writer.groupsGatheredUntilTheDelay == 0)
-            writer.close()
-            try await group.waitForAll()
         }
         #expect(try fixture.storedEvents().count == 8)
     }
@@ -84,14 +92,11 @@ import Testing
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(
             store: try EventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .seconds(60))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await writer.run() }
+        try await Self.withRunningWriter(writer) { () async throws in
             #expect(try await writer.submit(sampleLines(3), losses: [:]) == 3)
             #expect(try await writer.submit(sampleLines(4), losses: [:]) == 4)
             #expect(writer.commits == 2)
             #expect(writer.groupsGatheredUntilTheDelay == 0)  // neither waited
-            writer.close()
-            try await group.waitForAll()
         }
         #expect(try fixture.storedEvents().count == 7)
     }
