@@ -5,7 +5,7 @@ import Testing
 @testable import EventStore
 
 /// Exact dedup through the id index's three levels (Migrations/0011_index_event_ids_by_key.sql,
-/// 0013_add_fresh_event_ids.sql, EventIDIndex).
+/// 0013_add_fresh_event_ids.sql, 0014_derive_fresh_event_ids.sql, EventIDIndex).
 struct EventIDIndexTests {
     /// `count` events with random UUIDv4 ids from a seeded generator.
     static func randomEvents(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
@@ -25,11 +25,12 @@ struct EventIDIndexTests {
         }
     }
 
-    /// The fresh, recent and large levels' entry counts.
+    /// The fresh, recent and large levels' entry counts (the fresh level: the events after the last move).
     static func levels(_ store: EventStore) throws -> (fresh: Int64, recent: Int64, large: Int64) {
         try store.withConnection { store throws(StoreError) in
             (
-                try store.connection.scalarInt("SELECT count(*) FROM event_ids_fresh"),
+                try store.connection.scalarInt(
+                    "SELECT count(*) FROM events WHERE rowid > (SELECT through_event FROM event_ids_moved)"),
                 try store.connection.scalarInt("SELECT count(*) FROM event_ids_recent"),
                 try store.connection.scalarInt("SELECT count(*) FROM event_ids")
             )
@@ -171,10 +172,12 @@ struct EventIDIndexTests {
         #expect(fresh + recent + large == 3)
         let keys = try store.withConnection { store throws(StoreError) in
             try store.connection.scalarInt(
-                "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent "
-                    + "UNION ALL SELECT key FROM event_ids_fresh)")
+                "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent)"
+            )
         }
-        #expect(keys == 1)
+        // Stored under the one key when moved; in the fresh level (not stored) otherwise.
+        #expect(keys == (mergeThreshold == 1 ? 1 : 0))
+        #expect(fresh == (mergeThreshold == 1 ? 0 : 3))
     }
 
     @Test func aRolledBackWriteLeavesNoIndexEntryBehind() throws {
@@ -274,11 +277,12 @@ struct EventIDIndexTests {
                 MeasurementEvent(
                     id: EventID("0192F5C3-8A1B-7C4D-9E2F-0123456789AB"), name: "a", fields: [:], timestamp: 3),
             ]
+        store.withConnection { $0.writer.ids.freshLimit = 1 }  // stored in the recent level
         #expect(try store.write(events) == 53)
         let (entries, mismatches) = try store.withConnection { store throws(StoreError) in
             let levels =
-                "(SELECT key, event FROM event_ids_fresh UNION ALL SELECT key, event FROM event_ids_recent "
-                + "UNION ALL SELECT key, event FROM event_ids) AS k JOIN events AS e ON e.rowid = k.event"
+                "(SELECT key, event FROM event_ids_recent UNION ALL SELECT key, event FROM event_ids) AS k "
+                + "JOIN events AS e ON e.rowid = k.event"
             return (
                 try store.connection.scalarInt("SELECT count(*) FROM \(levels)"),
                 try store.connection.scalarInt("SELECT count(*) FROM \(levels) WHERE k.key != alstats_id_key(e.id)")
@@ -302,5 +306,46 @@ struct EventIDIndexTests {
         // Stored keys must be the same in every process and version: these are the values of today's function.
         #expect(EventIDKey.key(EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab")) == 0x0192_f5c3_8a1b_f3d2)
         #expect(EventIDKey.key(EventID("order-17")) == -6_723_522_461_579_702_178)
+    }
+}
+
+/// Migration 0014 on a database whose fresh level was stored (schema 13): its entries move into the recent
+/// level, the move mark is the last event, and every id stays stored once.
+struct FreshLevelMigrationTests {
+    @Test func storedFreshEntriesMoveIntoTheRecentLevelAndStillDedup() throws {
+        let database = TemporaryDatabase()
+        let events = EventIDIndexTests.randomEvents(300, seed: 31)
+        do {
+            // Schema 13 as its writer left it: 200 events, the first 120 moved to the recent level, 80 fresh.
+            let connection = try SQLiteConnection(path: database.path, create: true)
+            try EventIDKey.register(on: connection)
+            let thirteen = Array(EmbeddedSQL.migrations.prefix { ($0.migrationVersion ?? 0) <= 13 })
+            try SchemaMigrator(migrations: thirteen).migrate(connection)
+            #expect(try connection.scalarInt("PRAGMA user_version") == 13)
+            let insert = try connection.prepare("INSERT INTO events (id, ts_ms, name) VALUES (?1, ?2, ?3)")
+            let recent = try connection.prepare("INSERT INTO event_ids_recent (key, event) VALUES (?1, ?2)")
+            let fresh = try connection.prepare("INSERT INTO event_ids_fresh (event, key) VALUES (?1, ?2)")
+            for (offset, event) in events[0..<200].enumerated() {
+                EventColumns.bindID(event.id, at: 1, to: insert)
+                insert.bind(2, event.timestamp)
+                insert.bind(3, event.name)
+                try insert.run()
+                let level = offset < 120 ? recent : fresh
+                level.bind(offset < 120 ? 1 : 2, EventIDKey.key(event.id))
+                level.bind(offset < 120 ? 2 : 1, connection.lastInsertRowID)
+                try level.run()
+            }
+        }
+        let store = try EventStore(path: database.path)
+        #expect(try store.schemaVersion == EventStore.latestSchemaVersion)
+        let (fresh, recent, large) = try EventIDIndexTests.levels(store)
+        #expect(fresh == 0 && recent == 200 && large == 0)
+        #expect(try store.write(events.reversed()) == 100)
+        #expect(try store.write(events) == 0)
+        #expect(try store.count() == 300)
+        #expect(try EventIDIndexTests.levels(store).fresh == 100)
+        let connection = try SQLiteConnection(path: database.path, create: false)
+        #expect(try connection.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'event_ids_fresh'") == 0)
+        #expect(try connection.scalarText("PRAGMA integrity_check") == "ok")
     }
 }

@@ -21,6 +21,7 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0011_index_event_ids_by_key.sql", PackageResources._011_index_event_ids_by_key_sql),
         EmbeddedSQLFile("0012_create_upload_losses.sql", PackageResources._012_create_upload_losses_sql),
         EmbeddedSQLFile("0013_add_fresh_event_ids.sql", PackageResources._013_add_fresh_event_ids_sql),
+        EmbeddedSQLFile("0014_derive_fresh_event_ids.sql", PackageResources._014_derive_fresh_event_ids_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.

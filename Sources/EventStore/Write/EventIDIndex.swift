@@ -1,10 +1,11 @@
 import MeasurementEvents
 
-/// Exact dedup of event ids for all time, through the id index of Migrations/0011_index_event_ids_by_key.sql
-/// and 0013_add_fresh_event_ids.sql.
+/// Exact dedup of event ids for all time, through the id index of Migrations/0011_index_event_ids_by_key.sql,
+/// 0013_add_fresh_event_ids.sql and 0014_derive_fresh_event_ids.sql.
 ///
-/// A new event is filed under its id's ``EventIDKey`` in `event_ids_fresh`, appended in rowid order at each
-/// commit and held in memory for lookups; once it holds ``freshLimit`` entries, ``flush()`` moves them into
+/// A new event is filed under its id's ``EventIDKey`` in the fresh level: the events stored after the last move
+/// (migration 0014), whose entries the writer holds in memory for lookups and derives again from the events
+/// when it needs to; once it holds ``freshLimit`` entries, ``flush()`` moves them into
 /// `event_ids_recent` in key order, a level small enough to stay in the writer's page cache (a commit of a few
 /// thousand random keys into it rewrote hundreds of its leaves: the collector's commits are that size);
 /// once that holds ``mergeThreshold`` entries, ``mergeIfDue()`` moves them into
@@ -39,9 +40,9 @@ final class EventIDIndex {
     private let insertRecent: SQLiteStatement
     /// ``insert_event_id.sql`` for ``insertRows`` entries at once: one statement run for that many events.
     private let insertRecentRows: SQLiteStatement
-    /// The fresh level's entries (the first ``freshCount``, committed in `event_ids_fresh`), then those of the
-    /// open transaction in the order added: ``flush()`` appends these to the fresh level, or moves all of them
-    /// into the recent level in key order. Inserted one write at a time, random keys dirtied a random page of
+    /// The fresh level's entries (the first ``freshCount``: the committed events after `event_ids_moved`), then
+    /// those of the open transaction in the order added: they join the fresh level as their events commit, or
+    /// ``flush()`` moves all of them into the recent level in key order. Inserted one write at a time, random keys dirtied a random page of
     /// the recent level each, which the page cache, full of the new events' pages, wrote out again and again:
     /// 14.7 GB of writes for 1M random ids against 2.8 GB for ordered ones.
     private var pending: [PendingEntry] = []
@@ -52,11 +53,10 @@ final class EventIDIndex {
     private var freshLoaded = false
     /// `PRAGMA data_version` when the fresh level was read.
     private var freshDataVersion: Int64 = 0
+    /// The events after the last move, with their ids: the fresh level, whose keys ``key`` computes again.
     private let selectFresh: SQLiteStatement
-    private let insertFresh: SQLiteStatement
-    /// ``insertRows`` fresh entries at once.
-    private let insertFreshRows: SQLiteStatement
-    private let clearFresh: SQLiteStatement
+    /// Raises `event_ids_moved` to the greatest rowid moved.
+    private let markMoved: SQLiteStatement
     /// The rowid of the first pending entry under each key.
     private var pendingByKey: [Int64: Int64] = [:]
     /// The rowids of further pending entries under a key (two ids with one key: rare).
@@ -93,12 +93,9 @@ final class EventIDIndex {
         insertRecentRows = try connection.prepare(
             "INSERT INTO event_ids_recent (key, event) VALUES "
                 + repeatElement("(?, ?)", count: Self.insertRows).joined(separator: ", "))
-        selectFresh = try connection.prepare("SELECT event, key FROM event_ids_fresh ORDER BY event")
-        insertFresh = try connection.prepare("INSERT INTO event_ids_fresh (event, key) VALUES (?1, ?2)")
-        insertFreshRows = try connection.prepare(
-            "INSERT INTO event_ids_fresh (event, key) VALUES "
-                + repeatElement("(?, ?)", count: Self.insertRows).joined(separator: ", "))
-        clearFresh = try connection.prepare("DELETE FROM event_ids_fresh")
+        selectFresh = try connection.prepare(
+            "SELECT rowid, id FROM events WHERE rowid > (SELECT through_event FROM event_ids_moved) ORDER BY rowid")
+        markMoved = try connection.prepare("UPDATE event_ids_moved SET through_event = ?1")
         selectID = try connection.prepare("SELECT id FROM events WHERE rowid = ?1")
         merge = try connection.prepare(EmbeddedSQL.statement("merge_event_ids"))
         clearRecent = try connection.prepare(EmbeddedSQL.statement("clear_event_ids_recent"))
@@ -174,11 +171,14 @@ final class EventIDIndex {
         }
     }
 
-    /// Reads the fresh level into ``pending`` (which holds no entry of a transaction yet).
+    /// Reads the fresh level into ``pending`` (which holds no entry of a transaction yet): the events after the
+    /// last move, their keys computed from their ids.
     private func loadFresh() throws(StoreError) {
         forgetPending(from: 0)
         defer { selectFresh.reset() }
-        while try selectFresh.step() { remember(key: selectFresh.int64(1), rowid: selectFresh.int64(0)) }
+        while try selectFresh.step() {
+            remember(key: key(EventColumns.readID(selectFresh, column: 1)), rowid: selectFresh.int64(0))
+        }
         freshCount = pending.count
         freshLoaded = true
     }
@@ -189,45 +189,37 @@ final class EventIDIndex {
         if filterCount > filter?.capacity ?? 0 { filter = nil }
     }
 
-    /// Appends the transaction's entries to the fresh level; or, once that would hold ``freshLimit`` entries,
-    /// moves them all into the recent level in key order, ``insertRows`` to a statement. Before a merge and the
-    /// commit; on an error the caller rolls the transaction back.
+    /// Keeps the transaction's entries in the fresh level (nothing to write: the level is the events after the
+    /// last move); or, once that would hold ``freshLimit`` entries, moves them all into the recent level in key
+    /// order, ``insertRows`` to a statement, and records the move. Before a merge and the commit; on an error the
+    /// caller rolls the transaction back.
     func flush() throws(StoreError) {
         guard pending.count > freshCount else { return }
         guard pending.count >= freshLimit else {
-            try insert(pending[freshCount...], rows: insertFreshRows, one: insertFresh) { ($0.rowid, $0.key) }
             freshCount = pending.count
             return
         }
+        let moved = pending.reduce(Int64(0)) { max($0, $1.rowid) }
         pending.sort { ($0.key, $0.rowid) < ($1.key, $1.rowid) }
-        try insert(pending[...], rows: insertRecentRows, one: insertRecent) { ($0.key, $0.rowid) }
-        if freshCount > 0 { try clearFresh.run() }
+        var start = 0
+        while pending.count - start >= Self.insertRows {
+            for offset in 0..<Self.insertRows {
+                insertRecentRows.bind(Int32(2 * offset + 1), pending[start + offset].key)
+                insertRecentRows.bind(Int32(2 * offset + 2), pending[start + offset].rowid)
+            }
+            try insertRecentRows.run()
+            start += Self.insertRows
+        }
+        for entry in pending[start...] {
+            insertRecent.bind(1, entry.key)
+            insertRecent.bind(2, entry.rowid)
+            try insertRecent.run()
+        }
+        markMoved.bind(1, moved)
+        try markMoved.run()
         if let count = recentCount { recentCount = count + pending.count }
         forgetPending(from: 0)
         freshCount = 0
-    }
-
-    /// Inserts `entries` with `rows` (``insertRows`` at a time) and `one`, each bound as the pair `values` gives.
-    private func insert(
-        _ entries: ArraySlice<PendingEntry>, rows: SQLiteStatement, one: SQLiteStatement,
-        values: (PendingEntry) -> (Int64, Int64)
-    ) throws(StoreError) {
-        var start = entries.startIndex
-        while entries.endIndex - start >= Self.insertRows {
-            for offset in 0..<Self.insertRows {
-                let (first, second) = values(entries[start + offset])
-                rows.bind(Int32(2 * offset + 1), first)
-                rows.bind(Int32(2 * offset + 2), second)
-            }
-            try rows.run()
-            start += Self.insertRows
-        }
-        for entry in entries[start...] {
-            let (first, second) = values(entry)
-            one.bind(1, first)
-            one.bind(2, second)
-            try one.run()
-        }
     }
 
     /// How many entries are pending: a write that fails inside a transaction that goes on gives it to
