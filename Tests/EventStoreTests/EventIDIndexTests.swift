@@ -139,6 +139,26 @@ struct EventIDIndexTests {
         #expect(try store.count() == 1_000)
     }
 
+    /// The collector's shape: many small commits, the fresh level (held in memory) holding most keys. The filter
+    /// grows by doubling, a few times in all, instead of being built again at every event once the fresh entries
+    /// outnumber the stored ones.
+    @Test func aFilterGrowsAFewTimesWhileTheFreshLevelHoldsMostKeys() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        store.withConnection {
+            $0.writer.ids.minimumFilterCapacity = 64
+            $0.writer.ids.freshLimit = 1_500
+        }
+        let events = Self.randomEvents(3_000, seed: 12)
+        for start in stride(from: 0, to: 3_000, by: 50) {
+            #expect(try store.write(Array(events[start..<start + 50])) == 50)
+        }
+        #expect(try store.write(events.shuffled()) == 0)
+        // 64 keys doubling to 3,000: six builds, plus one after each of the two moves at most.
+        let builds = store.withConnection { $0.writer.ids.filterBuilds }
+        #expect(builds <= 10, "the filter was built \(builds) times for 3,000 events")
+    }
+
     @Test func theKeyFilterHasNoFalseNegativesAndFewFalsePositives() {
         var filter = EventIDKeyFilter(capacity: 100_000)
         let stored = Self.randomEvents(100_000, seed: 9).map { EventIDKey.key($0.id) }

@@ -76,6 +76,8 @@ final class EventIDIndex {
     var minimumFilterCapacity = 1 << 16
     /// The keys in ``filter``.
     private var filterCount = 0
+    /// How many times ``filter`` was built (tests: growing it must not rebuild it at every event).
+    private(set) var filterBuilds = 0
     /// The greatest rowid of `events` whose key is in ``filter``: the events another connection stores come
     /// after it (events are never deleted, and rowids grow).
     private var filterThroughRowid: Int64 = 0
@@ -259,13 +261,19 @@ final class EventIDIndex {
         return filter?.mayContain(key) ?? true
     }
 
-    /// Builds ``filter`` from both levels, for twice the keys they hold. Inside the writer's transaction, so
-    /// that no other connection stores events meanwhile.
+    /// Builds ``filter`` from both stored levels and the pending entries, for twice the keys they hold. Inside
+    /// the writer's transaction, so that no other connection stores events meanwhile.
+    ///
+    /// Sized for the stored levels alone, a filter built while the fresh level held thousands of entries was
+    /// over its capacity at once: dropped at the next event, built again at the next lookup, for every event
+    /// until the next move (the collector stalled for 2.5–5 s at about 66,000 events, 65,536 being the
+    /// smallest filter).
     private func buildFilter() throws(StoreError) {
         let count = Int(
             try connection.scalarInt(
                 "SELECT (SELECT count(*) FROM event_ids) + (SELECT count(*) FROM event_ids_recent)"))
-        var built = EventIDKeyFilter(capacity: max(2 * count, minimumFilterCapacity))
+        var built = EventIDKeyFilter(capacity: max(2 * (count + pending.count), minimumFilterCapacity))
+        filterBuilds += 1
         let keys = try connection.prepare("SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent")
         while try keys.step() { built.insert(keys.int64(0)) }
         for entry in pending { built.insert(entry.key) }
