@@ -133,9 +133,7 @@ package final class Uploader: Sendable {
     }
 
     /// The result of `body`, its error included.
-    private static func attempt<Value>(_ body: () async throws(UploadError) -> Value) async -> Result<
-        Value, UploadError
-    > {
+    private static func attempt<T>(_ body: () async throws(UploadError) -> T) async -> Result<T, UploadError> {
         do {
             return .success(try await body())
         } catch {

@@ -42,9 +42,9 @@ final class EventIDIndex {
     private let insertRecentRows: SQLiteStatement
     /// The fresh level's entries (the first ``freshCount``: the committed events after `event_ids_moved`), then
     /// those of the open transaction in the order added: they join the fresh level as their events commit, or
-    /// ``flush()`` moves all of them into the recent level in key order. Inserted one write at a time, random keys dirtied a random page of
-    /// the recent level each, which the page cache, full of the new events' pages, wrote out again and again:
-    /// 14.7 GB of writes for 1M random ids against 2.8 GB for ordered ones.
+    /// ``flush()`` moves all of them into the recent level in key order. Inserted one write at a time, random
+    /// keys dirtied a random page of the recent level each, which the page cache, full of the new events' pages,
+    /// wrote out again and again: 14.7 GB of writes for 1M random ids against 2.8 GB for ordered ones.
     private var pending: [PendingEntry] = []
     /// How many entries of ``pending`` are the fresh level's.
     private var freshCount = 0
