@@ -284,8 +284,8 @@ final class EventIDIndex {
     }
 
     /// Adds to ``filter`` the keys of the events other connections stored since it was last brought up to date.
-    private func catchUpFilter() throws(StoreError) {
-        let version = try readDataVersion()
+    /// - Parameter version: `PRAGMA data_version` now (read once per transaction by ``transactionBegan()``).
+    private func catchUpFilter(at version: Int64) throws(StoreError) {
         guard version != filterDataVersion else { return }
         defer { keysAfter.reset() }
         keysAfter.bind(1, filterThroughRowid)
@@ -334,7 +334,7 @@ final class EventIDIndex {
             try loadFresh()
             freshDataVersion = version
         }
-        if filter != nil { try catchUpFilter() }
+        if filter != nil { try catchUpFilter(at: version) }
     }
 
     /// Forgets what the rolled-back transaction changed: its pending entries, the greatest key and the filter
