@@ -12,8 +12,8 @@ import ServiceLifecycle
 /// is done by ``submit(_:losses:)`` on the request's own task, on every core at once
 /// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. Requests
 /// that arrive while a transaction commits form the next group; a group smaller than ``minimumGroupEvents``
-/// waits for more while other requests are being encoded, until its first request has waited
-/// ``gatherDelay`` (a lone client's request, with none behind it, is committed at once). A commit costs about a millisecond
+/// waits for more while other requests are being encoded, until its first request has waited ``gatherDelay``
+/// (a lone client's request, with none behind it, is committed at once). A commit costs about a millisecond
 /// whatever its size (the rollup upserts, the WAL pages it rewrites): committing whatever was queued, the
 /// collector made groups of 120 events (the median, under 64 clients posting 20 events each), and spent half
 /// its writer's time on commits.
