@@ -4,6 +4,7 @@
 // Invariants checked (a violation traps, which libFuzzer reports as a crash):
 // - any bytes give an event or an NDJSONLineError, never a crash;
 // - decoding is deterministic (the same line gives the same event, derived id included);
+// - the one-pass reader (decodeFlat), when it takes a line, gives the tree reader's event and truncation count;
 // - a decoded event has a name and respects the limits (fields, key and value bytes);
 // - a decoded event, exported as a line and read again, is the same event, and exports to the same line.
 
@@ -12,6 +13,12 @@ public func fuzzNDJSONLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let limits = FlatteningLimits(maximumFields: 16, maximumKeyBytes: 32, maximumValueBytes: 48, maximumDepth: 4)
     let codec = NDJSONCodec(flattener: Flattener(limits: limits))
     let bytes = UnsafeBufferPointer(start: data, count: size)
+    var flatCut = 0
+    if let flat = codec.decodeFlat(utf8: bytes, truncatedValues: &flatCut) {
+        var treeCut = 0
+        let tree = try? codec.decodeTree(utf8: bytes, truncatedValues: &treeCut)
+        precondition(tree == flat && treeCut == flatCut, "the one-pass and tree readers disagree")
+    }
     guard let event = try? codec.decode(utf8: bytes) else { return 0 }
     precondition((try? codec.decode(utf8: bytes)) == event, "decoding is not deterministic")
     precondition(!event.name.isEmpty)

@@ -63,6 +63,7 @@ struct ParserFuzzRegressionTests {
         let decoded = bytes.withUnsafeBufferPointer { buffer in try? codec.decode(utf8: buffer) }
         let outcome = try Self.expected("NDJSONLine", name)
         #expect((decoded == nil ? Outcome.refused : .accepted) == outcome)
+        #expect(NDJSONReaderAgreement.agree(on: bytes, codec: codec))
         guard let event = decoded else { return }
         #expect(bytes.withUnsafeBufferPointer { buffer in try? codec.decode(utf8: buffer) } == event)
         #expect(!event.name.isEmpty && event.fields.count <= Self.limits.maximumFields)

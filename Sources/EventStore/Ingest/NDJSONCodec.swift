@@ -45,6 +45,15 @@ public struct NDJSONCodec: Sendable {
     public func decode(
         utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int
     ) throws(NDJSONLineError) -> MeasurementEvent {
+        if let event = decodeFlat(utf8: bytes, truncatedValues: &truncatedValues) { return event }
+        return try decodeTree(utf8: bytes, truncatedValues: &truncatedValues)
+    }
+
+    /// The general reader: the whole line as a ``JSONValue`` tree, then its members. Every line that
+    /// ``decodeFlat(utf8:truncatedValues:)`` does not take comes here, and every error comes from here.
+    func decodeTree(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int
+    ) throws(NDJSONLineError) -> MeasurementEvent {
         let value: JSONValue
         do {
             value = try JSONValue.parse(utf8: bytes)
@@ -100,7 +109,7 @@ public struct NDJSONCodec: Sendable {
         return MeasurementEvent(id: id, name: name, fields: fields, timestamp: milliseconds)
     }
 
-    private static func milliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
+    static func milliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
         switch value {
         case .int(let milliseconds)?:
             return milliseconds
@@ -137,13 +146,22 @@ public struct NDJSONCodec: Sendable {
 
     /// The aliases met in logs of other implementations, renamed to the catalogue's names.
     static func normaliseAliases(_ fields: inout [String: String]) {
-        for (alias, name) in [("sourceHost", FieldName.sourceURLHost), ("intentData", FieldName.outputURL)] {
-            if let value = fields[alias], fields[name] == nil {
-                fields[name] = value
-                fields[alias] = nil
-            }
-        }
+        rename("sourceHost", to: FieldName.sourceURLHost, in: &fields)
+        rename("intentData", to: FieldName.outputURL, in: &fields)
         if fields[FieldName.type] == "failed" { fields[FieldName.type] = NavigationType.fail.rawValue }
+    }
+
+    /// Whether a member may be changed by ``normaliseAliases(_:)``: an alias, or the type `failed`.
+    @inline(__always)
+    static func mayNeedNormalising(key: String, value: String) -> Bool {
+        key == "sourceHost" || key == "intentData" || (key == FieldName.type && value == "failed")
+    }
+
+    private static func rename(_ alias: String, to name: String, in fields: inout [String: String]) {
+        if let value = fields[alias], fields[name] == nil {
+            fields[name] = value
+            fields[alias] = nil
+        }
     }
 
     /// A version-8 UUID from a 128-bit FNV-1a hash of name, ts and the sorted fields.

@@ -51,7 +51,7 @@ public struct EncodedEvents: Sendable {
     /// Redacts `events` with `redactor` and encodes them.
     init(_ events: [MeasurementEvent], redactor: Redactor) {
         // A redactor of the same keys with its own count, so that this batch's count travels with its rows.
-        let own = Redactor(secretKeys: redactor.secretKeys)
+        let own = redactor.withOwnCount()
         // The positions are sorted, not the rows: a row is large, and moving it costs a retain per string.
         let keys = events.map { EventIDKey.key($0.id) }
         var order = Array(events.indices)

@@ -35,11 +35,13 @@ extension JSONValue {
     }
 }
 
-struct JSONParser {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+/// A reader of JSON text, one value at a time; `package` so that readers of one known shape (NDJSONCodec's
+/// flat lines) can read it without building a ``JSONValue`` tree.
+package struct JSONParser {
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    package init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -47,7 +49,7 @@ struct JSONParser {
         JSONParseError(reason: reason, offset: index)
     }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -56,7 +58,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    package mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
@@ -83,7 +85,7 @@ struct JSONParser {
         }
     }
 
-    mutating func expect(_ word: StaticString) throws(JSONParseError) {
+    package mutating func expect(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw error("unexpected end of input") }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
@@ -146,7 +148,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseString() throws(JSONParseError) -> String {
+    package mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes. ASCII needs no validation (String(validating:) is generic and costly per call).
@@ -251,7 +253,7 @@ struct JSONParser {
         return value
     }
 
-    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    package mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }

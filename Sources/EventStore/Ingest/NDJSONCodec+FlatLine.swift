@@ -1,0 +1,108 @@
+import MeasurementEvents
+
+extension NDJSONCodec {
+    /// The event of a line in the shape exports and SDKs write, read in one pass without a ``JSONValue`` tree:
+    /// an object whose members are only `id` (a string or `null`), `name` (a string), `ts` (a number or a
+    /// string) and `fields` (`null`, or an object whose values are all strings), within the limits.
+    ///
+    /// `nil` for any other line: another member, a nested or non-string field value, a limit broken, bad
+    /// JSON. ``decodeTree(utf8:truncatedValues:)`` then reads it, so a line gives the same event or the same
+    /// error either way; `truncatedValues` changes only when an event is returned.
+    func decodeFlat(utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int) -> MeasurementEvent? {
+        var parser = JSONParser(bytes: bytes)
+        var name: String?
+        var timestamp: JSONValue?
+        var id: String?
+        var fields: [String: String] = [:]
+        var hasAlias = false
+        parser.skipSpace()
+        guard parser.take(UInt8(ascii: "{")) else { return nil }
+        // Members in any order; a repeated one keeps its last value, as in the tree (`JSONObject`).
+        repeat {
+            guard let key = parser.memberKey() else { return nil }
+            switch (key, parser.next ?? 0) {
+            case ("name", UInt8(ascii: "\"")):
+                name = try? parser.parseString()
+                guard name != nil else { return nil }
+            case ("ts", UInt8(ascii: "\"")), ("ts", UInt8(ascii: "-")), ("ts", UInt8(ascii: "0")...UInt8(ascii: "9")):
+                timestamp = try? parser.parseValue(depth: 0)
+                guard timestamp != nil else { return nil }
+            case ("id", UInt8(ascii: "\"")):
+                id = try? parser.parseString()
+                guard id != nil else { return nil }
+            case ("id", UInt8(ascii: "n")):
+                guard (try? parser.expect("null")) != nil else { return nil }
+                id = nil
+            case ("fields", UInt8(ascii: "{")):
+                guard let strings = flatStringMembers(&parser, hasAlias: &hasAlias) else { return nil }
+                fields = strings
+            case ("fields", UInt8(ascii: "n")):
+                guard (try? parser.expect("null")) != nil else { return nil }
+                fields = [:]
+            default:
+                return nil
+            }
+            parser.skipSpace()
+        } while parser.take(UInt8(ascii: ","))
+        guard parser.take(UInt8(ascii: "}")) else { return nil }
+        parser.skipSpace()
+        guard parser.index == bytes.count, let name, !name.isEmpty, id.map({ !$0.isEmpty }) ?? true,
+            let milliseconds = try? NDJSONCodec.milliseconds(timestamp),
+            let checked = try? flattener.check(fields)
+        else { return nil }
+        var flat = checked.fields
+        if hasAlias { NDJSONCodec.normaliseAliases(&flat) }
+        truncatedValues += checked.truncatedValues
+        let eventID = id.map(EventID.init) ?? NDJSONCodec.derivedID(name: name, timestamp: milliseconds, fields: flat)
+        return MeasurementEvent(id: eventID, name: name, fields: flat, timestamp: milliseconds)
+    }
+
+    /// The members of the object at the parser (its `{`) when every value is a string: a repeated key keeps
+    /// its last value; `nil` for any other value, bad JSON, more members than the limit, or two keys that
+    /// `String` equality merges but whose bytes differ (which the tree's reader refuses by name). Sets
+    /// `hasAlias` when a member may need ``normaliseAliases(_:)``.
+    private func flatStringMembers(_ parser: inout JSONParser, hasAlias: inout Bool) -> [String: String]? {
+        parser.index += 1  // {
+        var members: [String: String] = [:]
+        members.reserveCapacity(16)
+        parser.skipSpace()
+        if parser.take(UInt8(ascii: "}")) { return members }
+        repeat {
+            guard let key = parser.memberKey() else { return nil }
+            guard parser.next == UInt8(ascii: "\""), let value = try? parser.parseString() else { return nil }
+            // One hash for a new key; a repeated one (rare) keeps the stored key, whose bytes must match.
+            if members.updateValue(value, forKey: key) != nil {
+                guard let index = members.index(forKey: key), members.keys[index].utf8.elementsEqual(key.utf8)
+                else { return nil }
+            } else if members.count > flattener.limits.maximumFields {
+                return nil
+            }
+            hasAlias = hasAlias || NDJSONCodec.mayNeedNormalising(key: key, value: value)
+            parser.skipSpace()
+        } while parser.take(UInt8(ascii: ","))
+        return parser.take(UInt8(ascii: "}")) ? members : nil
+    }
+}
+
+extension JSONParser {
+    /// The byte at the reading position, `nil` at the end.
+    fileprivate var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// A member's key and its colon, with the spaces around them, leaving the parser at the value; `nil` when
+    /// the text there is not a key and a colon.
+    fileprivate mutating func memberKey() -> String? {
+        skipSpace()
+        guard next == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
+        skipSpace()
+        guard take(UInt8(ascii: ":")) else { return nil }
+        skipSpace()
+        return key
+    }
+
+    /// Steps over `byte` when it is next; whether it was.
+    fileprivate mutating func take(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+}

@@ -1,0 +1,99 @@
+import MeasurementEvents
+import Testing
+
+@testable import EventStore
+
+/// Whether the one-pass reader (``NDJSONCodec/decodeFlat(utf8:truncatedValues:)``) and the tree reader give
+/// the same answer for a line: the same event and truncation count whenever the one-pass reader takes the
+/// line, and from ``NDJSONCodec/decode(utf8:truncatedValues:)`` the tree reader's event or error always.
+enum NDJSONReaderAgreement {
+    static func agree(on bytes: [UInt8], codec: NDJSONCodec) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var treeCut = 0
+            let tree = Result { () throws(NDJSONLineError) in
+                try codec.decodeTree(utf8: buffer, truncatedValues: &treeCut)
+            }
+            var publicCut = 0
+            let answer = Result { () throws(NDJSONLineError) in
+                try codec.decode(utf8: buffer, truncatedValues: &publicCut)
+            }
+            guard answer == tree, publicCut == treeCut else { return false }
+            var flatCut = 0
+            guard let flat = codec.decodeFlat(utf8: buffer, truncatedValues: &flatCut) else { return true }
+            return (try? tree.get()) == flat && flatCut == treeCut
+        }
+    }
+}
+
+struct NDJSONFlatLineTests {
+    static let limits = FlatteningLimits(maximumFields: 8, maximumKeyBytes: 16, maximumValueBytes: 24, maximumDepth: 3)
+
+    /// Lines in the shapes exports and SDKs write: the one-pass reader must take them all (were it to give
+    /// up on them, every line would pay for both readers and this test is how we would know).
+    static let commonShapes = [
+        #"{"id":"0192f5c3-0000-7000-8000-000000000001","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
+        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00.5Z","fields":{"success":"1","type":"failed","intentData":"x"}}"#,
+        #"{"id":null,"name":"al_ref_back_out","ts":-5,"fields":null}"#,
+        #"  {"fields":{},"ts":1.0,"name":"a"}  "#,
+        #"{"name":"a","ts":1,"fields":{"k":"caf\u00e9 \"quoted\" \ud83d\ude00","k":"last"}}"#,
+        #"{"name":"a","ts":1,"fields":{"long":"a value longer than the twenty-four byte limit"}}"#,
+    ]
+
+    @Test(arguments: commonShapes)
+    func theOnePassReaderTakesTheShapesExportsAndSDKsWrite(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        var cut = 0
+        let event = Array(line.utf8).withUnsafeBufferPointer { codec.decodeFlat(utf8: $0, truncatedValues: &cut) }
+        #expect(event != nil)
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines the one-pass reader leaves to the tree, or that test where the two could part: both must give
+    /// the same event or the same error.
+    @Test(arguments: [
+        #"{"name":"a","ts":1,"fields":{"n":1,"o":{"p":"q"},"r":[1],"s":null,"t":true}}"#,
+        #"{"name":"a","ts":1,"other":{"x":1},"fields":{"k":"v"}}"#,
+        #"{"name":"a","ts":1,"fields":{"caf\u00e9":"1","cafe\u0301":"2"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","a":"2","a":"3","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a key longer than sixteen bytes":"v"}}"#,
+        #"{"name":"a","ts":1,"id":""}"#, #"{"name":"a","ts":1,"id":7}"#, #"{"name":7,"ts":1}"#,
+        #"{"name":"a","name":"","ts":1}"#, #"{"name":"","name":"a","ts":1}"#, #"{"name":"a","ts":1.5}"#,
+        #"{"name":"a","ts":"yesterday"}"#, #"{"name":"a","ts":true}"#, #"{"name":"a"}"#, #"{"name":"a","ts":1,}"#,
+        #"{"name":"a","ts":1} x"#, #"{"name":"a","ts":1,"fields":{"k":"v",}}"#, #"{"name":"a","ts":1,"fields":"x"}"#,
+        #"{"fields":{"sourceHost":"h","sourceURLHost":"kept"},"name":"a","ts":1}"#, "{}", "", "[1]",
+        #"{"name":"a\ud800","ts":1}"#, #"{"name":"a","ts":1,"fields":{"k":"\u0000"}}"#,
+    ])
+    func bothReadersGiveTheSameAnswer(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines in the common shapes with random bytes changed, removed or repeated: the two readers agree on
+    /// every one (a divergence in any corner of the one-pass reader shows up here).
+    @Test func bothReadersAgreeOnMutatedLines() {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        var generator = SeededGenerator(seed: 7)
+        let alphabet = Array(#"{}[]":,\ 0123456789.eE-+truefalsnameidtsfields"#.utf8) + [0xC3, 0xA9, 0xFF, 0x00]
+        var taken = 0
+        for round in 0..<20_000 {
+            var bytes = Array(Self.commonShapes[round % Self.commonShapes.count].utf8)
+            for _ in 0..<(1 + generator.next() % 3) {
+                let at = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes[at] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(bytes[at], at: at)
+                }
+                if bytes.isEmpty { break }
+            }
+            #expect(NDJSONReaderAgreement.agree(on: bytes, codec: codec), "\(String(decoding: bytes, as: UTF8.self))")
+            var cut = 0
+            if bytes.withUnsafeBufferPointer({ codec.decodeFlat(utf8: $0, truncatedValues: &cut) }) != nil {
+                taken += 1
+            }
+        }
+        // Many mutations keep a valid line, and the one-pass reader must have read those.
+        #expect(taken > 2_000)
+    }
+}
