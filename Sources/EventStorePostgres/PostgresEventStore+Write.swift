@@ -45,7 +45,7 @@ extension PostgresEventStore {
     ) async throws(StoreError) -> [Int] {
         // A count of this call's own (as EncodedEvents keeps one): two overlapping writes must not take each
         // other's counts, and a write that fails drops its count with its events.
-        let own = Redactor(secretKeys: redactor.secretKeys)
+        let own = redactor.withOwnCount()
         let redacted = batches.map { $0.isEmpty ? $0 : own.redact($0) }
         let altered = own.takeConservativeRedactions()
         let plan = PostgresWritePlan(batches: redacted)

@@ -66,6 +66,20 @@ public struct Redactor: Sendable {
         minimumKeyLength = keys.map(\.utf8.count).min() ?? Int.max
     }
 
+    /// A redactor of the same keys whose count of values replaced whole is its own, starting at zero: a
+    /// batch's count then travels with the batch. Cheaper than ``init(secretKeys:)`` with the same keys.
+    package func withOwnCount() -> Redactor {
+        Redactor(copying: self)
+    }
+
+    private init(copying other: Redactor) {
+        secretKeys = other.secretKeys
+        keyBytes = other.keyBytes
+        keyLengths = other.keyLengths
+        firstBytes = other.firstBytes
+        minimumKeyLength = other.minimumKeyLength
+    }
+
     /// The event with its fields redacted (name, id and time unchanged).
     public func redact(_ event: MeasurementEvent) -> MeasurementEvent {
         guard let fields = redactedFields(event.fields) else { return event }
