@@ -48,6 +48,25 @@ import Testing
         #expect(try fixture.storedEvents().isEmpty)
     }
 
+    /// The scheme in any case, spaces and tabs around the key; nothing else passes for a key.
+    @Test func theHeaderIsReadAsHTTPWritesIt() {
+        let keys = AccessKeys(write: ["k1"])
+        for header in [
+            "Bearer k1", "bearer k1", "BEARER   k1 \t", "  Bearer k1", "Basic " + Self.base64("k1:"),
+            "bAsIc " + Self.base64("user:k1"), "Basic  " + Self.base64("k1"),
+        ] {
+            #expect(keys.check(header, for: .write) == .allowed, "\(header)")
+        }
+        for header in [
+            "Bearer", "Bearer\tk1", "Bearerk1", "Bearer k1x", "Token k1", "Bearer  \t", "Basic",
+            "Basic " + Self.base64(":"), "Beärer k1", "Basic k1",
+        ] {
+            #expect(keys.check(header, for: .write) == .unauthenticated, "\(header)")
+        }
+    }
+
+    static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
     @Test func aKeyOfAnotherRoleIs403() async throws {
         let fixture = ServerFixture()
         try await fixture.application().test(.router) { client in
