@@ -188,12 +188,10 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                    let thread = Thread { [self] in
+                    Thread.startNamed("alstats-writer") { [self] in
                         loop()
                         finished.resume()
                     }
-                    thread.name = "alstats-writer"
-                    thread.start()
                 }
             } onGracefulShutdown: {
                 self.close()

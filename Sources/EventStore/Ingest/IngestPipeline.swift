@@ -41,12 +41,10 @@ final class IngestPipeline: @unchecked Sendable {
     /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
     /// with `redactor`.
     init(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
-        let thread = Thread { [self] in
+        Thread.startNamed("alstats-ingest") { [self] in
             read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize)
             done.signal()
         }
-        thread.name = "alstats.ingest.reader"
-        thread.start()
     }
 
     /// The next batch, waiting for it; `nil` when all input was read.

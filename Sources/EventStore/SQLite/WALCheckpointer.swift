@@ -101,9 +101,7 @@ package final class WALCheckpointer: @unchecked Sendable {
         requested = true
         if !started {
             started = true
-            let thread = Thread { [self] in run() }
-            thread.name = "alstats.checkpoint"
-            thread.start()
+            Thread.startNamed("alstats-ckpt") { [self] in run() }
         }
         condition.signal()
     }

@@ -4,12 +4,10 @@ import Foundation
 extension Subscription {
     /// Starts the delivery thread of a handler or sink subscription.
     func startWorker() {
-        let thread = Thread { [self] in
+        Thread.startNamed("bus-\(label)") { [self] in
             var worker = SubscriptionWorker(subscription: self)
             worker.run()
         }
-        thread.name = "alstats.bus.\(label)"
-        thread.start()
     }
 }
 
