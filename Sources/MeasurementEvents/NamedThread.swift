@@ -12,12 +12,17 @@ extension Thread {
     /// ```
     package static func startNamed(_ name: String, _ body: @escaping @Sendable () -> Void) {
         let name = kernelName(name)
+        let started = DispatchSemaphore(value: 0)
         let thread = Thread {
+            // On Linux, `Thread.current.name` names the thread only once `start()` has stored its handle, which
+            // a new thread can run ahead of (under a loaded test run it kept the process's name): wait for it.
+            started.wait()
             Thread.current.name = name
             body()
         }
         thread.name = name
         thread.start()
+        started.signal()
     }
 
     /// `name` cut to the 15 bytes a Linux thread name holds, at a character boundary.
