@@ -121,7 +121,7 @@ public enum MetaTagParser {
             let closing = Array("</\(name)".utf8)
             while let open = find(UInt8(ascii: "<"), from: index) {
                 if open + closing.count <= bytes.count,
-                    zip(bytes[open..<(open + closing.count)], closing).allSatisfy({ lowercase($0) == $1 })
+                    bytes[open..<(open + closing.count)].equalsIgnoringASCIICase(closing)
                 {
                     index = open
                     return
@@ -169,12 +169,8 @@ public enum MetaTagParser {
                 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
         }
 
-        func lowercase(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
-        }
-
         func lowercasedASCII(_ slice: ArraySlice<UInt8>) -> String {
-            String(decoding: slice.map(lowercase), as: UTF8.self)
+            String(decoding: slice.map(\.asciiLowercased), as: UTF8.self)
         }
     }
 }

@@ -117,8 +117,8 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
         while valueStart < valueEnd, isOptionalSpace(bytes[valueStart]) { valueStart += 1 }
         while valueEnd > valueStart, isOptionalSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
         let value = Array(bytes[valueStart..<valueEnd])
-        if equalsIgnoringASCIICase(scheme, "bearer") { return value.isEmpty ? nil : value }
-        guard equalsIgnoringASCIICase(scheme, "basic"), let data = Data(base64Encoded: Data(value)) else {
+        if scheme.equalsIgnoringASCIICase("bearer".utf8) { return value.isEmpty ? nil : value }
+        guard scheme.equalsIgnoringASCIICase("basic".utf8), let data = Data(base64Encoded: Data(value)) else {
             return nil
         }
         let decoded = [UInt8](data)
@@ -132,14 +132,6 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
     /// HTTP's optional white space around a value: a space or a tab.
     private static func isOptionalSpace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-
-    /// Whether `bytes` spell `word` (lowercase ASCII) in any case.
-    private static func equalsIgnoringASCIICase(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
-        guard bytes.count == word.utf8CodeUnitCount else { return false }
-        return zip(bytes, UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)).allSatisfy {
-            ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0) == $1
-        }
     }
 
     /// Compares two byte strings in time that depends on their lengths only, not on where they differ.

@@ -12,17 +12,11 @@ enum ASCIIText {
             guard bytes.count >= marker.count else { return false }
             for start in 0...(bytes.count - marker.count) {
                 var offset = 0
-                while offset < marker.count, lowercased(bytes[start + offset]) == marker[offset] { offset += 1 }
+                while offset < marker.count, bytes[start + offset].asciiLowercased == marker[offset] { offset += 1 }
                 if offset == marker.count { return true }
             }
             return false
         }
-    }
-
-    /// An ASCII capital letter as its small letter; any other byte as it is.
-    @inline(__always)
-    static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// `text` with `+` as a space and `%XX` as the byte XX; `nil` when a `%` is not followed by two hex

@@ -20,7 +20,6 @@ extension Thread {
             Thread.current.name = name
             body()
         }
-        thread.name = name
         thread.start()
         started.signal()
     }

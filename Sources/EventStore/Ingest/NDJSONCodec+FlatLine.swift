@@ -70,13 +70,8 @@ extension NDJSONCodec {
         repeat {
             guard let key = parser.memberKey() else { return nil }
             guard parser.next == UInt8(ascii: "\""), let value = try? parser.parseString() else { return nil }
-            // One hash for a new key; a repeated one (rare) keeps the stored key, whose bytes must match.
-            if members.updateValue(value, forKey: key) != nil {
-                guard let index = members.index(forKey: key), members.keys[index].utf8.elementsEqual(key.utf8)
-                else { return nil }
-            } else if members.count > flattener.limits.maximumFields {
-                return nil
-            }
+            guard NDJSONCodec.set(value, forKey: key, in: &members), members.count <= flattener.limits.maximumFields
+            else { return nil }
             hasAlias = hasAlias || NDJSONCodec.mayNeedNormalising(key: key, value: value)
             parser.skipSpace()
         } while parser.take(UInt8(ascii: ","))

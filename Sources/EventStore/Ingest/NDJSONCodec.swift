@@ -136,12 +136,21 @@ public struct NDJSONCodec: Sendable {
         fields.reserveCapacity(members.count)
         for member in members {
             guard case .string(let value) = member.value else { return nil }
-            if let index = fields.index(forKey: member.key), !fields[index].key.utf8.elementsEqual(member.key.utf8) {
+            guard set(value, forKey: member.key, in: &fields) else {
                 throw .keysDifferOnlyInNormalisation(key: String(member.key.prefix(40)))
             }
-            fields[member.key] = value
         }
         return fields
+    }
+
+    /// Sets `fields[key]` to `value`, with one hash for a new key; `false` when `fields` holds a key that
+    /// `String` equality takes as `key` but whose bytes differ (canonically equivalent Unicode), which the
+    /// caller refuses (the value is then set under the stored key, and the fields are not to be used).
+    static func set(_ value: String, forKey key: String, in fields: inout [String: String]) -> Bool {
+        guard fields.updateValue(value, forKey: key) != nil, let index = fields.index(forKey: key) else {
+            return true
+        }
+        return fields.keys[index].utf8.elementsEqual(key.utf8)
     }
 
     /// The aliases met in logs of other implementations, renamed to the catalogue's names.

@@ -121,14 +121,14 @@ extension Redactor {
     func isKey(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
         let length = end - start
         return length < 64 && keyLengths & (1 << UInt64(length)) != 0
-            && firstBytes & (1 << UInt64(Redactor.lowercase(bytes[start]) & 63)) != 0
+            && firstBytes & (1 << UInt64(bytes[start].asciiLowercased & 63)) != 0
             && matches(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     private func matches(_ token: UnsafeBufferPointer<UInt8>) -> Bool {
         for key in keyBytes where key.count == token.count {
             var equal = true
-            for offset in 0..<token.count where Redactor.lowercase(token[offset]) != key[offset] {
+            for offset in 0..<token.count where token[offset].asciiLowercased != key[offset] {
                 equal = false
                 break
             }
@@ -152,7 +152,7 @@ extension Redactor {
             }
             var end = index
             while end < elements.count, Redactor.isTokenByte(elements[end].byte) { end += 1 }
-            let token = elements[index..<end].map { Redactor.lowercase($0.byte) }
+            let token = elements[index..<end].map { $0.byte.asciiLowercased }
             if keyBytes.contains(token), let found = valueRange(in: elements, after: end) {
                 replacements.append((found.range, found.replacement))
                 index = found.next

@@ -52,7 +52,7 @@ public struct Redactor: Sendable {
     /// The length of the shortest key.
     let minimumKeyLength: Int
     /// Counts values replaced whole because they could not be redacted by structure (shared by copies).
-    let counter = RedactionCounter()
+    private(set) var counter = RedactionCounter()
 
     /// Creates a redactor.
     /// - Parameter secretKeys: the keys whose values are replaced, matched case-insensitively; by default
@@ -69,15 +69,9 @@ public struct Redactor: Sendable {
     /// A redactor of the same keys whose count of values replaced whole is its own, starting at zero: a
     /// batch's count then travels with the batch. Cheaper than ``init(secretKeys:)`` with the same keys.
     package func withOwnCount() -> Redactor {
-        Redactor(copying: self)
-    }
-
-    private init(copying other: Redactor) {
-        secretKeys = other.secretKeys
-        keyBytes = other.keyBytes
-        keyLengths = other.keyLengths
-        firstBytes = other.firstBytes
-        minimumKeyLength = other.minimumKeyLength
+        var copy = self
+        copy.counter = RedactionCounter()
+        return copy
     }
 
     /// The event with its fields redacted (name, id and time unchanged).
@@ -171,10 +165,5 @@ public struct Redactor: Sendable {
         var start = bytes.count
         while start > 0, bytes[start - 1] != UInt8(ascii: "/"), bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
         return isKey(bytes, 0, bytes.count) || (start > 0 && isKey(bytes, start, bytes.count))
-    }
-
-    @inline(__always)
-    static func lowercase(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
