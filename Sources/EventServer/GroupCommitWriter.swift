@@ -163,6 +163,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
             condition.signal()
             condition.unlock()
         }
+        // Held until the answer came, so that the request's thread frees the rows it allocated, not the writer.
+        withExtendedLifetime(encoded) {}
         return try result.get()
     }
 

@@ -91,13 +91,17 @@ extension EncodedEvents.Row {
         self.position = position
     }
 
-    /// Inserts the row with an insert statement (Statements/insert_event.sql), its values bound in place from
-    /// `values`.
-    func insert(with statement: SQLiteStatement, values: inout BoundValues) throws(StoreError) {
-        try EventColumns.insertRow(id, timestamp: timestamp, name: name, with: statement, values: &values) { values in
-            for (index, value) in columns { values.text(index, value) }
-            if let extra { values.text(EventColumns.extraIndex, extra) }
-            return (success, ())
+    /// Inserts `row` with an insert statement (Statements/insert_event.sql), its values bound in place from
+    /// `values`. The row is read in place, a field at a time: a copy of the whole row would retain each of its strings.
+    static func insert(
+        _ row: UnsafePointer<Self>, with statement: SQLiteStatement, values: inout BoundValues
+    ) throws(StoreError) {
+        try EventColumns.insertRow(
+            row.pointee.id, timestamp: row.pointee.timestamp, name: row.pointee.name, with: statement, values: &values
+        ) { values in
+            for (index, value) in row.pointee.columns { values.text(index, value) }
+            if let extra = row.pointee.extra { values.text(EventColumns.extraIndex, extra) }
+            return (row.pointee.success, ())
         }
     }
 }

@@ -201,19 +201,22 @@ package final class EventWriter {
         let mark = ids.pendingMark
         let order = EventWriter.keyOrder(of: batches)
         do throws(StoreError) {
-            for (rank, entry) in order.enumerated() {
-                // Read in place (a copy of the row would retain each of its strings).
-                let rows = batches[entry.batch].rows
-                guard try isNew(rows[entry.row], rank: rank, in: order, of: batches) else { continue }
-                try rows[entry.row].insert(with: insert, values: &values)
-                ids.add(key: rows[entry.row].key, event: connection.lastInsertRowID)
-                inserted[entry.batch] += 1
-                if let loss = rows[entry.row].deviceLoss {
-                    deviceLosses.add(loss)  // a loss record, not an App Links event
-                    continue
+            try EventWriter.withRows(of: batches[...]) { (batchRows) throws(StoreError) in
+                for (rank, entry) in order.enumerated() {
+                    let row = batchRows[entry.batch].baseAddress! + entry.row
+                    guard try isNew(row.pointee.id, key: row.pointee.key, rank: rank, in: order, of: batches) else {
+                        continue
+                    }
+                    try EncodedEvents.Row.insert(row, with: insert, values: &values)
+                    ids.add(key: row.pointee.key, event: connection.lastInsertRowID)
+                    inserted[entry.batch] += 1
+                    if let loss = row.pointee.deviceLoss {
+                        deviceLosses.add(loss)  // a loss record, not an App Links event
+                        continue
+                    }
+                    pending[row.pointee.rollup, default: 0] += 1
+                    if let link = row.pointee.link { links.add(link, visitor: row.pointee.visitor) }
                 }
-                pending[rows[entry.row].rollup, default: 0] += 1
-                if let link = rows[entry.row].link { links.add(link, visitor: rows[entry.row].visitor) }
             }
         } catch {
             ids.abandon(from: mark)
@@ -226,12 +229,31 @@ package final class EventWriter {
         return inserted
     }
 
+    /// Calls `body` with the rows of each of `batches`, in place. A row read from an array's subscript is copied
+    /// (a retain of each of its strings, then a release): 11% of the writer's time when `alstats serve` commits
+    /// groups of requests.
+    private static func withRows(
+        of batches: ArraySlice<EncodedEvents>, reading buffers: [UnsafeBufferPointer<EncodedEvents.Row>] = [],
+        _ body: ([UnsafeBufferPointer<EncodedEvents.Row>]) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        guard let first = batches.first else { return try body(buffers) }
+        let failure: StoreError? = first.rows.withUnsafeBufferPointer { rows in
+            do throws(StoreError) {
+                try withRows(of: batches.dropFirst(), reading: buffers + [rows], body)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
     /// Whether `row`, at `rank` in the group's key order, is new: no earlier entry of the group with its key
     /// holds its id, and the id index does not hold it.
     private func isNew(
-        _ row: EncodedEvents.Row, rank: Int, in order: [KeyOrderEntry], of batches: [EncodedEvents]
+        _ id: EventID, key: Int64, rank: Int, in order: [KeyOrderEntry], of batches: [EncodedEvents]
     ) throws(StoreError) -> Bool {
-        try ids.isNew(row.id, key: row.key, rank: rank) {
+        try ids.isNew(id, key: key, rank: rank) {
             order[$0].key
         } idAt: {
             batches[order[$0].batch].rows[order[$0].row].id
