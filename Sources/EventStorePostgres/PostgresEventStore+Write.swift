@@ -7,8 +7,8 @@ extension PostgresEventStore {
     /// stored, as ``EventStore/writeBatches(_:losses:)`` does.
     ///
     /// The events are redacted with the store's ``Redactor``'s keys; an id already stored (by any writer, at any
-    /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The events go in with one
-    /// `INSERT ... SELECT FROM unnest(...)`, their rollups (aggregated per group in Swift) with one upsert per
+    /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The ids are claimed with one
+    /// `INSERT ... SELECT FROM unnest(...)`, the events whose id was claimed go in with `COPY`, their rollups (aggregated per group in Swift) with one upsert per
     /// table, `losses` and the call's own count of values its redaction replaced whole (`altered`) into
     /// completeness, all in one transaction: a failure, the loss of the connection included, stores and counts
     /// nothing of the call.
@@ -56,12 +56,12 @@ extension PostgresEventStore {
             await previous?.wait()
             return Array(repeating: 0, count: batches.count)
         }
-        let binds = plan.candidates.isEmpty ? nil : PostgresWritePlan.eventBindings(plan.candidates.map(\.event))
+        let rows = plan.candidates.isEmpty ? nil : plan.copyRows()
         await previous?.wait()
         try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
         let now = PostgresEventStore.nowMilliseconds()
         return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-            let (stored, deviceLosses) = try await self.write(plan, binds, claimed: claimed, on: connection)
+            let (stored, deviceLosses) = try await self.write(plan, rows, claimed: claimed, on: connection)
             try await self.addCompleteness(
                 PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
             return stored
@@ -82,35 +82,63 @@ extension PostgresEventStore {
         _ = try await writeBatches([], losses: losses)
     }
 
-    /// Claims the plan's ids and stores the events whose id it claimed (one statement, with `binds`, the plan's
-    /// ``PostgresWritePlan/eventBindings(_:)``), opens `turn`, then writes their rollups, inside the open transaction.
-    /// A device's loss record (``DeviceLoss``) stored as new counts in completeness as `device:REASON`, as the
-    /// SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts nothing.
+    /// Claims the plan's ids (Statements/claim_ids.sql), opens `turn`, then stores the events whose id it claimed
+    /// with `COPY` (their lines of `rows`, the plan's ``PostgresWritePlan/copyRows()``) and writes their rollups,
+    /// inside the open transaction. A device's loss record (``DeviceLoss``) is stored as new counts in completeness
+    /// as `device:REASON`, as the SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts
+    /// nothing.
     /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
     private func write(
-        _ plan: PostgresWritePlan, _ binds: PostgresBindings?, claimed turn: WriteTurn?,
+        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows?, claimed turn: WriteTurn?,
         on connection: PostgresConnection
     ) async throws -> ([Int], [DropReason: Int]) {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
-        guard let binds else { return (stored, deviceLosses) }
+        guard let rows else { return (stored, deviceLosses) }
+        var ids = PostgresBindings()
+        ids.append(plan.candidates.map(\.id))
         let claimed = Set(
-            try await rows(PostgresSQL.statement("insert_events"), binds, on: connection) { row in
+            try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
                 try row[0].decode(String.self)
             })
         await turn?.open()
         guard !claimed.isEmpty else { return (stored, deviceLosses) }
         var rollups = PostgresRollups()
-        for candidate in plan.candidates where claimed.contains(candidate.id) {
+        var lines: [Range<Int>] = []
+        var start = 0
+        for (index, candidate) in plan.candidates.enumerated() {
+            defer { start = rows.ends[index] }
+            guard claimed.contains(candidate.id) else { continue }
+            if let last = lines.last, last.upperBound == start {
+                lines[lines.count - 1] = last.lowerBound..<rows.ends[index]
+            } else {
+                lines.append(start..<rows.ends[index])
+            }
             stored[candidate.batch] += 1
             if candidate.event.name == DeviceLoss.eventName, let loss = DeviceLoss(candidate.event) {
                 deviceLosses[loss.collectorReason, default: 0] += loss.count
             } else {
-                rollups.add(candidate.event)
+                rollups.add(candidate.event, key: rows.rollups[index])
             }
         }
+        try await copy(lines, of: rows.text, on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)
+    }
+
+    /// Sends the byte ranges `lines` of `text` (lines of `COPY`'s text format) into `events`, in pieces of at most
+    /// 1 MiB.
+    private func copy(_ lines: [Range<Int>], of text: ByteBuffer, on connection: PostgresConnection) async throws {
+        try await connection.copyFrom(table: "events", columns: PostgresWritePlan.columns, logger: logger) { writer in
+            for range in lines {
+                var offset = range.lowerBound
+                while offset < range.upperBound {
+                    let length = min(range.upperBound - offset, 1 << 20)
+                    try await writer.write(text.getSlice(at: offset, length: length)!)
+                    offset += length
+                }
+            }
+        }
     }
 
     /// `counts` with `losses` added, one entry per kind and reason (one upsert may touch a row only once).

@@ -14,9 +14,10 @@ struct PostgresRollups {
     /// stored, so two writers counting at once would both count one visitor.
     static let visitorLockKey: Int64 = 0x616C_7374_6174_7303
 
-    /// Counts `event`, just stored.
-    mutating func add(_ event: MeasurementEvent) {
-        groups[RollupKey(event), default: 0] += 1
+    /// Counts `event`, just stored, in its rollup group `key` (`RollupKey(event)`, or the same key read in one pass
+    /// with the event's columns).
+    mutating func add(_ event: MeasurementEvent, key: RollupKey) {
+        groups[key, default: 0] += 1
         guard let group = LinkRollupKey.group(of: event) else { return }
         links[group.key, default: 0] += 1
         if let visitor = group.visitor { visitors.insert(visitor) }

@@ -16,7 +16,7 @@ package enum PostgresSQL {
 
     /// `Sources/EventStorePostgres/Statements/NAME.sql`, by name.
     package static let statements: [EmbeddedSQLFile] = [
-        EmbeddedSQLFile("insert_events.sql", PackageResources.insert_events_sql),
+        EmbeddedSQLFile("claim_ids.sql", PackageResources.claim_ids_sql),
         EmbeddedSQLFile("insert_link_visitors.sql", PackageResources.insert_link_visitors_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),

@@ -33,47 +33,64 @@ struct PostgresWritePlan {
         self.candidates = candidates
     }
 
-    /// The bindings of `insert_events.sql` for `events` (the candidates', in the plan's order): one array per
-    /// column.
-    static func eventBindings(_ events: [MeasurementEvent]) -> PostgresBindings {
+    /// The columns of `events` that ``copyRows()`` writes, in its order: as the SQLite store's `events` (id, time,
+    /// name, ``EventColumns/fields``, extra).
+    static let columns = ["id", "ts_ms", "name"] + EventColumns.fields.map(\.column) + ["extra"]
+
+    /// The candidates as lines of `COPY events FROM STDIN`, made before their ids are claimed.
+    struct CopyRows {
+        /// The rows of `events` in `COPY`'s text format: one line each, in the plan's order, `\N` for NULL;
+        /// backslash, tab, newline and carriage return escaped.
+        var text: ByteBuffer
+        /// Where each candidate's line ends in ``text``.
+        var ends: [Int]
+        /// Each candidate's rollup group, read in the same pass over its fields.
+        var rollups: [RollupKey]
+    }
+
+    /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups.
+    func copyRows() -> CopyRows {
         let fieldCount = EventColumns.fields.count
-        var columns = [[String?]](repeating: [], count: fieldCount)
-        var success: [Int64?] = []
-        var extras: [String?] = []
+        let successPosition = Int(EventColumns.successIndex) - 4
+        var text = ByteBuffer()
+        text.reserveCapacity(candidates.count * 640)
+        var ends: [Int] = []
+        ends.reserveCapacity(candidates.count)
+        var rollups: [RollupKey] = []
+        rollups.reserveCapacity(candidates.count)
+        var row = [String?](repeating: nil, count: fieldCount)
         var extra: [(String, String)] = []
-        let successIndex = EventColumns.fields.firstIndex { $0.field == FieldName.success } ?? 1
-        let indexes = Dictionary(uniqueKeysWithValues: EventColumns.fields.enumerated().map { ($1.field, $0) })
-        for event in events {
-            var row = [String?](repeating: nil, count: fieldCount)
-            var successValue: Int64?
-            extra.removeAll(keepingCapacity: true)
-            for (field, value) in event.fields {
-                guard let index = indexes[field] else {
-                    extra.append((field, value))
-                    continue
-                }
-                if index == successIndex {
-                    switch value {
-                    case "1": successValue = 1
-                    case "0": successValue = 0
-                    default: extra.append((field, value))
-                    }
+        for candidate in candidates {
+            let event = candidate.event
+            for position in 0..<fieldCount { row[position] = nil }
+            let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
+                row[Int(index) - 4] = value
+            }
+            rollups.append(rollup)
+            PostgresCopyText.write(candidate.id, to: &text)
+            text.writeInteger(UInt8(ascii: "\t"))
+            text.writeString(String(event.timestamp))
+            text.writeInteger(UInt8(ascii: "\t"))
+            PostgresCopyText.write(event.name, to: &text)
+            for position in 0..<fieldCount {
+                text.writeInteger(UInt8(ascii: "\t"))
+                if position == successPosition {
+                    if let success { text.writeString(success == 1 ? "1" : "0") } else { text.writeStaticString("\\N") }
+                } else if let value = row[position] {
+                    PostgresCopyText.write(value, to: &text)
                 } else {
-                    row[index] = value
+                    text.writeStaticString("\\N")
                 }
             }
-            for index in 0..<fieldCount where index != successIndex { columns[index].append(row[index]) }
-            success.append(successValue)
-            extras.append(extra.isEmpty ? nil : EventColumns.encodeExtra(&extra))
+            text.writeInteger(UInt8(ascii: "\t"))
+            if extra.isEmpty {
+                text.writeStaticString("\\N")
+            } else {
+                PostgresCopyText.write(EventColumns.encodeExtra(&extra), to: &text)
+            }
+            text.writeInteger(UInt8(ascii: "\n"))
+            ends.append(text.writerIndex)
         }
-        var binds = PostgresBindings(capacity: fieldCount + 4)
-        binds.append(events.map(\.id.description))
-        binds.append(events.map(\.timestamp))
-        binds.append(events.map(\.name))
-        for index in 0..<fieldCount {
-            binds.append(index == successIndex ? PostgresNullableArray(success) : PostgresNullableArray(columns[index]))
-        }
-        binds.append(PostgresNullableArray(extras))
-        return binds
+        return CopyRows(text: text, ends: ends, rollups: rollups)
     }
 }

@@ -47,7 +47,11 @@
                     for event in events {
                         for (index, value) in values(event).enumerated() {
                             if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
-                            if let value { writeEscaped(value, to: &buffer) } else { buffer.writeString("\\N") }
+                            if let value {
+                                PostgresCopyText.write(value, to: &buffer)
+                            } else {
+                                buffer.writeString("\\N")
+                            }
                         }
                         buffer.writeInteger(UInt8(ascii: "\n"))
                         if buffer.readableBytes >= 1 << 16 {
@@ -80,30 +84,6 @@
                     }
                     try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
                 }
-            }
-        }
-
-        /// Writes `text` in COPY's text format (backslash, tab, newline and carriage return escaped), byte by byte:
-        /// the baseline's client must not be what limits it.
-        static func writeEscaped(_ text: String, to buffer: inout ByteBuffer) {
-            var text = text
-            text.withUTF8 { bytes in
-                var start = 0
-                for index in bytes.indices {
-                    let escape: UInt8
-                    switch bytes[index] {
-                    case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
-                    case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
-                    case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
-                    case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
-                    default: continue
-                    }
-                    buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                    buffer.writeInteger(UInt8(ascii: "\\"))
-                    buffer.writeInteger(escape)
-                    start = index + 1
-                }
-                buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[start...]))
             }
         }
 

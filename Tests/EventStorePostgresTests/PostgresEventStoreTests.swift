@@ -161,6 +161,38 @@ struct PostgresEventStoreTests {
         return stored
     }
 
+    /// Events go in with `COPY`'s text format: a value holding its delimiters, its escape or its NULL marker must
+    /// come back as it was sent, in a column and in `extra`, and an empty value must not become NULL.
+    @Test func valuesHoldingCOPYsSpecialBytesComeBackAsTheyWere() async throws {
+        let awkward = [
+            "tab\there", "line\nbreak", "carriage\rreturn", "back\\slash", "\\N", "\\\\N\t", "", "ünï\u{1F600}",
+        ]
+        var sent: [MeasurementEvent] = []
+        for (index, value) in awkward.enumerated() {
+            let fields: [String: String] = [
+                FieldName.ref: value, FieldName.targetURL: "https://example.com/\(value)", FieldName.error: value,
+                "note": value, FieldName.success: index % 2 == 0 ? value : "1",
+            ]
+            sent.append(
+                MeasurementEvent(
+                    id: EventID("id\t\\\(index)\n"), name: EventName.navOut, fields: fields,
+                    timestamp: 1_774_137_600_000 + Int64(index)))
+        }
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            #expect(try await store.writeBatches([sent]) == [sent.count])
+            var read: [MeasurementEvent] = []
+            try await store.forEachEvent { read.append($0) }
+            #expect(read.count == sent.count)
+            for event in sent {
+                let back = read.first { $0.id == event.id }
+                #expect(back?.fields == event.fields, "\(event.id)")
+                #expect(back?.name == event.name)
+            }
+            await store.close()
+        }
+    }
+
     @Test func lossesAndLinksAreKeptAndReadBack() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)

@@ -57,7 +57,7 @@ package enum EventColumns {
     }
 
     /// The bind index of `success`.
-    static let successIndex: Int32 = 5
+    package static let successIndex: Int32 = 5
     /// The bind index of `extra`.
     static let extraIndex = Int32(fields.count + 4)
 
@@ -103,7 +103,7 @@ package enum EventColumns {
     /// `extra` the others; `success` "1" or "0" is returned as an integer instead.
     /// - Returns: the event's rollup group and its integer `success`, if any.
     @inline(__always)
-    static func columns(
+    package static func columns(
         of event: MeasurementEvent, extra: inout [(String, String)], column: (Int32, String) -> Void
     ) -> (key: RollupKey, success: Int64?) {
         extra.removeAll(keepingCapacity: true)
