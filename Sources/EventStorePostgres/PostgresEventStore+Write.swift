@@ -8,10 +8,10 @@ extension PostgresEventStore {
     ///
     /// The events are redacted with the store's ``Redactor``'s keys; an id already stored (by any writer, at any
     /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The ids are claimed with one
-    /// `INSERT ... SELECT FROM unnest(...)`, the events whose id was claimed go in with `COPY`, their rollups (aggregated per group in Swift) with one upsert per
-    /// table, `losses` and the call's own count of values its redaction replaced whole (`altered`) into
-    /// completeness, all in one transaction: a failure, the loss of the connection included, stores and counts
-    /// nothing of the call.
+    /// `INSERT ... SELECT FROM unnest(...)`, the events whose id was claimed go in with `COPY`, their rollups
+    /// (aggregated per group in Swift) with one upsert per table, `losses` and the call's own count of values its
+    /// redaction replaced whole (`altered`) into completeness, all in one transaction: a failure, the loss of the
+    /// connection included, stores and counts nothing of the call.
     ///
     /// ```swift
     /// let stored = try await store.writeBatches([requestA.events, requestB.events], losses: [.bufferFull: 2])
@@ -134,7 +134,10 @@ extension PostgresEventStore {
                 var offset = range.lowerBound
                 while offset < range.upperBound {
                     let length = min(range.upperBound - offset, 1 << 20)
-                    try await writer.write(text.getSlice(at: offset, length: length)!)
+                    guard let piece = text.getSlice(at: offset, length: length) else {
+                        preconditionFailure("a line's range lies within the text it was made in")
+                    }
+                    try await writer.write(piece)
                     offset += length
                 }
             }
