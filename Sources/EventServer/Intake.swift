@@ -61,7 +61,7 @@ extension Intake {
             var start = 0
             var line = 0
             while start < bytes.count {
-                let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                let newline = bytes.firstIndex(of: UInt8(ascii: "\n"), from: start)
                 var end = newline
                 if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 line += 1

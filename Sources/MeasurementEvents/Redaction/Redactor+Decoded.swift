@@ -162,7 +162,7 @@ extension Redactor {
     /// shorter than the escape, so writing never overtakes reading); returns the new length.
     static func percentDecodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
-        var read = firstIndex(of: UInt8(ascii: "%"), in: bytes)
+        var read = bytes.firstIndex(of: UInt8(ascii: "%"), from: 0)
         var write = read
         while read < count {
             if bytes[read] == UInt8(ascii: "%") {
@@ -188,7 +188,7 @@ extension Redactor {
     /// than the UTF-8 it stands for); returns the new length.
     static func unescapeJSONInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
-        var read = firstIndex(of: UInt8(ascii: "\\"), in: bytes)
+        var read = bytes.firstIndex(of: UInt8(ascii: "\\"), from: 0)
         var write = read
         func put(_ byte: UInt8) {
             buffer[write] = byte
@@ -221,15 +221,6 @@ extension Redactor {
             read += 2
         }
         return write
-    }
-
-    /// The position of the first `byte` in `bytes` (found with `memchr`), or `bytes.count`: the bytes before it
-    /// decode to themselves, so the decoders start there.
-    private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else {
-            return bytes.count
-        }
-        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
 
     /// The scalar of `\uXXXX` (or a surrogate pair `\uD83D\uDE00`) at `index`, and the bytes it spans.
