@@ -51,7 +51,7 @@ struct PostgresWritePlan {
     /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups.
     func copyRows() -> CopyRows {
         let fieldCount = EventColumns.fields.count
-        let successPosition = Int(EventColumns.successIndex) - 4
+        let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
         var text = ByteBuffer()
         text.reserveCapacity(candidates.count * 640)
         var ends: [Int] = []
@@ -64,7 +64,7 @@ struct PostgresWritePlan {
             let event = candidate.event
             for position in 0..<fieldCount { row[position] = nil }
             let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
-                row[Int(index) - 4] = value
+                row[EventColumns.fieldPosition(ofBindIndex: index)] = value
             }
             rollups.append(rollup)
             PostgresCopyText.write(candidate.id, to: &text)

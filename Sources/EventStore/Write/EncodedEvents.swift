@@ -92,7 +92,8 @@ extension EncodedEvents.Row {
     }
 
     /// Inserts `row` with an insert statement (Statements/insert_event.sql), its values bound in place from
-    /// `values`. The row is read in place, a field at a time: a copy of the whole row would retain each of its strings.
+    /// `values`. The row is read in place, a field at a time: a copy of the whole row would retain each of its
+    /// strings.
     static func insert(
         _ row: UnsafePointer<Self>, with statement: SQLiteStatement, values: inout BoundValues
     ) throws(StoreError) {

@@ -58,6 +58,9 @@ package enum EventColumns {
 
     /// The bind index of `success`.
     package static let successIndex: Int32 = 5
+    /// The position in ``fields`` of the column bound at `index` (the fields' columns follow `id`, `ts_ms` and
+    /// `name`).
+    package static func fieldPosition(ofBindIndex index: Int32) -> Int { Int(index) - 4 }
     /// The bind index of `extra`.
     static let extraIndex = Int32(fields.count + 4)
 

@@ -203,7 +203,10 @@ package final class EventWriter {
         do throws(StoreError) {
             try EventWriter.withRows(of: batches[...]) { (batchRows) throws(StoreError) in
                 for (rank, entry) in order.enumerated() {
-                    let row = batchRows[entry.batch].baseAddress! + entry.row
+                    guard let first = batchRows[entry.batch].baseAddress else {
+                        preconditionFailure("an entry's batch holds rows")
+                    }
+                    let row = first + entry.row
                     guard try isNew(row.pointee.id, key: row.pointee.key, rank: rank, in: order, of: batches) else {
                         continue
                     }

@@ -162,7 +162,7 @@ extension Redactor {
     /// shorter than the escape, so writing never overtakes reading); returns the new length.
     static func percentDecodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
-        var read = bytes.firstIndex(of: UInt8(ascii: "%"), from: 0)
+        var read = bytes.firstIndex(of: UInt8(ascii: "%"), from: 0)  // the bytes before it decode to themselves
         var write = read
         while read < count {
             if bytes[read] == UInt8(ascii: "%") {
@@ -188,7 +188,7 @@ extension Redactor {
     /// than the UTF-8 it stands for); returns the new length.
     static func unescapeJSONInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
-        var read = bytes.firstIndex(of: UInt8(ascii: "\\"), from: 0)
+        var read = bytes.firstIndex(of: UInt8(ascii: "\\"), from: 0)  // the bytes before it decode to themselves
         var write = read
         func put(_ byte: UInt8) {
             buffer[write] = byte
