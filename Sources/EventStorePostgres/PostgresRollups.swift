@@ -14,8 +14,8 @@ struct PostgresRollups {
     /// stored, so two writers counting at once would both count one visitor.
     static let visitorLockKey: Int64 = 0x616C_7374_6174_7303
 
-    /// Counts `event`, just stored, in its rollup group `key` (`RollupKey(event)`, or the same key read in one pass
-    /// with the event's columns).
+    /// Counts `event`, just stored, in its rollup group `key` (read with its columns, as the SQLite store reads it:
+    /// ``EventColumns/columns(of:extra:column:)``).
     mutating func add(_ event: MeasurementEvent, key: RollupKey) {
         groups[key, default: 0] += 1
         guard let group = LinkRollupKey.group(of: event) else { return }

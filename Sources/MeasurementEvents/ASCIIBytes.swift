@@ -23,7 +23,7 @@ extension Collection<UInt8> {
 extension UnsafeBufferPointer<UInt8> {
     /// The position of the first `byte` at or after `start`, or `count` when there is none: found with `memchr`,
     /// many times faster than a generic search on a slice of the buffer.
-    package func firstIndex(of byte: UInt8, from start: Int = 0) -> Int {
+    package func firstIndex(of byte: UInt8, from start: Int) -> Int {
         guard start < count, let base = baseAddress, let found = memchr(base + start, Int32(byte), count - start)
         else { return count }
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))

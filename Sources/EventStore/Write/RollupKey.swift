@@ -22,22 +22,6 @@ package struct RollupKey: Hashable {
         self.name = name
     }
 
-    /// The group of `event`.
-    package init(_ event: MeasurementEvent) {
-        self.init(timestamp: event.timestamp, name: event.name)
-        let fields = event.fields
-        ref = fields[FieldName.ref]
-        refererAppName = fields[FieldName.refererAppName]
-        type = fields[FieldName.type]
-        switch fields[FieldName.success] {
-        case "1": success = 1
-        case "0": success = 0
-        default: success = nil
-        }
-        sourceURLHost = fields[FieldName.sourceURLHost]
-        error = fields[FieldName.error]
-    }
-
     /// Hashes the bucket and the dimensions that vary most (equality still compares every dimension):
     /// this runs once per stored event, so hashing three strings instead of seven matters.
     package func hash(into hasher: inout Hasher) {
@@ -73,7 +57,7 @@ package struct RollupKey: Hashable {
     /// This group's bucket, name, type and success: the key of `event_rollup_series`.
     package var series: SeriesKey { SeriesKey(bucket: bucket, name: name, type: type, success: success) }
 
-    /// Recomputes the three rollup tables from the raw events (same grouping as ``init(_:)``).
+    /// Recomputes the three rollup tables from the raw events (same grouping as ``EventColumns/columns(of:extra:column:)``).
     /// Statements/rebuild_rollups.sql.
     static let rebuildSQL = EmbeddedSQL.statement("rebuild_rollups")
 
