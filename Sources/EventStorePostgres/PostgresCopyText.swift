@@ -6,24 +6,91 @@ package enum PostgresCopyText {
     /// Writes `value` in `COPY`'s text format: backslash, tab, newline and carriage return escaped, every other
     /// byte as it is.
     package static func write(_ value: String, to text: inout ByteBuffer) {
-        var value = value
-        value.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices {
-                let escape: UInt8
-                switch bytes[index] {
-                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
-                case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
-                case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
-                case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
-                default: continue
-                }
-                text.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
-                text.writeInteger(UInt8(ascii: "\\"))
-                text.writeInteger(escape)
-                start = index + 1
+        text.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumLength(of: value)) { raw in
+            guard let out = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
             }
-            text.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+            return write(value, to: out)
         }
+    }
+
+    /// The most bytes ``write(_:to:)-(_,UnsafeMutablePointer<UInt8>)`` writes for `value`: every byte escaped.
+    @inline(__always)
+    package static func maximumLength(of value: String) -> Int { 2 * value.utf8.count }
+
+    /// Writes `value` escaped at `out`, which has room for ``maximumLength(of:)`` bytes.
+    /// - Returns: how many bytes it wrote.
+    @inline(__always)
+    package static func write(_ value: String, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if let written = value.utf8.withContiguousStorageIfAvailable({ write($0, to: out) }) { return written }
+        var value = value
+        return value.withUTF8 { write($0, to: out) }
+    }
+
+    /// Writes `bytes` escaped at `out`, which has room for twice as many.
+    /// - Returns: how many bytes it wrote.
+    @inline(__always)
+    package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        // One pass without branches (so that it vectorises) to see whether any byte may need an escape: most values
+        // have none, and are copied whole.
+        var suspect: UInt8 = 0
+        for byte in bytes {
+            suspect |= (byte < 0x0E ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0)
+        }
+        guard suspect != 0 else {
+            out.update(from: base, count: bytes.count)
+            return bytes.count
+        }
+        var written = 0
+        for byte in bytes {
+            let escape: UInt8
+            switch byte {
+            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case UInt8(ascii: "\t"): escape = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escape = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escape = UInt8(ascii: "r")
+            default:
+                out[written] = byte
+                written += 1
+                continue
+            }
+            out[written] = UInt8(ascii: "\\")
+            out[written + 1] = escape
+            written += 2
+        }
+        return written
+    }
+
+    /// The most bytes ``write(_:to:)-(Int64,_)`` writes: a sign and 19 digits.
+    package static let maximumIntegerLength = 20
+
+    /// Writes `value` in decimal at `out`, which has room for ``maximumIntegerLength`` bytes.
+    /// - Returns: how many bytes it wrote.
+    @inline(__always)
+    package static func write(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, last first
+        let count = withUnsafeMutableBytes(of: &digits) { scratch in
+            var count = 0
+            repeat {
+                scratch[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            return count
+        }
+        var written = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            written = 1
+        }
+        withUnsafeBytes(of: &digits) { scratch in
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                out[written] = scratch[index]
+                written += 1
+            }
+        }
+        return written
     }
 }

@@ -97,30 +97,36 @@ extension PostgresEventStore {
         guard let rows else { return (stored, deviceLosses) }
         var ids = PostgresBindings()
         ids.append(plan.candidates.map(\.id))
-        let claimed = Set(
-            try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
-                try row[0].decode(String.self)
-            })
+        let returned = try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
+            try row[0].decode(String.self)
+        }
         await turn?.open()
-        guard !claimed.isEmpty else { return (stored, deviceLosses) }
+        guard !returned.isEmpty else { return (stored, deviceLosses) }
+        let claimed = plan.claimed(returned)
         var rollups = PostgresRollups()
+        var groupCounts = [Int](repeating: 0, count: rows.groups.count)
         var lines: [Range<Int>] = []
         var start = 0
-        for (index, candidate) in plan.candidates.enumerated() {
-            defer { start = rows.ends[index] }
-            guard claimed.contains(candidate.id) else { continue }
-            if let last = lines.last, last.upperBound == start {
-                lines[lines.count - 1] = last.lowerBound..<rows.ends[index]
-            } else {
-                lines.append(start..<rows.ends[index])
-            }
-            stored[candidate.batch] += 1
-            if candidate.event.name == DeviceLoss.eventName, let loss = DeviceLoss(candidate.event) {
-                deviceLosses[loss.collectorReason, default: 0] += loss.count
-            } else {
-                rollups.add(candidate.event, key: rows.rollups[index])
+        plan.candidates.withUnsafeBufferPointer { candidates in
+            for index in candidates.indices {
+                defer { start = rows.ends[index] }
+                guard claimed[index] else { continue }
+                if let last = lines.last, last.upperBound == start {
+                    lines[lines.count - 1] = last.lowerBound..<rows.ends[index]
+                } else {
+                    lines.append(start..<rows.ends[index])
+                }
+                stored[candidates[index].batch] += 1
+                let event = candidates[index].event
+                if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) {
+                    deviceLosses[loss.collectorReason, default: 0] += loss.count
+                } else {
+                    groupCounts[rows.group[index]] += 1
+                    if let link = rows.links[index] { rollups.add(link: link) }
+                }
             }
         }
+        for (group, count) in groupCounts.enumerated() where count > 0 { rollups.add(count, to: rows.groups[group]) }
         try await copy(lines, of: rows.text, on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)

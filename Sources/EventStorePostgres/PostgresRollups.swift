@@ -14,11 +14,14 @@ struct PostgresRollups {
     /// stored, so two writers counting at once would both count one visitor.
     static let visitorLockKey: Int64 = 0x616C_7374_6174_7303
 
-    /// Counts `event`, just stored, in its rollup group `key` (read with its columns, as the SQLite store reads it:
-    /// ``EventColumns/columns(of:extra:column:)``).
-    mutating func add(_ event: MeasurementEvent, key: RollupKey) {
-        groups[key, default: 0] += 1
-        guard let group = LinkRollupKey.group(of: event) else { return }
+    /// Counts `count` events just stored in the rollup group `key` (read with their columns, as the SQLite store
+    /// reads it: ``EventColumns/columns(of:extra:column:)``).
+    mutating func add(_ count: Int, to key: RollupKey) {
+        groups[key, default: 0] += count
+    }
+
+    /// Counts an event just stored in its link rollup group, and its visitor (``LinkRollupKey/group(of:)``).
+    mutating func add(link group: (key: LinkRollupKey, visitor: LinkVisitorKey?)) {
         links[group.key, default: 0] += 1
         if let visitor = group.visitor { visitors.insert(visitor) }
     }

@@ -21,16 +21,58 @@ struct PostgresWritePlan {
     /// The plan for `batches` (already redacted).
     init(batches: [[MeasurementEvent]]) {
         batchCount = batches.count
-        var seen: Set<String> = []
-        var candidates: [Candidate] = []
+        let total = batches.reduce(0) { $0 + $1.count }
+        var seen: Set<EventID> = []
+        seen.reserveCapacity(total)
+        // The first event of each id, by its place in `batches`, and its id; sorted as indices, not as events (moving
+        // an event is a retain and a release of each of its parts).
+        var places: [(batch: Int, index: Int)] = []
+        var ids: [EventID] = []
+        places.reserveCapacity(total)
+        ids.reserveCapacity(total)
         for (batch, events) in batches.enumerated() {
-            for event in events {
-                let id = event.id.description
-                if seen.insert(id).inserted { candidates.append(Candidate(batch: batch, id: id, event: event)) }
+            for (index, event) in events.enumerated() where seen.insert(event.id).inserted {
+                places.append((batch, index))
+                ids.append(event.id)
             }
         }
-        candidates.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
-        self.candidates = candidates
+        var order = Array(ids.indices)
+        ids.withUnsafeBufferPointer { ids in order.sort { PostgresWritePlan.precedes(ids[$0], ids[$1]) } }
+        candidates = order.map { kept in
+            let (batch, index) = places[kept]
+            return Candidate(batch: batch, id: ids[kept].description, event: batches[batch][index])
+        }
+    }
+
+    /// Whether `first`'s text sorts before `second`'s, byte by byte (as `COLLATE "C"` sorts them). Two UUIDs
+    /// compare as numbers: their canonical texts (lowercase hex digits, dashes at the same places) sort alike.
+    static func precedes(_ first: EventID, _ second: EventID) -> Bool {
+        if let (firstHigh, firstLow) = first.uuidValue, let (secondHigh, secondLow) = second.uuidValue {
+            return (firstHigh, firstLow) < (secondHigh, secondLow)
+        }
+        return first.description.utf8.lexicographicallyPrecedes(second.description.utf8)
+    }
+
+    /// Which candidates the claim (Statements/claim_ids.sql) returned, given its rows: by position.
+    ///
+    /// The claim returns the ids it inserted in the order it was given them, the plan's, so they are matched in one
+    /// walk; a row out of that order (nothing in SQL promises it) is looked up instead.
+    func claimed(_ returned: [String]) -> [Bool] {
+        var claimed = [Bool](repeating: false, count: candidates.count)
+        var position = 0
+        for id in returned {
+            while position < candidates.count, candidates[position].id != id { position += 1 }
+            guard position < candidates.count else { return claimedByLookup(returned) }
+            claimed[position] = true
+            position += 1
+        }
+        return claimed
+    }
+
+    /// ``claimed(_:)`` for rows in any order.
+    func claimedByLookup(_ returned: [String]) -> [Bool] {
+        let returned = Set(returned)
+        return candidates.map { returned.contains($0.id) }
     }
 
     /// The columns of `events` that ``copyRows()`` writes, in its order: as the SQLite store's `events` (id, time,
@@ -44,11 +86,16 @@ struct PostgresWritePlan {
         var text: ByteBuffer
         /// Where each candidate's line ends in ``text``.
         var ends: [Int]
-        /// Each candidate's rollup group, read in the same pass over its fields.
-        var rollups: [RollupKey]
+        /// The candidates' distinct rollup groups, read in the same pass over their fields.
+        var groups: [RollupKey]
+        /// Each candidate's rollup group: its index in ``groups``.
+        var group: [Int]
+        /// The link rollup group and visitor of each candidate that has one (by its index): the hosted links' events.
+        var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)]
     }
 
-    /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups.
+    /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups (hashed here, before the ids are
+    /// claimed, so that the claimed events are only counted).
     func copyRows() -> CopyRows {
         let fieldCount = EventColumns.fields.count
         let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
@@ -56,41 +103,69 @@ struct PostgresWritePlan {
         text.reserveCapacity(candidates.count * 640)
         var ends: [Int] = []
         ends.reserveCapacity(candidates.count)
-        var rollups: [RollupKey] = []
-        rollups.reserveCapacity(candidates.count)
+        var groups: [RollupKey] = []
+        var groupIndex: [RollupKey: Int] = [:]
+        var group: [Int] = []
+        group.reserveCapacity(candidates.count)
+        var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)] = [:]
         var row = [String?](repeating: nil, count: fieldCount)
         var extra: [(String, String)] = []
-        for candidate in candidates {
-            let event = candidate.event
+        for index in candidates.indices {
+            let event = candidates[index].event
+            let id = candidates[index].id
             for position in 0..<fieldCount { row[position] = nil }
-            let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
-                row[EventColumns.fieldPosition(ofBindIndex: index)] = value
+            // The most bytes the line can take: every value escaped whole, a separator or `\N` per column.
+            var length = 3 * (fieldCount + 4) + PostgresCopyText.maximumIntegerLength
+            let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { bindIndex, value in
+                row[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = value
+                length += PostgresCopyText.maximumLength(of: value)
             }
-            rollups.append(rollup)
-            PostgresCopyText.write(candidate.id, to: &text)
-            text.writeInteger(UInt8(ascii: "\t"))
-            text.writeString(String(event.timestamp))
-            text.writeInteger(UInt8(ascii: "\t"))
-            PostgresCopyText.write(event.name, to: &text)
-            for position in 0..<fieldCount {
-                text.writeInteger(UInt8(ascii: "\t"))
-                if position == successPosition {
-                    if let success { text.writeString(success == 1 ? "1" : "0") } else { text.writeStaticString("\\N") }
-                } else if let value = row[position] {
-                    PostgresCopyText.write(value, to: &text)
-                } else {
-                    text.writeStaticString("\\N")
-                }
-            }
-            text.writeInteger(UInt8(ascii: "\t"))
-            if extra.isEmpty {
-                text.writeStaticString("\\N")
+            if let known = groupIndex[rollup] {
+                group.append(known)
             } else {
-                PostgresCopyText.write(EventColumns.encodeExtra(&extra), to: &text)
+                groupIndex[rollup] = groups.count
+                group.append(groups.count)
+                groups.append(rollup)
             }
-            text.writeInteger(UInt8(ascii: "\n"))
+            if let link = LinkRollupKey.group(of: event) { links[index] = link }
+            let extraText = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
+            length += PostgresCopyText.maximumLength(of: id) + PostgresCopyText.maximumLength(of: event.name)
+            if let extraText { length += PostgresCopyText.maximumLength(of: extraText) }
+            text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
+                guard let start = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                    preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
+                }
+                var out = start
+                func put(_ byte: UInt8) {
+                    out.pointee = byte
+                    out += 1
+                }
+                func putNull() {
+                    put(UInt8(ascii: "\\"))
+                    put(UInt8(ascii: "N"))
+                }
+                out += PostgresCopyText.write(id, to: out)
+                put(UInt8(ascii: "\t"))
+                out += PostgresCopyText.write(event.timestamp, to: out)
+                put(UInt8(ascii: "\t"))
+                out += PostgresCopyText.write(event.name, to: out)
+                for position in 0..<fieldCount {
+                    put(UInt8(ascii: "\t"))
+                    if position == successPosition {
+                        if let success { put(success == 1 ? UInt8(ascii: "1") : UInt8(ascii: "0")) } else { putNull() }
+                    } else if let value = row[position] {
+                        out += PostgresCopyText.write(value, to: out)
+                    } else {
+                        putNull()
+                    }
+                }
+                put(UInt8(ascii: "\t"))
+                if let extraText { out += PostgresCopyText.write(extraText, to: out) } else { putNull() }
+                put(UInt8(ascii: "\n"))
+                return out - start
+            }
             ends.append(text.writerIndex)
         }
-        return CopyRows(text: text, ends: ends, rollups: rollups)
+        return CopyRows(text: text, ends: ends, groups: groups, group: group, links: links)
     }
 }

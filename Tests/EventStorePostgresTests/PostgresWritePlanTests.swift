@@ -1,0 +1,79 @@
+import EventStore
+import MeasurementEvents
+import NIOCore
+import Testing
+
+@testable import EventStorePostgres
+
+/// The write plan's order, its matching of claimed ids, and its `COPY` lines; no server needed.
+struct PostgresWritePlanTests {
+    static let uuids = [
+        "0192f5c3-8a1b-7c4d-8e2f-000000000002", "0192f5c3-8a1b-7c4d-8e2f-000000000001",
+        "f192f5c3-8a1b-7c4d-8e2f-000000000001", "00000000-0000-0000-0000-000000000000",
+    ]
+    /// Ids kept as text: uppercase, short, and one that sorts between UUIDs by its bytes.
+    static let texts = ["ZZZ", "0192F5C3-8A1B-7C4D-8E2F-000000000001", "1-text", "é-text", "0192f5c3-8a1b-7c4d-8e2f"]
+
+    /// One id per candidate, the first event of each kept, sorted by the ids' bytes as `COLLATE "C"` sorts them
+    /// (UUIDs and text ids mixed).
+    @Test func candidatesAreTheFirstOfEachIdInByteOrder() {
+        let ids = Self.uuids + Self.texts
+        let first = ids.map { MeasurementEvent(id: EventID($0), name: EventName.navIn, timestamp: 1) }
+        let again = ids.reversed().map { MeasurementEvent(id: EventID($0), name: EventName.navOut, timestamp: 2) }
+        let plan = PostgresWritePlan(batches: [first, [], again])
+        let expected = ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(plan.candidates.map(\.id) == expected)
+        #expect(plan.candidates.allSatisfy { $0.batch == 0 && $0.event.name == EventName.navIn })
+        #expect(plan.batchCount == 3)
+    }
+
+    /// The claim's rows in the plan's order are matched in one walk; in any other order by lookup, with the same
+    /// answer.
+    @Test func claimedIdsAreFoundInAnyOrder() {
+        let ids = Self.uuids + Self.texts
+        let plan = PostgresWritePlan(
+            batches: [ids.map { MeasurementEvent(id: EventID($0), name: EventName.navIn, timestamp: 1) }])
+        let sorted = plan.candidates.map(\.id)
+        let returned = sorted.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)
+        let expected = sorted.indices.map { $0 % 3 != 1 }
+        #expect(plan.claimed(returned) == expected)
+        #expect(plan.claimed(returned.reversed()) == expected)
+        #expect(plan.claimed([]) == Array(repeating: false, count: sorted.count))
+        #expect(plan.claimed(sorted) == Array(repeating: true, count: sorted.count))
+    }
+
+    /// Each line holds the id, time, name, the field columns (`\N` when absent, `success` as 1 or 0), and `extra`,
+    /// escaped; events of one rollup group share it.
+    @Test func copyLinesAndRollupGroups() {
+        let events = [
+            MeasurementEvent(
+                id: EventID("b-2"), name: EventName.navOut,
+                fields: [FieldName.success: "1", FieldName.targetURL: "https://x.test/a\tb", "custom": "c\\d"],
+                timestamp: -1_700_000_000_123),
+            MeasurementEvent(id: EventID("a-1"), name: EventName.navIn, fields: [FieldName.ref: "r"], timestamp: 0),
+            MeasurementEvent(
+                id: EventID("c-3"), name: EventName.navOut, fields: [FieldName.success: "1"],
+                timestamp: -1_700_000_000_100),
+        ]
+        let rows = PostgresWritePlan(batches: [events]).copyRows()
+        let text = String(buffer: rows.text)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines[3].isEmpty)
+        #expect(rows.ends == lines.dropLast().reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.utf8.count + 1) })
+        func columns(_ line: Substring) -> [String: String] {
+            let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return Dictionary(uniqueKeysWithValues: zip(PostgresWritePlan.columns, values))
+        }
+        let first = columns(lines[0])
+        #expect(first["id"] == "a-1" && first["ts_ms"] == "0" && first["name"] == EventName.navIn)
+        #expect(first["ref"] == "r" && first["success"] == "\\N" && first["extra"] == "\\N")
+        let second = columns(lines[1])
+        #expect(second["ts_ms"] == "-1700000000123" && second["success"] == "1")
+        #expect(second["target_url"] == "https://x.test/a\\tb")
+        #expect(second["extra"] == #"{"custom":"c\\\\d"}"#)
+        #expect(columns(lines[2])["extra"] == "\\N")
+        #expect(rows.group.count == 3 && rows.groups.count == 2)
+        #expect(rows.group[1] == rows.group[2] && rows.group[0] != rows.group[1])
+        #expect(rows.groups[rows.group[1]].name == EventName.navOut)
+    }
+}
