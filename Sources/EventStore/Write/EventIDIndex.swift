@@ -86,6 +86,7 @@ final class EventIDIndex {
     private var filterDataVersion: Int64 = 0
     private let dataVersion: SQLiteStatement
     private let keysAfter: SQLiteStatement
+    private let greatestStored: SQLiteStatement
 
     init(connection: SQLiteConnection, mergeThreshold: Int = EventIDIndex.defaultMergeThreshold) throws(StoreError) {
         self.connection = connection
@@ -103,6 +104,9 @@ final class EventIDIndex {
         clearRecent = try connection.prepare(EmbeddedSQL.statement("clear_event_ids_recent"))
         dataVersion = try connection.prepare("PRAGMA data_version")
         keysAfter = try connection.prepare("SELECT rowid, alstats_id_key(id) FROM events WHERE rowid > ?1")
+        greatestStored = try connection.prepare(
+            "SELECT max(ifnull((SELECT max(key) FROM event_ids), -9223372036854775808), "
+                + "ifnull((SELECT max(key) FROM event_ids_recent), -9223372036854775808))")
     }
 
     /// Whether an event with `id` (whose key is `key`) is stored, committed or in the open transaction.
@@ -111,9 +115,8 @@ final class EventIDIndex {
         if let known = greatestKey {
             greatest = known
         } else {
-            let stored = try connection.scalarInt(
-                "SELECT max(ifnull((SELECT max(key) FROM event_ids), -9223372036854775808), "
-                    + "ifnull((SELECT max(key) FROM event_ids_recent), -9223372036854775808))")
+            defer { greatestStored.reset() }
+            let stored = try greatestStored.step() ? greatestStored.int64(0) : .min
             greatest = pending.reduce(stored) { max($0, $1.key) }
             greatestKey = greatest
         }
@@ -323,13 +326,15 @@ final class EventIDIndex {
         return true
     }
 
-    /// Forgets the greatest key at the start of a transaction, and adds to the filter the keys other
-    /// connections stored: another connection (another process's writer) may have stored events since this
-    /// one's last transaction. Within a transaction no other connection writes. (The count of recent entries
+    /// Forgets the greatest key at the start of a transaction when another connection (another process's
+    /// writer) has committed since this one's last transaction, and adds to the filter the keys other
+    /// connections stored. Within a transaction no other connection writes. (The count of recent entries
     /// only times the merges, so it is kept.)
     func transactionBegan() throws(StoreError) {
-        greatestKey = nil
         let version = try readDataVersion()
+        // `PRAGMA data_version` changes with other connections' commits only; this connection's own keys are in
+        // the greatest key already (``add(key:event:)``), and after a rollback it is unknown (``abandon(from:)``).
+        if version != freshDataVersion { greatestKey = nil }
         if !freshLoaded || version != freshDataVersion {
             try loadFresh()
             freshDataVersion = version
