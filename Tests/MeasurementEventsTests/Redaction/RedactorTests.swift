@@ -68,6 +68,17 @@ struct RedactorTests {
         #expect(custom.redact(urlString: "x://a?api_key=K&code=C") == "x://a?api_key=REDACTED&code=C")
     }
 
+    /// With no keys nothing is secret: an event's fields, even those the default keys redact, stay as they are.
+    @Test func noKeysRedactNothing() {
+        let fields = [
+            FieldName.outputURL: "https://a.example/cb?code=SECRET1&access_token=SECRET2", "password": "SECRET3",
+        ]
+        let event = MeasurementEvent(name: EventName.navOut, fields: fields)
+        #expect(Redactor(secretKeys: []).redact(event) == event)
+        #expect(Redactor(secretKeys: [""]).redact(event) == event)
+        #expect(redactor.redact(event) != event)
+    }
+
     @Test func theQuickScanNeverMissesWhatTheFullScanWouldRedact() {
         let pieces = [
             "access_token", "CODE", "password", "x", "ref", "%22", "%2522", "\\\"", "\"", "=", ":", "%3D", "%253A", "+",
