@@ -117,8 +117,10 @@ extension PostgresEventStore {
                     lines.append(start..<rows.ends[index])
                 }
                 stored[candidates[index].batch] += 1
-                let event = candidates[index].event
-                if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) {
+                // Only a device's loss record is copied out of the plan (to be read); every other event stays put.
+                let isLoss = candidates[index].event.name == DeviceLoss.eventName
+                let loss = isLoss ? DeviceLoss(candidates[index].event) : nil
+                if let loss {
                     deviceLosses[loss.collectorReason, default: 0] += loss.count
                 } else {
                     groupCounts[rows.group[index]] += 1

@@ -116,8 +116,8 @@
             await postgres.close()
             let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
             return Measure.compared(
-                suite: PostgresBenchmark.suite, name: "report_ms_\(label)", value: postgresTimes.sorted()[1] * 1_000,
-                unit: "ms", baseline: "SQLite store, same events", baselineValue: sqliteTimes.sorted()[1] * 1_000,
+                suite: PostgresBenchmark.suite, name: "report_ms_\(label)", value: Self.median(postgresTimes) * 1_000,
+                unit: "ms", baseline: "SQLite store, same events", baselineValue: Self.median(sqliteTimes) * 1_000,
                 goal: count >= 10_000_000 ? "ratio <= 2" : "ratio <= 2 (goal is at 10M)", check: { $0 <= 2 })
         }
 
