@@ -27,4 +27,37 @@ struct PostgresDeviceLossTests {
             await store.close()
         }
     }
+
+    /// A rebuild of the rollups leaves out what the writer left out: every well-formed loss record (at the edges of
+    /// its reason's length and its count too), and no malformed one, which is an ordinary event there as here.
+    @Test func aRebuildLeavesTheLossRecordsOutOfTheRollupsAsTheWriterDid() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let malformed: [[String: String]] = [
+                ["reason": "buffer_full", "count": "0"], ["reason": "buffer_full", "count": "12x"],
+                ["reason": "buffer_full", "count": "99999999999999999999"],
+                ["reason": "buffer_full", "count": "1000000000001"], ["reason": "buffer_full", "count": ""],
+                ["reason": "", "count": "3"], ["count": "3"],
+                ["reason": String(repeating: "é", count: 65), "count": "3"],
+            ]
+            let wellFormed: [[String: String]] = [
+                ["reason": "buffer_full", "count": "1"], ["reason": "r", "count": "1000000000000"],
+                ["reason": String(repeating: "é", count: 64), "count": "0012"],
+            ]
+            let losses = (malformed + wellFormed).map {
+                MeasurementEvent(name: DeviceLoss.eventName, fields: $0, timestamp: 1_774_137_600_000)
+            }
+            #expect(losses.filter { DeviceLoss($0) != nil }.count == wellFormed.count)
+            let navigation = PostgresEventStoreTests.event("n1")
+            #expect(try await store.writeBatches([losses + [navigation]]) == [losses.count + 1])
+            let written = try await store.rows(for: ReportQuery())
+            try await store.rebuildRollups()
+            let rebuilt = try await store.rows(for: ReportQuery())
+            #expect(Set(written.groups) == Set(rebuilt.groups))
+            #expect(written.buckets == rebuilt.buckets)
+            let malformedCount = rebuilt.groups.filter { $0.name == DeviceLoss.eventName }.map(\.count).reduce(0, +)
+            #expect(malformedCount == malformed.count)
+            await store.close()
+        }
+    }
 }

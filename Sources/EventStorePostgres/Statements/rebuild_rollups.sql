@@ -1,6 +1,7 @@
 -- rebuild_rollups: recomputes every rollup (the report's and the hosted links funnel's) from the raw events,
--- with the same grouping as the writers. No parameters; statements separated by ";" at line ends, run in one
--- transaction. Used by: PostgresEventStore.rebuildRollups.
+-- with the same grouping as the writers (a device's loss record in none: DeviceLoss's rules, as in the SQLite
+-- store's rebuild_rollups.sql). No parameters;
+-- statements separated by ";" at line ends, run in one transaction. Used by: PostgresEventStore.rebuildRollups.
 DELETE FROM event_rollup;
 DELETE FROM event_rollup_day;
 DELETE FROM event_rollup_series;
@@ -8,6 +9,10 @@ INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success,
 SELECT ts_ms - ((ts_ms % 900000) + 900000) % 900000, name, ref, referer_app_name, type, success, source_url_host,
     error, count(*)
 FROM events
+WHERE NOT CASE WHEN name = 'alstats_loss' THEN coalesce(
+    octet_length(extra::jsonb ->> 'reason') BETWEEN 1 AND 128
+    AND CASE WHEN (extra::jsonb ->> 'count') ~ '^[0-9]{1,13}$'
+        THEN (extra::jsonb ->> 'count')::bigint BETWEEN 1 AND 1000000000000 ELSE false END, false) ELSE false END
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
 SELECT bucket_ms - ((bucket_ms % 86400000) + 86400000) % 86400000, name, ref, referer_app_name, type, success,
