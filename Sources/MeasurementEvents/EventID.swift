@@ -99,30 +99,42 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
+    /// The halves of a UUID in canonical form (lowercase hex digits, dashes at 8, 13, 18 and 23), or `nil`.
     static func parseUUID(_ text: String) -> (UInt64, UInt64)? {
         guard text.utf8.count == 36 else { return nil }
+        // A 36-byte string is stored natively, contiguous: read in place (the view's iterator cost 5% of the
+        // collector's request threads).
+        if let parsed = text.utf8.withContiguousStorageIfAvailable(parseUUID(bytes:)) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer(parseUUID(bytes:))
+    }
+
+    /// ``parseUUID(_:)`` of UTF-8 bytes.
+    private static func parseUUID(bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var nibble = 0
-        for (position, byte) in text.utf8.enumerated() {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+        var valid = true
+        // Lowercase hex digits only: uppercase ids stay text, so that they print back unchanged.
+        func accumulate(_ value: inout UInt64, _ range: Range<Int>) {
+            for position in range {
+                let byte = bytes[position]
+                let digit = byte &- UInt8(ascii: "0")
+                let letter = byte &- UInt8(ascii: "a")
+                valid = valid && (digit < 10 || letter < 6)
+                value = value << 4 | UInt64(digit < 10 ? digit : letter &+ 10)
             }
-            let value: UInt64
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt64(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = UInt64(byte - UInt8(ascii: "a") + 10)
-            default: return nil  // uppercase ids stay text, so that they print back unchanged
-            }
-            if nibble < 16 { high = high << 4 | value } else { low = low << 4 | value }
-            nibble += 1
         }
-        return (high, low)
+        accumulate(&high, 0..<8)
+        accumulate(&high, 9..<13)
+        accumulate(&high, 14..<18)
+        accumulate(&low, 19..<23)
+        accumulate(&low, 24..<36)
+        return valid ? (high, low) : nil
     }
 }
 
-/// The state that makes UUIDv7 ids monotonic: the last millisecond used and a counter.
 struct EventIDSequence: Sendable {
     private var lastMilliseconds: Int64 = 0
     private var counter: UInt64

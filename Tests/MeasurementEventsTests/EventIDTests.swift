@@ -40,6 +40,42 @@ struct EventIDTests {
         #expect(EventID(text).milliseconds == nil)
     }
 
+    /// The parser against a plain reading of the canonical form, on random UUIDs and on every one-byte change of
+    /// one: at each position a digit, a letter either side of `a`...`f` and `0`...`9` in either case, a dash.
+    @Test func aUUIDIsParsedExactlyWhenItsTextIsCanonical() {
+        func reference(_ text: String) -> (UInt64, UInt64)? {
+            let bytes = Array(text.utf8)
+            let dashes = [8, 13, 18, 23]
+            guard bytes.count == 36 else { return nil }
+            for (position, byte) in bytes.enumerated() {
+                let isDash = byte == UInt8(ascii: "-")
+                let isHex = (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+                guard dashes.contains(position) ? isDash : isHex else { return nil }
+            }
+            let hex = String(decoding: bytes.filter { $0 != UInt8(ascii: "-") }, as: UTF8.self)
+            guard let high = UInt64(hex.prefix(16), radix: 16), let low = UInt64(hex.suffix(16), radix: 16) else {
+                return nil
+            }
+            return (high, low)
+        }
+        var generator = SeededGenerator(seed: 11)
+        let replacements = Array("09afgAF/:`@-".utf8)
+        for _ in 0..<200 {
+            let text = EventID(uuidHigh: generator.next(), low: generator.next()).description
+            #expect(EventID.parseUUID(text).map { [$0.0, $0.1] } == reference(text).map { [$0.0, $0.1] })
+            var bytes = Array(text.utf8)
+            let position = Int(generator.next() % 36)
+            for replacement in replacements {
+                bytes[position] = replacement
+                let changed = String(decoding: bytes, as: UTF8.self)
+                let parsed = EventID.parseUUID(changed)
+                #expect(parsed.map { [$0.0, $0.1] } == reference(changed).map { [$0.0, $0.1] }, "\(changed)")
+            }
+        }
+        #expect(EventID.parseUUID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab0") == nil)
+        #expect(EventID.parseUUID("0192f5c3-8a1b-7c4d-9e2f-0123456789a") == nil)
+    }
+
     @Test func aSeededBusGivesTheSameIdsForTheSamePostsAndClock() {
         func ids(seed: UInt64) -> [EventID] {
             let bus = MeasurementEventBus(clock: ManualEventClock(milliseconds: 1_763_683_200_000), idSeed: seed)
