@@ -87,6 +87,12 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
+/// The median of `values` (of the two in the middle, the mean).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
+}
+
 /// Percentile `p` (0...1) of sorted samples.
 func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }

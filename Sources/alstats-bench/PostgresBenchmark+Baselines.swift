@@ -116,15 +116,9 @@
             await postgres.close()
             let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"
             return Measure.compared(
-                suite: PostgresBenchmark.suite, name: "report_ms_\(label)", value: Self.median(postgresTimes) * 1_000,
-                unit: "ms", baseline: "SQLite store, same events", baselineValue: Self.median(sqliteTimes) * 1_000,
+                suite: PostgresBenchmark.suite, name: "report_ms_\(label)", value: median(postgresTimes) * 1_000,
+                unit: "ms", baseline: "SQLite store, same events", baselineValue: median(sqliteTimes) * 1_000,
                 goal: count >= 10_000_000 ? "ratio <= 2" : "ratio <= 2 (goal is at 10M)", check: { $0 <= 2 })
-        }
-
-        /// The median of `times` (of the two in the middle, the mean).
-        static func median(_ times: [Double]) -> Double {
-            let sorted = times.sorted()
-            return (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
         }
 
         /// Wall-clock seconds of `body`.

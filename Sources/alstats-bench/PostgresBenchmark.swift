@@ -97,7 +97,7 @@
                         _ = try await store.ingestNDJSON([IngestInput(path: file)], onInvalidLine: { _ in })
                     })
             }
-            let ours = Self.median(oursTimes)
+            let ours = median(oursTimes)
             // The collector's shape: calls of 1,000 events, one after the other, each its own transaction.
             try await emptyStore(url)
             let collector = try await Self.seconds {
@@ -109,7 +109,7 @@
             for _ in 0..<runs {
                 copyTimes.append(try await withConnection(url) { try await Self.copy(events, on: $0) })
             }
-            let copy = Self.median(copyTimes)
+            let copy = median(copyTimes)
             let perEvent = try await withConnection(url) {
                 try await Self.insertEach(Array(events.prefix(naiveEvents)), on: $0)
             }
