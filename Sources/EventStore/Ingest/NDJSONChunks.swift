@@ -14,7 +14,7 @@ struct NDJSONChunks {
 
     /// Adds the line of `event`, handing the buffer to `write` once it holds 64 KiB.
     mutating func append(_ event: MeasurementEvent, flushingTo write: ([UInt8]) throws -> Void) rethrows {
-        buffer.append(contentsOf: NDJSONCodec.line(for: event).utf8)
+        NDJSONCodec.appendLine(for: event, to: &buffer)
         buffer.append(0x0A)
         count += 1
         if buffer.count >= 1 << 16 {

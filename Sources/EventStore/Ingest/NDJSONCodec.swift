@@ -195,26 +195,6 @@ public struct NDJSONCodec: Sendable {
         let low = UInt64(truncatingIfNeeded: hash) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         return EventID(uuidHigh: high, low: low)
     }
-
-    /// The NDJSON line of `event` (without newline): id, name, ts, fields with keys in byte order.
-    public static func line(for event: MeasurementEvent) -> String {
-        var text = "{\"id\":"
-        JSONValue.writeString(event.id.description, to: &text)
-        text += ",\"name\":"
-        JSONValue.writeString(event.name, to: &text)
-        text += ",\"ts\":"
-        text += String(event.timestamp)
-        text += ",\"fields\":{"
-        let keys = event.fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for (offset, key) in keys.enumerated() {
-            if offset > 0 { text += "," }
-            JSONValue.writeString(key, to: &text)
-            text += ":"
-            JSONValue.writeString(event.fields[key]!, to: &text)
-        }
-        text += "}}"
-        return text
-    }
 }
 
 /// Why one NDJSON line is not an event.

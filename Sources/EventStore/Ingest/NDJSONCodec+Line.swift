@@ -1,0 +1,138 @@
+import Foundation
+import MeasurementEvents
+
+extension NDJSONCodec {
+    /// The NDJSON line of `event` (without newline): id, name, ts, fields with keys in byte order.
+    public static func line(for event: MeasurementEvent) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(estimatedLength(of: event))
+        appendLine(for: event, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``line(for:)`` of `event` to `bytes` (without newline), without making the line a `String` first:
+    /// the outbox of every uploading app and `alstats export` write one per event.
+    ///
+    /// Strings are escaped as ``JSONValue/writeString(_:to:)`` escapes them (`"`, `\`, control characters), each
+    /// copied in runs between the bytes that need it; a UUID id is written from its 128 bits.
+    public static func appendLine(for event: MeasurementEvent, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"id":"#.utf8)
+        if let (high, low) = event.id.uuidValue {
+            appendUUID(high: high, low: low, to: &bytes)
+        } else {
+            appendJSONString(event.id.description, to: &bytes)
+        }
+        bytes.append(contentsOf: #","name":"#.utf8)
+        appendJSONString(event.name, to: &bytes)
+        bytes.append(contentsOf: #","ts":"#.utf8)
+        bytes.append(contentsOf: String(event.timestamp).utf8)
+        bytes.append(contentsOf: #","fields":{"#.utf8)
+        // Positions sorted, not fields (moving a field is a retain and a release of two strings), by the keys'
+        // first 8 bytes and only on a tie by all of them: the sort was a fifth of the uploader's line writing.
+        let fields = Array(event.fields)
+        let prefixes = fields.map { bytePrefix($0.key) }
+        var order = Array(fields.indices)
+        order.sort { first, second in
+            guard prefixes[first] == prefixes[second] else { return prefixes[first] < prefixes[second] }
+            return precedesInBytes(fields[first].key, fields[second].key)
+        }
+        for (offset, position) in order.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendJSONString(fields[position].key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendJSONString(fields[position].value, to: &bytes)
+        }
+        bytes.append(contentsOf: "}}".utf8)
+    }
+
+    /// About the length of `event`'s line, for a buffer's capacity: its strings and the punctuation around them.
+    private static func estimatedLength(of event: MeasurementEvent) -> Int {
+        var length = 64 + event.name.utf8.count
+        for (key, value) in event.fields { length += key.utf8.count + value.utf8.count + 6 }
+        return length
+    }
+
+    /// Whether `first`'s UTF-8 bytes sort before `second`'s (`String`'s `<` compares by Unicode scalars'
+    /// canonical equivalence, not by bytes).
+    static func precedesInBytes(_ first: String, _ second: String) -> Bool {
+        var first = first
+        var second = second
+        return first.withUTF8 { left in
+            second.withUTF8 { right in
+                let shared = min(left.count, right.count)
+                if shared > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let order = memcmp(leftBase, rightBase, shared)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    /// The first 8 UTF-8 bytes of `text` as a big-endian integer, zero-padded: two texts whose prefixes differ sort
+    /// as their prefixes do, byte by byte.
+    static func bytePrefix(_ text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { utf8 in
+            var prefix: UInt64 = 0
+            for index in 0..<8 { prefix = prefix << 8 | UInt64(index < utf8.count ? utf8[index] : 0) }
+            return prefix
+        }
+    }
+
+    /// Appends `text` as a JSON string: quoted, with `"`, `\` and the control characters escaped.
+    static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                appendEscape(of: byte, to: &bytes)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            bytes.append(contentsOf: "u00".utf8)
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0xF)])
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends a UUID's canonical text (lowercase, dashes at 8, 13, 18 and 23), quoted.
+    private static func appendUUID(high: UInt64, low: UInt64, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        func put(_ value: UInt64, nibbles: Int) {
+            for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
+                bytes.append(hexDigits[Int((value >> UInt64(shift)) & 0xF)])
+            }
+        }
+        put(high >> 32, nibbles: 8)
+        bytes.append(UInt8(ascii: "-"))
+        put(high >> 16, nibbles: 4)
+        bytes.append(UInt8(ascii: "-"))
+        put(high, nibbles: 4)
+        bytes.append(UInt8(ascii: "-"))
+        put(low >> 48, nibbles: 4)
+        bytes.append(UInt8(ascii: "-"))
+        put(low, nibbles: 12)
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
