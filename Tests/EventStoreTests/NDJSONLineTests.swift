@@ -59,6 +59,48 @@ struct NDJSONLineTests {
         }
     }
 
+    /// The id derived before (UTF-8 views, keys sorted by them): ids derived for stored events must not change.
+    static func referenceDerivedID(name: String, timestamp: Int64, fields: [String: String]) -> EventID {
+        var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+        func mix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            for byte in bytes {
+                hash ^= UInt128(byte)
+                hash = hash &* prime
+            }
+            hash ^= 0xFF
+            hash = hash &* prime
+        }
+        mix(name.utf8)
+        mix(String(timestamp).utf8)
+        for key in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            mix(key.utf8)
+            mix(fields[key]!.utf8)
+        }
+        let high = UInt64(truncatingIfNeeded: hash >> 64) & ~0xF000 | 0x8000
+        let low = UInt64(truncatingIfNeeded: hash) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        return EventID(uuidHigh: high, low: low)
+    }
+
+    @Test func aDerivedIDIsTheOneDerivedBefore() {
+        var generator = SeededGenerator(seed: 29)
+        for _ in 0..<2_000 {
+            var fields: [String: String] = [:]
+            for _ in 0..<Int(generator.next() % 9) {
+                fields[Self.randomText(&generator)] = Self.randomText(&generator)
+            }
+            let name = Self.randomText(&generator)
+            let timestamp = Int64(bitPattern: generator.next()) >> Int64(generator.next() % 64)
+            #expect(
+                NDJSONCodec.derivedID(name: name, timestamp: timestamp, fields: fields)
+                    == Self.referenceDerivedID(name: name, timestamp: timestamp, fields: fields))
+        }
+        // As the binaries before derived it for this line (alstats ingest, then alstats export).
+        let pinned = NDJSONCodec.derivedID(
+            name: "al_nav_in", timestamp: 1_763_683_200_000, fields: ["ref": "a", "targetURL": "https://a.example/"])
+        #expect(pinned.description == "e8bf040f-630e-8a4a-b087-790bfc22ec97")
+    }
+
     @Test func keysAreInByteOrderNotStringOrder() {
         // As Strings "e\u{301}" equals "é", which sorts after "f"; its bytes sort before those of "f".
         let event = MeasurementEvent(

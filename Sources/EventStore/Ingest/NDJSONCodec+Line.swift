@@ -27,16 +27,8 @@ extension NDJSONCodec {
         bytes.append(contentsOf: #","ts":"#.utf8)
         bytes.append(contentsOf: String(event.timestamp).utf8)
         bytes.append(contentsOf: #","fields":{"#.utf8)
-        // Positions sorted, not fields (moving a field is a retain and a release of two strings), by the keys'
-        // first 8 bytes and only on a tie by all of them: the sort was a fifth of the uploader's line writing.
         let fields = Array(event.fields)
-        let prefixes = fields.map { bytePrefix($0.key) }
-        var order = Array(fields.indices)
-        order.sort { first, second in
-            guard prefixes[first] == prefixes[second] else { return prefixes[first] < prefixes[second] }
-            return precedesInBytes(fields[first].key, fields[second].key)
-        }
-        for (offset, position) in order.enumerated() {
+        for (offset, position) in keyByteOrder(of: fields).enumerated() {
             if offset > 0 { bytes.append(UInt8(ascii: ",")) }
             appendJSONString(fields[position].key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
@@ -50,6 +42,21 @@ extension NDJSONCodec {
         var length = 64 + event.name.utf8.count
         for (key, value) in event.fields { length += key.utf8.count + value.utf8.count + 6 }
         return length
+    }
+
+    /// The positions of `fields` with their keys in byte order (as lines and derived ids order them).
+    ///
+    /// Positions are sorted, not fields (moving a field is a retain and a release of two strings), by the keys'
+    /// first 8 bytes and only on a tie by all of them: sorting the fields by their keys' UTF-8 views was a fifth of
+    /// the uploader's line writing.
+    static func keyByteOrder(of fields: [(key: String, value: String)]) -> [Int] {
+        let prefixes = fields.map { bytePrefix($0.key) }
+        var order = Array(fields.indices)
+        order.sort { first, second in
+            guard prefixes[first] == prefixes[second] else { return prefixes[first] < prefixes[second] }
+            return precedesInBytes(fields[first].key, fields[second].key)
+        }
+        return order
     }
 
     /// Whether `first`'s UTF-8 bytes sort before `second`'s (`String`'s `<` compares by Unicode scalars'

@@ -177,19 +177,23 @@ public struct NDJSONCodec: Sendable {
     static func derivedID(name: String, timestamp: Int64, fields: [String: String]) -> EventID {
         var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
         let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
-        func mix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
-            for byte in bytes {
-                hash ^= UInt128(byte)
-                hash = hash &* prime
+        func mix(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                for byte in bytes {
+                    hash ^= UInt128(byte)
+                    hash = hash &* prime
+                }
             }
             hash ^= 0xFF  // a separator no UTF-8 text contains
             hash = hash &* prime
         }
-        mix(name.utf8)
-        mix(String(timestamp).utf8)
-        for key in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            mix(key.utf8)
-            mix(fields[key]!.utf8)
+        mix(name)
+        mix(String(timestamp))
+        let pairs = Array(fields)
+        for position in keyByteOrder(of: pairs) {
+            mix(pairs[position].key)
+            mix(pairs[position].value)
         }
         let high = UInt64(truncatingIfNeeded: hash >> 64) & ~0xF000 | 0x8000
         let low = UInt64(truncatingIfNeeded: hash) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
