@@ -73,30 +73,37 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            var index = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                var shift = (nibbles - 1) * 4
-                while shift >= 0 {
-                    buffer[index] = hexDigits[Int((value >> UInt64(shift)) & 0xF)]
-                    index += 1
-                    shift -= 4
-                }
-            }
-            put(high >> 32, nibbles: 8)
-            buffer[index] = UInt8(ascii: "-")
-            index += 1
-            put(high >> 16, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-")
-            index += 1
-            put(high, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-")
-            index += 1
-            put(low >> 48, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-")
-            index += 1
-            put(low, nibbles: 12)
+            writeUUID(high: high, low: low, to: buffer)
             return 36
         }
+    }
+
+    /// Writes the canonical text of the UUID `high`, `low` (lowercase, dashes at 8, 13, 18 and 23) into the first 36
+    /// bytes of `buffer`, as ``description`` gives it: for writers of bytes (an NDJSON line) that need no `String`.
+    package static func writeUUID(high: UInt64, low: UInt64, to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(buffer.count >= 36, "a UUID's text takes 36 bytes")
+        var index = 0
+        func put(_ value: UInt64, nibbles: Int) {
+            var shift = (nibbles - 1) * 4
+            while shift >= 0 {
+                buffer[index] = hexDigits[Int((value >> UInt64(shift)) & 0xF)]
+                index += 1
+                shift -= 4
+            }
+        }
+        put(high >> 32, nibbles: 8)
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
+        put(high >> 16, nibbles: 4)
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
+        put(high, nibbles: 4)
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
+        put(low >> 48, nibbles: 4)
+        buffer[index] = UInt8(ascii: "-")
+        index += 1
+        put(low, nibbles: 12)
     }
 
     /// The halves of a UUID in canonical form (lowercase hex digits, dashes at 8, 13, 18 and 23), or `nil`.

@@ -123,23 +123,14 @@ extension NDJSONCodec {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Appends a UUID's canonical text (lowercase, dashes at 8, 13, 18 and 23), quoted.
+    /// Appends a UUID's canonical text, quoted (``EventID/writeUUID(high:low:to:)``).
     private static func appendUUID(high: UInt64, low: UInt64, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        func put(_ value: UInt64, nibbles: Int) {
-            for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                bytes.append(hexDigits[Int((value >> UInt64(shift)) & 0xF)])
-            }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 36))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            EventID.writeUUID(high: high, low: low, to: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
-        put(high >> 32, nibbles: 8)
-        bytes.append(UInt8(ascii: "-"))
-        put(high >> 16, nibbles: 4)
-        bytes.append(UInt8(ascii: "-"))
-        put(high, nibbles: 4)
-        bytes.append(UInt8(ascii: "-"))
-        put(low >> 48, nibbles: 4)
-        bytes.append(UInt8(ascii: "-"))
-        put(low, nibbles: 12)
         bytes.append(UInt8(ascii: "\""))
     }
 }
