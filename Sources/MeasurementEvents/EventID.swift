@@ -82,28 +82,16 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// bytes of `buffer`, as ``description`` gives it: for writers of bytes (an NDJSON line) that need no `String`.
     package static func writeUUID(high: UInt64, low: UInt64, to buffer: UnsafeMutableBufferPointer<UInt8>) {
         precondition(buffer.count >= 36, "a UUID's text takes 36 bytes")
-        var index = 0
-        func put(_ value: UInt64, nibbles: Int) {
-            var shift = (nibbles - 1) * 4
-            while shift >= 0 {
-                buffer[index] = hexDigits[Int((value >> UInt64(shift)) & 0xF)]
-                index += 1
-                shift -= 4
+        var position = 0
+        for nibble in 0..<32 {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                buffer[position] = UInt8(ascii: "-")
+                position += 1
             }
+            let half = nibble < 16 ? high : low
+            buffer[position] = hexDigits[Int((half >> UInt64((15 - nibble % 16) * 4)) & 0xF)]
+            position += 1
         }
-        put(high >> 32, nibbles: 8)
-        buffer[index] = UInt8(ascii: "-")
-        index += 1
-        put(high >> 16, nibbles: 4)
-        buffer[index] = UInt8(ascii: "-")
-        index += 1
-        put(high, nibbles: 4)
-        buffer[index] = UInt8(ascii: "-")
-        index += 1
-        put(low >> 48, nibbles: 4)
-        buffer[index] = UInt8(ascii: "-")
-        index += 1
-        put(low, nibbles: 12)
     }
 
     /// The halves of a UUID in canonical form (lowercase hex digits, dashes at 8, 13, 18 and 23), or `nil`.
