@@ -130,6 +130,7 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 }
 
+/// The state that makes UUIDv7 ids monotonic: the last millisecond used and a counter.
 struct EventIDSequence: Sendable {
     private var lastMilliseconds: Int64 = 0
     private var counter: UInt64

@@ -87,6 +87,11 @@ func residentBytes() -> Int {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
+/// Deletes the SQLite database at `path` with its WAL and shared-memory files, if there are any.
+func removeDatabase(atPath path: String) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
 /// The median of `values` (of the two in the middle, the mean).
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()

@@ -70,7 +70,7 @@ enum ReportBenchmark {
         {
             return
         }
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        removeDatabase(atPath: path)
         let store = try EventStore(path: path)
         if hits > 0, let url = LinkPublicURL(publicURL) { try store.recordPublicURL(url) }
         let begin = nowNanoseconds()

@@ -37,12 +37,12 @@ enum ServeBenchmark {
         var bulkStatuses: [Int: Int] = [:]
         for _ in 0..<runs {
             let ingest = try IngestBenchmark.ingest(input, into: folder.appendingPathComponent("ingest.sqlite").path)
-            removeDatabase("ingest", in: folder)
+            removeDatabase(atPath: folder.appendingPathComponent("ingest.sqlite").path)
             ingestRates.append(Double(count) / ingest.seconds)
             let bulk = try ServeProcess(folder: folder, name: "bulk", arguments: [])
             let bulkRun = drive(port: bulk.port, bodies: bulkBodies, clients: clients)
             _ = bulk.stop()
-            removeDatabase("bulk", in: folder)
+            removeDatabase(atPath: folder.appendingPathComponent("bulk.sqlite").path)
             serveRates.append(Double(count) / bulkRun.seconds)
             bulkStatuses.merge(bulkRun.statuses, uniquingKeysWith: +)
         }
@@ -66,7 +66,7 @@ enum ServeBenchmark {
             let server = try ServeProcess(folder: folder, name: "peak", arguments: [])
             let peakRun = drive(port: server.port, bodies: smallBodies, clients: clients)
             _ = server.stop()
-            removeDatabase("peak", in: folder)
+            removeDatabase(atPath: folder.appendingPathComponent("peak.sqlite").path)
             peaks.append(Double(smallBodies.count) / peakRun.seconds)
         }
         let peak = median(peaks)
@@ -119,13 +119,6 @@ enum ServeBenchmark {
                 suite: suite, name: "serve_overload_answers_not_2xx_or_503", value: Double(others.values.reduce(0, +)),
                 unit: "answers", goal: "0 (statuses seen: \(result.statuses.keys.sorted()))", met: others.isEmpty),
         ]
-    }
-
-    /// Deletes the database `name` of `folder` (with its WAL), so that the next run starts from an empty file.
-    static func removeDatabase(_ name: String, in folder: URL) {
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(name).sqlite\(suffix)"))
-        }
     }
 
     static func unexpected(statuses: [Int: Int], name: String) -> Measure {
