@@ -7,19 +7,35 @@ import Testing
 /// `NDJSONCodec.line(for:)` writes bytes in runs; these tests hold it to the line the `String` writer made before
 /// (kept here as the reference), and to reading back as the same event.
 struct NDJSONLineTests {
-    /// The writer before: `JSONValue.writeString` for each string, keys sorted by their UTF-8 bytes.
+    /// The writer before: each string escaped by Unicode scalar (as `JSONValue.writeString` escaped before it wrote
+    /// bytes), keys sorted by their UTF-8 bytes.
     static func referenceLine(for event: MeasurementEvent) -> String {
-        var text = "{\"id\":"
-        JSONValue.writeString(event.id.description, to: &text)
-        text += ",\"name\":"
-        JSONValue.writeString(event.name, to: &text)
+        func string(_ value: String) -> String {
+            var output = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": output += "\\\""
+                case "\\": output += "\\\\"
+                case "\n": output += "\\n"
+                case "\r": output += "\\r"
+                case "\t": output += "\\t"
+                case "\u{08}": output += "\\b"
+                case "\u{0C}": output += "\\f"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default:
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+            return output + "\""
+        }
+        var text = "{\"id\":" + string(event.id.description) + ",\"name\":" + string(event.name)
         text += ",\"ts\":" + String(event.timestamp) + ",\"fields\":{"
         let keys = event.fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for (offset, key) in keys.enumerated() {
             if offset > 0 { text += "," }
-            JSONValue.writeString(key, to: &text)
-            text += ":"
-            JSONValue.writeString(event.fields[key]!, to: &text)
+            text += string(key) + ":" + string(event.fields[key]!)
         }
         return text + "}}"
     }

@@ -13,26 +13,26 @@ extension NDJSONCodec {
     /// Appends ``line(for:)`` of `event` to `bytes` (without newline), without making the line a `String` first:
     /// the outbox of every uploading app and `alstats export` write one per event.
     ///
-    /// Strings are escaped as ``JSONValue/writeString(_:to:)`` escapes them (`"`, `\`, control characters), each
-    /// copied in runs between the bytes that need it; a UUID id is written from its 128 bits.
+    /// Strings are written by ``JSONValue/writeString(_:to:)-([UInt8])`` (`"`, `\`, control characters escaped,
+    /// the rest copied in runs); a UUID id is written from its 128 bits.
     public static func appendLine(for event: MeasurementEvent, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"id":"#.utf8)
         if let (high, low) = event.id.uuidValue {
             appendUUID(high: high, low: low, to: &bytes)
         } else {
-            appendJSONString(event.id.description, to: &bytes)
+            JSONValue.writeString(event.id.description, to: &bytes)
         }
         bytes.append(contentsOf: #","name":"#.utf8)
-        appendJSONString(event.name, to: &bytes)
+        JSONValue.writeString(event.name, to: &bytes)
         bytes.append(contentsOf: #","ts":"#.utf8)
         bytes.append(contentsOf: String(event.timestamp).utf8)
         bytes.append(contentsOf: #","fields":{"#.utf8)
         let fields = Array(event.fields)
         for (offset, position) in keyByteOrder(of: fields).enumerated() {
             if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-            appendJSONString(fields[position].key, to: &bytes)
+            JSONValue.writeString(fields[position].key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            appendJSONString(fields[position].value, to: &bytes)
+            JSONValue.writeString(fields[position].value, to: &bytes)
         }
         bytes.append(contentsOf: "}}".utf8)
     }
@@ -86,42 +86,6 @@ extension NDJSONCodec {
             return prefix
         }
     }
-
-    /// Appends `text` as a JSON string: quoted, with `"`, `\` and the control characters escaped.
-    static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var start = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                appendEscape(of: byte, to: &bytes)
-                start = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        default:
-            bytes.append(contentsOf: "u00".utf8)
-            bytes.append(hexDigits[Int(byte >> 4)])
-            bytes.append(hexDigits[Int(byte & 0xF)])
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends a UUID's canonical text, quoted (``EventID/writeUUID(high:low:to:)``).
     private static func appendUUID(high: UInt64, low: UInt64, to bytes: inout [UInt8]) {

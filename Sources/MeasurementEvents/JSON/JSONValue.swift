@@ -178,36 +178,60 @@ extension JSONValue {
         value.description
     }
 
-    /// Appends `value` as a JSON string literal.
+    /// Appends `value` as a JSON string literal (``writeString(_:to:)-([UInt8])``'s escapes); a value with nothing
+    /// to escape, the common case, is appended as it is.
     public static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        var needsEscape = false
-        for byte in value.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            needsEscape = true
-            break
-        }
-        if !needsEscape {
+        var value = value
+        guard value.withUTF8({ $0.contains(where: needsEscape) }) else {
+            output += "\""
             output += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": output += "\\\""
-                case "\\": output += "\\\\"
-                case "\n": output += "\\n"
-                case "\r": output += "\\r"
-                case "\t": output += "\\t"
-                case "\u{08}": output += "\\b"
-                case "\u{0C}": output += "\\f"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default:
-                    output.unicodeScalars.append(scalar)
-                }
-            }
+            output += "\""
+            return
         }
-        output += "\""
+        var bytes: [UInt8] = []
+        writeString(value, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Appends `value` as a JSON string literal to UTF-8 `bytes`: quoted, with `"`, `\` and the control characters
+    /// escaped (`\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`), every other byte as it is, in runs between escapes.
+    package static func writeString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices where needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                appendEscape(of: utf8[index], to: &bytes)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        default:
+            bytes.append(contentsOf: "u00".utf8)
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0xF)])
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A key that compares and hashes by its UTF-8 bytes (`String` equality is canonical equivalence).
