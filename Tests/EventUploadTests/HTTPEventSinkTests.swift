@@ -67,6 +67,27 @@ import Testing
                 == Array(repeating: [62, 63], count: 4).flatMap { $0 })
     }
 
+    @Test func aSplitBatchStoppedAfterItsFirstPartsSendsOnlyTheRestAfterARestart() async throws {
+        let folder = TemporaryFolder()
+        // 500 → 413; 250 → 413; 125 → 413; 62 and 63 accepted; then the network is gone.
+        let first = ScriptedTransport([
+            .status(413), .status(413), .status(413), .accept, .accept, .networkError,
+        ])
+        let sink = try makeSink(in: folder, transport: first, policy: UploadPolicy(giveUpAfter: .seconds(1)))
+        try post(numberedEvents(500), to: sink)
+        await #expect(throws: UploadError.self) { try await sink.upload() }
+        #expect(first.stored.count == 125)
+        let second = ScriptedTransport([.accept])
+        let restarted = try makeSink(in: folder, transport: second)
+        #expect(restarted.status.pending == 375)
+        try await restarted.upload()
+        #expect(Set(first.stored.keys).isDisjoint(with: second.stored.keys))
+        #expect(first.stored.count + second.stored.count == 500)
+        let indexes = second.requests.flatMap(\.lines).compactMap { try? NDJSONCodec().decode($0).fields["index"] }
+        #expect(indexes == (125..<500).map(String.init))
+        #expect(restarted.status.pending == 0)
+    }
+
     @Test func anEventTooLargeAloneIsDroppedAndCounted() async throws {
         let folder = TemporaryFolder()
         let transport = ScriptedTransport([.accept])
