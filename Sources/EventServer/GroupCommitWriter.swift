@@ -212,8 +212,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     private func loop() {
-        while let batch = nextBatch() {
-            commit(batch)
+        while var batch = nextBatch() {
+            commit(&batch)
         }
     }
 
@@ -249,7 +249,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         return batch
     }
 
-    private func commit(_ batch: [Submission]) {
+    /// Commits `batch` and answers its requests; `batch` is emptied first (see below).
+    private func commit(_ batch: inout [Submission]) {
         var losses: [DropReason: Int] = [:]
         for submission in batch { losses.merge(submission.losses, uniquingKeysWith: +) }
         let started = ContinuousClock.now
@@ -267,8 +268,13 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         lastCommitFailed = (try? outcome.get()) == nil
         metrics?.queueDepth(queuedEvents)
         condition.unlock()
-        for (index, submission) in batch.enumerated() {
-            submission.answer.resume(returning: outcome.map { $0[index] })
+        // The writer lets go of the rows before it answers: each request's task then holds the last reference and
+        // frees its own rows on its own thread. Released after the answers, they were the writer's to free
+        // whenever a request finished first (about 3.5% of the writer's samples in the requests/s run).
+        let answers = batch.map(\.answer)
+        batch = []
+        for (index, answer) in answers.enumerated() {
+            answer.resume(returning: outcome.map { $0[index] })
         }
     }
 }
