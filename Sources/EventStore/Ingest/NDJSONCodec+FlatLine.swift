@@ -83,15 +83,9 @@ extension JSONParser {
     /// The byte at the reading position, `nil` at the end.
     fileprivate var next: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    /// A member's key and its colon, with the spaces around them, leaving the parser at the value; `nil` when
-    /// the text there is not a key and a colon.
+    /// A member's key and its colon (``parseMemberKey()``), or `nil` when the text there is not a key and a colon.
     fileprivate mutating func memberKey() -> String? {
-        skipSpace()
-        guard next == UInt8(ascii: "\""), let key = try? parseString() else { return nil }
-        skipSpace()
-        guard take(UInt8(ascii: ":")) else { return nil }
-        skipSpace()
-        return key
+        try? parseMemberKey()
     }
 
     /// Steps over `byte` when it is next; whether it was.

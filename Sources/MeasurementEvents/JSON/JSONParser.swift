@@ -103,13 +103,7 @@ package struct JSONParser {
             return JSONObject()
         }
         while true {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let key = try parseString()
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-            index += 1
-            skipSpace()
+            let key = try parseMemberKey()
             members.append((key, try parseValue(depth: depth)))
             skipSpace()
             guard index < bytes.count else { throw error("unexpected end of input") }
@@ -122,6 +116,18 @@ package struct JSONParser {
                 throw error("expected ',' or '}'")
             }
         }
+    }
+
+    /// A member's key and its colon, with the spaces around them, leaving the parser at the value.
+    package mutating func parseMemberKey() throws(JSONParseError) -> String {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key") }
+        let key = try parseString()
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+        index += 1
+        skipSpace()
+        return key
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> [JSONValue] {
