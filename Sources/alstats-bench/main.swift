@@ -2,13 +2,14 @@ import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
 // the ratios. Usage: alstats-bench SUITE... [--json]
-//   (suites: bus, store, ingest, report, reliability, serve, upload, links, postgres)
+//   (suites: bus, store, ingest, decode, report, reliability, serve, upload, links, postgres)
 
 /// The suites by name. Each returns its measures.
 var suites: [String: (BenchArguments) throws -> [Measure]] = [
     "bus": BusBenchmark.run,
     "store": StoreBenchmark.run,
     "ingest": IngestBenchmark.run,
+    "decode": DecodeBenchmark.run,
     "report": ReportBenchmark.run,
     "reliability": ReliabilityBenchmark.run,
     "serve": ServeBenchmark.run,
