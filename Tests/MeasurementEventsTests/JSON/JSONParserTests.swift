@@ -44,6 +44,35 @@ struct JSONParserTests {
         }
     }
 
+    /// Strings are scanned eight bytes at a time until a word holds a quote, a backslash or a control character:
+    /// each of those, and non-ASCII text, at every offset of the word (and in strings of every length around
+    /// it), must read as a byte at a time would.
+    @Test func readsEverySpecialByteAtEveryOffsetOfTheWordScan() throws {
+        let specials: [(json: [UInt8], text: String?)] = [
+            (Array(#"\""#.utf8), "\""), (Array(#"\\"#.utf8), "\\"), (Array(#"\n"#.utf8), "\n"),
+            (Array(#"\u00e9"#.utf8), "é"), (Array("é".utf8), "é"), (Array("😀".utf8), "😀"), ([0x7F], "\u{7F}"),
+            ([0x20], " "), ([0x1F], nil), ([0x00], nil), ([0x0A], nil), ([0xFF], nil), ([0xC3], nil),
+        ]
+        for length in 0..<34 {
+            let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+            let plainText = String(decoding: plain, as: UTF8.self)
+            let quoted = [0x22] + plain + [0x22]
+            #expect(try quoted.withUnsafeBufferPointer { try JSONValue.parse(utf8: $0) } == .string(plainText))
+            for offset in 0...length {
+                for special in specials {
+                    let json = [0x22] + plain[..<offset] + special.json + plain[offset...] + [0x22]
+                    let parsed = try? json.withUnsafeBufferPointer { try JSONValue.parse(utf8: $0) }
+                    let expected = special.text.map {
+                        JSONValue.string(
+                            String(decoding: plain[..<offset], as: UTF8.self) + $0
+                                + String(decoding: plain[offset...], as: UTF8.self))
+                    }
+                    #expect(parsed == expected, "length \(length), offset \(offset), bytes \(special.json)")
+                }
+            }
+        }
+    }
+
     @Test func writesCompactJSONThatReadsBack() throws {
         let value: JSONValue = ["z": "quote \" and \\ and \n and \u{01}", "a": [1, 2.5, true, nil], "m": ["é": "😀"]]
         let text = value.jsonText()
