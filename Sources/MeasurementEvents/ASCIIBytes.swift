@@ -28,4 +28,37 @@ extension UnsafeBufferPointer<UInt8> {
         else { return count }
         return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
     }
+
+    /// The position of the first byte at or after `start` that a JSON string cannot hold as it is (`"`, `\`, or a
+    /// control character under 0x20), or `count` when there is none; `highBits` gets the OR of the bytes before
+    /// it (an ASCII check). Read eight bytes at a time while a word holds none of them (exact tests for a zero
+    /// byte and for a byte under 0x20): a byte at a time, the JSON reader's loop was a sixth of the time spent
+    /// reading realistic NDJSON lines, whose URLs run to 300 bytes.
+    package func firstJSONSpecial(from start: Int, highBits: inout UInt8) -> Int {
+        var index = start
+        if let base = baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var seen: UInt64 = 0
+            while count - index >= 8 {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+                let special =
+                    ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+                    | ((word &- ones &* 0x20) & ~word)
+                if special & highs != 0 { break }
+                seen |= word
+                index += 8
+            }
+            if seen & highs != 0 { highBits |= 0x80 }
+        }
+        while index < count {
+            let byte = self[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
+            highBits |= byte
+            index += 1
+        }
+        return count
+    }
 }

@@ -182,7 +182,8 @@ extension JSONValue {
     /// to escape, the common case, is appended as it is.
     public static func writeString(_ value: String, to output: inout String) {
         var value = value
-        guard value.withUTF8({ $0.contains(where: needsEscape) }) else {
+        var highBits: UInt8 = 0
+        guard value.withUTF8({ $0.firstJSONSpecial(from: 0, highBits: &highBits) < $0.count }) else {
             output += "\""
             output += value
             output += "\""
@@ -200,19 +201,17 @@ extension JSONValue {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
-            for index in utf8.indices where needsEscape(utf8[index]) {
+            var highBits: UInt8 = 0
+            var index = utf8.firstJSONSpecial(from: 0, highBits: &highBits)
+            while index < utf8.count {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 appendEscape(of: utf8[index], to: &bytes)
                 start = index + 1
+                index = utf8.firstJSONSpecial(from: start, highBits: &highBits)
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
