@@ -30,10 +30,16 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// The position of the first byte at or after `start` that a JSON string cannot hold as it is (`"`, `\`, or a
-    /// control character under 0x20), or `count` when there is none; `highBits` gets the OR of the bytes before
-    /// it (an ASCII check). Read eight bytes at a time while a word holds none of them (exact tests for a zero
-    /// byte and for a byte under 0x20): a byte at a time, the JSON reader's loop was a sixth of the time spent
-    /// reading realistic NDJSON lines, whose URLs run to 300 bytes.
+    /// control character under 0x20), or `count` when there is none. Read eight bytes at a time while a word holds
+    /// none of them (exact tests for a zero byte and for a byte under 0x20): a byte at a time, the JSON reader's
+    /// loop was a sixth of the time spent reading realistic NDJSON lines, whose URLs run to 300 bytes.
+    package func firstJSONSpecial(from start: Int) -> Int {
+        var highBits: UInt8 = 0
+        return firstJSONSpecial(from: start, highBits: &highBits)
+    }
+
+    /// ``firstJSONSpecial(from:)``, with the OR of the bytes before the one found added to `highBits`: the JSON
+    /// reader's ASCII check, which spares it validating the string's UTF-8.
     package func firstJSONSpecial(from start: Int, highBits: inout UInt8) -> Int {
         var index = start
         if let base = baseAddress {

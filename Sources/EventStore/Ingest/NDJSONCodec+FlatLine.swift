@@ -19,7 +19,7 @@ extension NDJSONCodec {
         guard parser.take(UInt8(ascii: "{")) else { return nil }
         // Members in any order; a repeated one keeps its last value, as in the tree (`JSONObject`).
         repeat {
-            guard let key = parser.memberKey() else { return nil }
+            guard let key = try? parser.parseMemberKey() else { return nil }
             switch (key, parser.next ?? 0) {
             case ("name", UInt8(ascii: "\"")):
                 name = try? parser.parseString()
@@ -69,7 +69,7 @@ extension NDJSONCodec {
         // empty dictionary went through a resize to 32 buckets: 1 to 3% of this reader's time on realistic lines.
         var members = [String: String](minimumCapacity: 12)
         repeat {
-            guard let key = parser.memberKey() else { return nil }
+            guard let key = try? parser.parseMemberKey() else { return nil }
             guard parser.next == UInt8(ascii: "\""), let value = try? parser.parseString() else { return nil }
             guard NDJSONCodec.set(value, forKey: key, in: &members), members.count <= flattener.limits.maximumFields
             else { return nil }
@@ -83,11 +83,6 @@ extension NDJSONCodec {
 extension JSONParser {
     /// The byte at the reading position, `nil` at the end.
     fileprivate var next: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    /// A member's key and its colon (``parseMemberKey()``), or `nil` when the text there is not a key and a colon.
-    fileprivate mutating func memberKey() -> String? {
-        try? parseMemberKey()
-    }
 
     /// Steps over `byte` when it is next; whether it was.
     fileprivate mutating func take(_ byte: UInt8) -> Bool {

@@ -182,8 +182,7 @@ extension JSONValue {
     /// to escape, the common case, is appended as it is.
     public static func writeString(_ value: String, to output: inout String) {
         var value = value
-        var highBits: UInt8 = 0
-        guard value.withUTF8({ $0.firstJSONSpecial(from: 0, highBits: &highBits) < $0.count }) else {
+        guard value.withUTF8({ $0.firstJSONSpecial(from: 0) < $0.count }) else {
             output += "\""
             output += value
             output += "\""
@@ -201,13 +200,12 @@ extension JSONValue {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
-            var highBits: UInt8 = 0
-            var index = utf8.firstJSONSpecial(from: 0, highBits: &highBits)
+            var index = utf8.firstJSONSpecial(from: 0)
             while index < utf8.count {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 appendEscape(of: utf8[index], to: &bytes)
                 start = index + 1
-                index = utf8.firstJSONSpecial(from: start, highBits: &highBits)
+                index = utf8.firstJSONSpecial(from: start)
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
