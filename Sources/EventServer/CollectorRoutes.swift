@@ -41,32 +41,37 @@ struct CollectorRoutes {
 
     /// Segment's answer: `{"success": true}` plus the receipt; 400 with `success: false` when every call sent
     /// for storage was rejected.
-    private func segmentAnswer(_ intake: Intake, context: Context) async throws -> Response {
-        for (type, count) in intake.ignored { metrics.ignored(type: type, count: count) }
+    private func segmentAnswer(_ intake: consuming Intake, context: Context) async throws -> Response {
+        let ignored = intake.ignored
+        for (type, count) in ignored { metrics.ignored(type: type, count: count) }
         let receipt = try await store(intake, context: context)
-        let failed = receipt.allRejected && intake.ignored.isEmpty
+        let failed = receipt.allRejected && ignored.isEmpty
         return .json(receipt.json(success: !failed), status: failed ? .badRequest : .ok)
     }
 
-    /// Hands the intake to the writer and waits for its commit.
+    /// Hands the intake to the writer and waits for its commit. The intake's events are handed over (no copy is
+    /// left here), so that they are freed once encoded, while the request waits for its commit.
     /// - Throws: ``EventServerError``: 503 with `Retry-After` when the queue is full or the server is
     ///   stopping, 500 when the commit failed (nothing of the request is acknowledged).
-    private func store(_ intake: Intake, context: Context) async throws(EventServerError) -> Receipt {
-        context.tally.set(events: intake.events.count + intake.rejections.count)
-        var stored = 0
+    private func store(_ intake: consuming Intake, context: Context) async throws(EventServerError) -> Receipt {
+        let count = intake.events.count
+        let rejections = intake.rejections
         let losses = intake.losses
-        if !intake.events.isEmpty || !losses.isEmpty {
+        let events = intake.events
+        _ = consume intake
+        context.tally.set(events: count + rejections.count)
+        var stored = 0
+        if count > 0 || !losses.isEmpty {
             do {
-                stored = try await writer.submit(intake.events, losses: losses)
+                stored = try await writer.submit(consume events, losses: losses)
             } catch {
                 throw error.answer
             }
         }
-        let receipt = Receipt(
-            accepted: stored, duplicates: intake.events.count - stored, rejections: intake.rejections)
+        let receipt = Receipt(accepted: stored, duplicates: count - stored, rejections: rejections)
         metrics.events(
             accepted: receipt.accepted, duplicates: receipt.duplicates,
-            rejected: Dictionary(intake.rejections.map { ($0.dropReason.rawValue, 1) }, uniquingKeysWith: +))
+            rejected: Dictionary(rejections.map { ($0.dropReason.rawValue, 1) }, uniquingKeysWith: +))
         return receipt
     }
 }

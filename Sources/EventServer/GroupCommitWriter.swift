@@ -142,11 +142,17 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// Queues `events` (and the rejection counts `losses` of the same request) and returns, once they are
     /// committed, how many of the events were newly stored (the others were duplicates).
     ///
-    /// The events are redacted and encoded here, on the caller's task, once the queue has room for them.
+    /// The events are redacted and encoded here, on the caller's task, once the queue has room for them; for the
+    /// SQLite store the encoded rows hold copies of their values (``EncodedEvents``), so a caller that hands its
+    /// events over (no other reference to the array) has them freed before the wait, and a queued request
+    /// holds only its rows.
     /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
-    public func submit(_ events: [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError) -> Int {
+    public func submit(_ events: consuming [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError)
+        -> Int
+    {
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
         await beforeEncoding?()
+        // Consumed: the rows hold copies of the values, and the events are freed here (if the caller kept none).
         let encoded = QueuedEvents(events, for: store)
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
             condition.lock()

@@ -119,7 +119,7 @@ import Testing
         ]
         let encoded = EncodedEvents(events, redactor: Redactor())
         #expect(encoded.rows.map(\.position) == [1, 0, 2])
-        #expect(encoded.rows[1].extra == #"{"password":"REDACTED"}"#)
+        #expect(encoded.text(of: encoded.rows[1], at: EventColumns.extraIndex) == #"{"password":"REDACTED"}"#)
         #expect(encoded.conservativeRedactions == 0)
     }
 

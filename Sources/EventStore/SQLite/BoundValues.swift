@@ -16,11 +16,21 @@ import CSQLite
 /// try values.run(insert)      // binds ?3 in place, steps, resets, clears every binding
 /// ```
 struct BoundValues {
+    /// 16 bytes: a batch of encoded requests waiting for the writer holds one per value of each of its events.
     private struct Value {
         var index: Int32
-        var start: Int
-        var count: Int
+        var start: UInt32
+        var count: UInt32
         var isBlob: Bool
+
+        init(index: Int32, start: Int, count: Int, isBlob: Bool) {
+            // A buffer holds at most one request (4 MiB) or one slice of 2,048 events of at most 32 KiB.
+            precondition(start + count <= Int(UInt32.max), "bound values over 4 GiB")
+            self.index = index
+            self.start = UInt32(start)
+            self.count = UInt32(count)
+            self.isBlob = isBlob
+        }
     }
 
     private var bytes: [UInt8] = []
@@ -57,6 +67,12 @@ struct BoundValues {
         values.append(Value(index: index, start: start, count: blob.count, isBlob: true))
     }
 
+    /// The text of parameter `index` among the values at `range`, if one of them binds it.
+    func text(at index: Int32, in range: Range<Int>) -> String? {
+        guard let value = values[range].first(where: { $0.index == index && !$0.isBlob }) else { return nil }
+        return String(decoding: bytes[Int(value.start)..<Int(value.start + value.count)], as: UTF8.self)
+    }
+
     /// Binds the values at `range` (by default all) to `statement`, along with whatever it already holds bound
     /// by value (integers), runs it to its end, resets it and clears all its bindings, so that no pointer into
     /// the buffer outlives the call.
@@ -68,7 +84,7 @@ struct BoundValues {
             }
             let base = UnsafeRawPointer(buffer.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!
             for value in values[range ?? values.indices] {
-                let pointer = base + value.start
+                let pointer = base + Int(value.start)
                 if value.isBlob {
                     csqlite_bind_blob_static(statement.handle, value.index, pointer, Int32(value.count))
                 } else {

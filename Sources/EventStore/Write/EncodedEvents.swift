@@ -13,18 +13,17 @@ import MeasurementEvents
 /// let stored = try store.writeBatches(encoded: [encoded])  // on the writer
 /// ```
 public struct EncodedEvents: Sendable {
-    /// One event as the columns of `events` (Migrations/0001) bind it.
+    /// One event as the insert (Statements/insert_event.sql) binds it: its time and `success` by value, its id,
+    /// name, text columns and `extra` packed in ``EncodedEvents/values`` (one buffer for the whole batch, which
+    /// the writer binds in place: no string of the row is retained, copied or freed on the writer's thread).
     struct Row: Sendable {
         var id: EventID
         /// The id's key in the id index (``EventIDKey``).
         var key: Int64
         var timestamp: Int64
-        var name: String
-        /// The fields with a text column, with their bind index.
-        var columns: [(index: Int32, value: String)]
+        /// The row's values in ``EncodedEvents/values``.
+        var values: Range<Int>
         var success: Int64?
-        /// The other fields as a JSON object (``EventColumns/encodeExtra(_:)``).
-        var extra: String?
         var rollup: RollupKey
         /// The hosted links funnel's group, for a link hit or an arrival at a link URL.
         var link: LinkRollupKey?
@@ -37,6 +36,9 @@ public struct EncodedEvents: Sendable {
 
     /// The rows, ordered by id key and then by position.
     let rows: [Row]
+
+    /// The packed text and blob values of every row (``EventColumns/pack(_:into:extra:)``).
+    let values: BoundValues
 
     /// Values the redaction replaced whole (``Redactor/conservativeRedactions``) in these events: counted as
     /// `altered` in the transaction that stores them, and not at all when they are not stored.
@@ -57,52 +59,44 @@ public struct EncodedEvents: Sendable {
         var order = Array(events.indices)
         order.sort { (keys[$0], $0) < (keys[$1], $1) }
         var extra: [(String, String)] = []
+        var values = BoundValues(rows: events.count, bytesPerRow: 640)
         var rows: [Row] = []
         rows.reserveCapacity(events.count)
         for position in order {
             rows.append(
-                Row(own.redact(events[position]), key: keys[position], position: Int32(position), extra: &extra))
+                Row(
+                    own.redact(events[position]), key: keys[position], position: Int32(position), values: &values,
+                    extra: &extra))
         }
         self.rows = rows
+        self.values = values
         conservativeRedactions = own.takeConservativeRedactions()
+    }
+
+    /// The text bound at parameter `index` (1-based) of `row`, if the row binds one there (tests read it).
+    func text(of row: Row, at index: Int32) -> String? {
+        values.text(at: index, in: row.values)
     }
 }
 
 extension EncodedEvents.Row {
-    /// The row of `event`, already redacted.
-    init(_ event: MeasurementEvent, key idKey: Int64, position: Int32, extra: inout [(String, String)]) {
-        var columns: [(index: Int32, value: String)] = []
-        columns.reserveCapacity(event.fields.count)
-        let (rollupKey, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
-            columns.append((index, value))
-        }
+    /// The row of `event`, already redacted, its values packed into `values`.
+    init(
+        _ event: MeasurementEvent, key idKey: Int64, position: Int32, values: inout BoundValues,
+        extra: inout [(String, String)]
+    ) {
+        let first = values.count
+        let (rollupKey, success) = EventColumns.pack(event, into: &values, extra: &extra)
         id = event.id
         key = idKey
         timestamp = event.timestamp
-        name = event.name
-        self.columns = columns
+        self.values = first..<values.count
         self.success = success
-        self.extra = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
         rollup = rollupKey
         let group = LinkRollupKey.group(of: event)
         link = group?.key
         visitor = group?.visitor
         deviceLoss = event.name == DeviceLoss.eventName ? DeviceLoss(event) : nil
         self.position = position
-    }
-
-    /// Inserts `row` with an insert statement (Statements/insert_event.sql), its values bound in place from
-    /// `values`. The row is read in place, a field at a time: a copy of the whole row would retain each of its
-    /// strings.
-    static func insert(
-        _ row: UnsafePointer<Self>, with statement: SQLiteStatement, values: inout BoundValues
-    ) throws(StoreError) {
-        try EventColumns.insertRow(
-            row.pointee.id, timestamp: row.pointee.timestamp, name: row.pointee.name, with: statement, values: &values
-        ) { values in
-            for (index, value) in row.pointee.columns { values.text(index, value) }
-            if let extra = row.pointee.extra { values.text(EventColumns.extraIndex, extra) }
-            return (row.pointee.success, ())
-        }
     }
 }

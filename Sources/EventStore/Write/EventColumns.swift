@@ -84,6 +84,31 @@ package enum EventColumns {
         }
     }
 
+    /// Adds `event`'s id, name, text columns and `extra` to `values`, in the insert's bind indices, after the
+    /// values already there (``PackedSlice`` and ``EncodedEvents`` pack many rows into one buffer); its time and
+    /// `success` are bound by value when the row is inserted (``insertPacked(timestamp:success:values:range:with:)``).
+    /// - Returns: the event's rollup group and its integer `success`, if any.
+    static func pack(
+        _ event: MeasurementEvent, into values: inout BoundValues, extra: inout [(String, String)]
+    ) -> (key: RollupKey, success: Int64?) {
+        bindID(event.id, at: 1, to: &values)
+        values.text(3, event.name)
+        let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
+        if !extra.isEmpty { values.text(extraIndex, encodeExtra(&extra)) }
+        return (key, success)
+    }
+
+    /// Inserts a row packed by ``pack(_:into:extra:)``: binds its time and `success` by value and its packed
+    /// values at `range` of `values` in place, then steps.
+    @inline(__always)
+    static func insertPacked(
+        timestamp: Int64, success: Int64?, values: BoundValues, range: Range<Int>, with statement: SQLiteStatement
+    ) throws(StoreError) {
+        statement.bind(2, timestamp)
+        if let success { statement.bind(successIndex, success) }
+        try values.run(statement, values: range)
+    }
+
     /// Runs an insert statement (Statements/insert_event.sql) for one row: binds its id, time and name, the
     /// values `fill` adds in place (text columns, `extra`) and the `success` it returns, then steps.
     /// - Returns: what `fill` returns beside `success`.

@@ -210,7 +210,9 @@ package final class EventWriter {
                     guard try isNew(row.pointee.id, key: row.pointee.key, rank: rank, in: order, of: batches) else {
                         continue
                     }
-                    try EncodedEvents.Row.insert(row, with: insert, values: &values)
+                    try EventColumns.insertPacked(
+                        timestamp: row.pointee.timestamp, success: row.pointee.success,
+                        values: batches[entry.batch].values, range: row.pointee.values, with: insert)
                     ids.add(key: row.pointee.key, event: connection.lastInsertRowID)
                     inserted[entry.batch] += 1
                     if let loss = row.pointee.deviceLoss {

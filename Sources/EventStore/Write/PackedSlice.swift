@@ -44,12 +44,7 @@ struct PackedSlice {
 
     private mutating func append(_ event: MeasurementEvent, position: Int, extra: inout [(String, String)]) {
         let first = values.count
-        EventColumns.bindID(event.id, at: 1, to: &values)
-        values.text(3, event.name)
-        let (key, success) = EventColumns.columns(of: event, extra: &extra) { index, value in
-            values.text(index, value)
-        }
-        if !extra.isEmpty { values.text(EventColumns.extraIndex, EventColumns.encodeExtra(&extra)) }
+        let (key, success) = EventColumns.pack(event, into: &values, extra: &extra)
         var row = Row(position: position, values: first..<values.count, timestamp: event.timestamp, success: success)
         if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) {
             row.deviceLoss = loss
@@ -67,9 +62,8 @@ struct PackedSlice {
     /// with the row and its rowid; each row's values are bound in place (``BoundValues/run(_:values:)``).
     func insertAll(with statement: SQLiteStatement, _ inserted: (Row, Int64) -> Void) throws(StoreError) {
         for row in rows {
-            statement.bind(2, row.timestamp)
-            if let success = row.success { statement.bind(EventColumns.successIndex, success) }
-            try values.run(statement, values: row.values)
+            try EventColumns.insertPacked(
+                timestamp: row.timestamp, success: row.success, values: values, range: row.values, with: statement)
             inserted(row, statement.connection.lastInsertRowID)
         }
     }
