@@ -1,7 +1,8 @@
--- upsert_rollup: adds ?9 events to one group of event_rollup (created when new). Run once per group
--- per committed batch, in the batch's transaction.
--- Parameters: ?1 bucket_ms, ?2 name, ?3 ref, ?4 referer_app_name, ?5 type, ?6 success, ?7 source_url_host,
--- ?8 error (NULL when the events lack the field), ?9 count. Used by: EventWriter.commit.
+-- upsert_rollup: adds ?9 events to one group of event_rollup (created when new). Run once per group per
+-- committed batch, in the batch's transaction. Parameters: ?1 bucket_ms, ?2 name, ?3 ref, ?4
+-- referer_app_name, ?5 type, ?6 success, ?7 source_url_host, ?8 error (NULL when the events lack the field),
+-- ?9 count. Returns the row's rowid (EventWriter counts a group met again by it: RollupRows). Used by:
+-- EventWriter.commit.
 INSERT INTO event_rollup (bucket_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
 ON CONFLICT (
@@ -9,3 +10,4 @@ ON CONFLICT (
     ifnull(source_url_host, x''), ifnull(error, x'')
 )
 DO UPDATE SET count = count + excluded.count
+RETURNING rowid

@@ -84,7 +84,10 @@ final class EventIDIndex {
     /// `PRAGMA data_version` when ``filter`` was last brought up to date: it changes when another connection
     /// commits, and then that connection's events are added to the filter before this one looks anything up.
     private var filterDataVersion: Int64 = 0
-    private let dataVersion: SQLiteStatement
+    private let dataVersionStatement: SQLiteStatement
+    /// `PRAGMA data_version` at the start of the open (or last) transaction: it changes when another connection
+    /// has committed.
+    private(set) var dataVersion: Int64?
     private let keysAfter: SQLiteStatement
     private let greatestStored: SQLiteStatement
 
@@ -102,7 +105,7 @@ final class EventIDIndex {
         selectID = try connection.prepare("SELECT id FROM events WHERE rowid = ?1")
         merge = try connection.prepare(EmbeddedSQL.statement("merge_event_ids"))
         clearRecent = try connection.prepare(EmbeddedSQL.statement("clear_event_ids_recent"))
-        dataVersion = try connection.prepare("PRAGMA data_version")
+        dataVersionStatement = try connection.prepare("PRAGMA data_version")
         keysAfter = try connection.prepare("SELECT rowid, alstats_id_key(id) FROM events WHERE rowid > ?1")
         greatestStored = try connection.prepare(
             "SELECT max(ifnull((SELECT max(key) FROM event_ids), -9223372036854775808), "
@@ -302,9 +305,9 @@ final class EventIDIndex {
     }
 
     private func readDataVersion() throws(StoreError) -> Int64 {
-        defer { dataVersion.reset() }
-        guard try dataVersion.step() else { return 0 }
-        return dataVersion.int64(0)
+        defer { dataVersionStatement.reset() }
+        guard try dataVersionStatement.step() else { return 0 }
+        return dataVersionStatement.int64(0)
     }
 
     /// Moves the recent level into the large one when it holds ``mergeThreshold`` entries or more, inside the
@@ -332,6 +335,7 @@ final class EventIDIndex {
     /// only times the merges, so it is kept.)
     func transactionBegan() throws(StoreError) {
         let version = try readDataVersion()
+        dataVersion = version
         // `PRAGMA data_version` changes with other connections' commits only; this connection's own keys are in
         // the greatest key already (``add(key:event:)``), and after a rollback it is unknown (``abandon(from:)``).
         if version != freshDataVersion { greatestKey = nil }

@@ -12,9 +12,12 @@ package final class EventWriter {
     private let insert: SQLiteStatement
     /// Exact dedup for all time (Migrations/0011_index_event_ids_by_key.sql).
     let ids: EventIDIndex
-    private let upsertRollup: SQLiteStatement
-    private let upsertDayRollup: SQLiteStatement
-    private let upsertSeriesRollup: SQLiteStatement
+    /// The rollup rows counted into, by group, for each of the three rollup tables.
+    private var rollupRows: RollupRows<RollupKey>
+    private var dayRollupRows: RollupRows<RollupKey>
+    private var seriesRollupRows: RollupRows<SeriesKey>
+    /// `PRAGMA data_version` when the rollup rows were last known to be this connection's own counting.
+    private var rollupRowsDataVersion: Int64?
     private let upsertLoss: SQLiteStatement
     /// The hosted links funnel's rollups, kept alongside the event rollups.
     private let links: LinkRollupWriter
@@ -50,9 +53,11 @@ package final class EventWriter {
         self.redactor = redactor
         insert = try connection.prepare(EventColumns.insertSQL)
         ids = try EventIDIndex(connection: connection)
-        upsertRollup = try connection.prepare(RollupKey.upsertSQL)
-        upsertDayRollup = try connection.prepare(RollupKey.dayUpsertSQL)
-        upsertSeriesRollup = try connection.prepare(RollupKey.seriesUpsertSQL)
+        rollupRows = try RollupRows(connection: connection, upsertSQL: RollupKey.upsertSQL, table: "event_rollup")
+        dayRollupRows = try RollupRows(
+            connection: connection, upsertSQL: RollupKey.dayUpsertSQL, table: "event_rollup_day")
+        seriesRollupRows = try RollupRows(
+            connection: connection, upsertSQL: RollupKey.seriesUpsertSQL, table: "event_rollup_series")
         upsertLoss = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
         links = try LinkRollupWriter(connection: connection)
         begin = try connection.prepare("BEGIN IMMEDIATE")
@@ -74,6 +79,11 @@ package final class EventWriter {
         try begin.run()
         do throws(StoreError) {
             try ids.transactionBegan()
+            // Another connection committed: it may have rebuilt the rollups, so their rowids are not trusted.
+            if ids.dataVersion != rollupRowsDataVersion {
+                forgetRollupRows()
+                rollupRowsDataVersion = ids.dataVersion
+            }
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
@@ -316,6 +326,7 @@ package final class EventWriter {
             encodedRedactions = 0
             links.reset()
             ids.forgetTransaction()  // SQLite rolled back by itself: the pending id entries' rows are gone
+            forgetRollupRows()
             if uncommittedRows {
                 uncommittedRows = false
                 throw rolledBackError
@@ -336,18 +347,15 @@ package final class EventWriter {
             var days: [RollupKey: Int] = [:]
             var series: [SeriesKey: Int] = [:]
             for (key, count) in pending {
-                key.bind(to: upsertRollup, count: count)
-                try upsertRollup.run()
+                try rollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
                 days[key.day, default: 0] += count
                 series[key.series, default: 0] += count
             }
             for (key, count) in days {
-                key.bind(to: upsertDayRollup, count: count)
-                try upsertDayRollup.run()
+                try dayRollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
             }
             for (key, count) in series {
-                key.bind(to: upsertSeriesRollup, count: count)
-                try upsertSeriesRollup.run()
+                try seriesRollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
             }
             pending.removeAll(keepingCapacity: true)
             try recordLosses(deviceLosses.take(), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
@@ -371,8 +379,17 @@ package final class EventWriter {
         encodedRedactions = 0
         links.reset()
         ids.forgetTransaction()
+        forgetRollupRows()
         uncommittedRows = false
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
+    }
+
+    /// Forgets the rowids of the rollup rows this connection counted into (``RollupRows``): after a rollback
+    /// (rows it inserted are gone), a rebuild of the rollups, or another connection's commit.
+    func forgetRollupRows() {
+        rollupRows.forget()
+        dayRollupRows.forget()
+        seriesRollupRows.forget()
     }
 
     /// Adds loss counts to `completeness`: inside the open transaction when there is one, else in one of its own.
