@@ -69,4 +69,39 @@ import Testing
         logger.info("after")
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasSuffix("after\n"))
     }
+
+    /// The text layout (swift-log's `StreamLogHandler`'s) and the JSON one: metadata sorted by key, the event's own
+    /// over the handler's, with or without handler metadata.
+    @Test func linesLayTheirMetadataOutSortedWithTheEventsOwnOverTheHandlers() throws {
+        let fixture = ServerFixture()
+        let path = fixture.folder.appendingPathComponent("layout.log").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        defer { close(descriptor) }
+        let output = BufferedLogOutput(fileDescriptor: descriptor)
+        var plain = Logger(label: "alstats.serve") { ServerLogHandler(label: $0, format: .text, output: output) }
+        plain.info("request", metadata: ["status": "200", "method": "GET", "path": "/v1/events"], source: "S")
+        plain[metadataKey: "zone"] = "handler"
+        plain[metadataKey: "app"] = "alstats"
+        plain.info("merged", metadata: ["zone": "event", "method": "POST"], source: "S")
+        var json = Logger(label: "alstats.serve") { ServerLogHandler(label: $0, format: .json, output: output) }
+        json[metadataKey: "zone"] = "handler"
+        json.warning("in json", metadata: ["zone": "event", "b": "2", "level": "not the level"])
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        let time = #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"#
+        #expect(
+            lines[0].wholeMatch(
+                of: try Regex(time + " info alstats.serve : method=GET path=/v1/events status=200 \\[S\\] request"))
+                != nil, "\(lines[0])")
+        #expect(
+            lines[1].wholeMatch(
+                of: try Regex(time + " info alstats.serve : app=alstats method=POST zone=event \\[S\\] merged")) != nil,
+            "\(lines[1])")
+        #expect(
+            lines[2].wholeMatch(
+                of: try Regex(
+                    #"\{"ts":""# + time
+                        + #"","level":"warning","label":"alstats.serve","message":"in json","b":"2","zone":"event"\}"#))
+                != nil, "\(lines[2])")
+    }
 }
