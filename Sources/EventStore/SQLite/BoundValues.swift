@@ -18,19 +18,20 @@ import CSQLite
 struct BoundValues {
     /// 16 bytes: a batch of encoded requests waiting for the writer holds one per value of each of its events.
     private struct Value {
-        var index: Int32
-        var start: UInt32
-        var count: UInt32
-        var isBlob: Bool
+        var start: Int
+        /// The parameter's index, negated for a blob.
+        private var signedIndex: Int32
+        /// SQLite binds at most `Int32.max` bytes a value.
+        var count: Int32
 
         init(index: Int32, start: Int, count: Int, isBlob: Bool) {
-            // A buffer holds at most one request (4 MiB) or one slice of 2,048 events of at most 32 KiB.
-            precondition(start + count <= Int(UInt32.max), "bound values over 4 GiB")
-            self.index = index
-            self.start = UInt32(start)
-            self.count = UInt32(count)
-            self.isBlob = isBlob
+            self.start = start
+            signedIndex = isBlob ? -index : index
+            self.count = Int32(count)
         }
+
+        var index: Int32 { signedIndex < 0 ? -signedIndex : signedIndex }
+        var isBlob: Bool { signedIndex < 0 }
     }
 
     private var bytes: [UInt8] = []
@@ -70,7 +71,7 @@ struct BoundValues {
     /// The text of parameter `index` among the values at `range`, if one of them binds it.
     func text(at index: Int32, in range: Range<Int>) -> String? {
         guard let value = values[range].first(where: { $0.index == index && !$0.isBlob }) else { return nil }
-        return String(decoding: bytes[Int(value.start)..<Int(value.start + value.count)], as: UTF8.self)
+        return String(decoding: bytes[value.start..<value.start + Int(value.count)], as: UTF8.self)
     }
 
     /// Binds the values at `range` (by default all) to `statement`, along with whatever it already holds bound
@@ -84,13 +85,12 @@ struct BoundValues {
             }
             let base = UnsafeRawPointer(buffer.baseAddress) ?? UnsafeRawPointer(bitPattern: 1)!
             for value in values[range ?? values.indices] {
-                let pointer = base + Int(value.start)
+                let pointer = base + value.start
                 if value.isBlob {
-                    csqlite_bind_blob_static(statement.handle, value.index, pointer, Int32(value.count))
+                    csqlite_bind_blob_static(statement.handle, value.index, pointer, value.count)
                 } else {
                     csqlite_bind_text_static(
-                        statement.handle, value.index, pointer.assumingMemoryBound(to: CChar.self),
-                        Int32(value.count))
+                        statement.handle, value.index, pointer.assumingMemoryBound(to: CChar.self), value.count)
                 }
             }
             var status = sqlite3_step(statement.handle)
