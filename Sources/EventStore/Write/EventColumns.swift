@@ -76,12 +76,11 @@ package enum EventColumns {
         _ event: MeasurementEvent, with statement: SQLiteStatement, values: inout BoundValues,
         extra: inout [(String, String)]
     ) throws(StoreError) -> RollupKey {
-        try insertRow(event.id, timestamp: event.timestamp, name: event.name, with: statement, values: &values) {
-            values in
-            let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
-            if !extra.isEmpty { values.text(extraIndex, encodeExtra(&extra)) }
-            return (success, key)
-        }
+        values.removeAll()
+        let (key, success) = pack(event, into: &values, extra: &extra)
+        try insertPacked(
+            timestamp: event.timestamp, success: success, values: values, range: 0..<values.count, with: statement)
+        return key
     }
 
     /// Adds `event`'s id, name, text columns and `extra` to `values`, in the insert's bind indices, after the
@@ -107,24 +106,6 @@ package enum EventColumns {
         statement.bind(2, timestamp)
         if let success { statement.bind(successIndex, success) }
         try values.run(statement, values: range)
-    }
-
-    /// Runs an insert statement (Statements/insert_event.sql) for one row: binds its id, time and name, the
-    /// values `fill` adds in place (text columns, `extra`) and the `success` it returns, then steps.
-    /// - Returns: what `fill` returns beside `success`.
-    @inline(__always)
-    static func insertRow<Result>(
-        _ id: EventID, timestamp: Int64, name: String, with statement: SQLiteStatement, values: inout BoundValues,
-        fill: (inout BoundValues) -> (success: Int64?, Result)
-    ) throws(StoreError) -> Result {
-        values.removeAll()
-        bindID(id, at: 1, to: &values)
-        statement.bind(2, timestamp)
-        values.text(3, name)
-        let (success, result) = fill(&values)
-        if let success { statement.bind(successIndex, success) }
-        try values.run(statement)
-        return result
     }
 
     /// One pass over `event`'s fields: `column` gets each field that has a text column (with its bind index),
