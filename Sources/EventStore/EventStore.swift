@@ -122,10 +122,8 @@ public final class EventStore: @unchecked Sendable {
                 try store.connection.execute(
                     EmbeddedSQL.statement("rebuild_link_rollups"), doing: "rebuilding rollups")
                 try store.connection.execute("COMMIT", doing: "rebuilding rollups")
-                store.writer.forgetRollupRows()
             } catch {
                 try? store.connection.execute("ROLLBACK")
-                store.writer.forgetRollupRows()
                 throw error
             }
         }

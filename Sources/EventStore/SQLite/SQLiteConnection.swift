@@ -159,6 +159,9 @@ package final class SQLiteConnection {
     /// Rows changed by the latest INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Rows changed by every INSERT, UPDATE and DELETE on this connection since it was opened.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// The rowid of the latest row inserted on this connection.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

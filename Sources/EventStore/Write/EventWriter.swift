@@ -16,8 +16,11 @@ package final class EventWriter {
     private var rollupRows: RollupRows<RollupKey>
     private var dayRollupRows: RollupRows<RollupKey>
     private var seriesRollupRows: RollupRows<SeriesKey>
-    /// `PRAGMA data_version` when the rollup rows were last known to be this connection's own counting.
+    /// `PRAGMA data_version` and the connection's ``SQLiteConnection/totalChanges`` as this writer's own
+    /// transactions left them: when either differs at the next one, something else wrote (another connection, or
+    /// another statement on this one, such as a rebuild of the rollups) and the rollup rows' rowids are forgotten.
     private var rollupRowsDataVersion: Int64?
+    private var rollupRowsChanges: Int64?
     private let upsertLoss: SQLiteStatement
     /// The hosted links funnel's rollups, kept alongside the event rollups.
     private let links: LinkRollupWriter
@@ -79,8 +82,7 @@ package final class EventWriter {
         try begin.run()
         do throws(StoreError) {
             try ids.transactionBegan()
-            // Another connection committed: it may have rebuilt the rollups, so their rowids are not trusted.
-            if ids.dataVersion != rollupRowsDataVersion {
+            if ids.dataVersion != rollupRowsDataVersion || connection.totalChanges != rollupRowsChanges {
                 forgetRollupRows()
                 rollupRowsDataVersion = ids.dataVersion
             }
@@ -363,6 +365,7 @@ package final class EventWriter {
             try ids.flush()
             try ids.mergeIfDue()
             try commitStatement.run()
+            rollupRowsChanges = connection.totalChanges
             uncommittedRows = false
             encodedRedactions = 0
         } catch {
@@ -385,8 +388,8 @@ package final class EventWriter {
     }
 
     /// Forgets the rowids of the rollup rows this connection counted into (``RollupRows``): after a rollback
-    /// (rows it inserted are gone), a rebuild of the rollups, or another connection's commit.
-    func forgetRollupRows() {
+    /// (rows it inserted are gone), or when something else wrote since this writer's last commit.
+    private func forgetRollupRows() {
         rollupRows.forget()
         dayRollupRows.forget()
         seriesRollupRows.forget()

@@ -6,10 +6,11 @@ import CSQLite
 /// small groups of requests (docs/storage-layout.md, "Rollup rows counted by rowid").
 ///
 /// A rowid is only trusted while nothing but this connection's own counting can have changed the table: the
-/// owner forgets them all after a rollback (a row inserted by it is gone and its rowid may be given again),
-/// after a rebuild of the rollups, and when another connection has committed (`PRAGMA data_version`). An
-/// `UPDATE` that finds no row falls back to the upsert. At most ``limit`` groups are held; past it the map
-/// starts over, so memory stays bounded however many groups the table holds.
+/// owner forgets them all after a rollback (a row inserted by it is gone and its rowid may be given again) and
+/// when anything else wrote since its last commit (another connection: `PRAGMA data_version`; another statement
+/// on its own, such as a rebuild of the rollups: `sqlite3_total_changes64`). An `UPDATE` that finds no row falls
+/// back to the upsert. At most ``limit`` groups are held; past it the map starts over, so memory stays bounded
+/// however many groups the table holds.
 struct RollupRows<Key: Hashable> {
     /// The most groups held.
     static var limit: Int { 4_096 }
@@ -25,9 +26,6 @@ struct RollupRows<Key: Hashable> {
         upsert = try connection.prepare(upsertSQL)
         update = try connection.prepare("UPDATE \(table) SET count = count + ?2 WHERE rowid = ?1")
     }
-
-    /// How many groups are held.
-    var count: Int { rowids.count }
 
     /// Adds `count` events to the group `key`: by rowid when this connection counted into it before, else with
     /// the upsert, whose parameters `bind` sets.
