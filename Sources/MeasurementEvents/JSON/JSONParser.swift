@@ -197,8 +197,10 @@ package struct JSONParser {
                 try appendEscape(escape, to: &scratch)
             default:
                 if byte < 0x20 { throw error("control character in a string") }
-                scratch.append(byte)
-                index += 1
+                // The run up to the next quote, backslash or control character, found a word at a time.
+                let end = bytes.firstJSONSpecial(from: index + 1)
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
             }
         }
         throw error("unterminated string")
