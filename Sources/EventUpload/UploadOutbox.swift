@@ -13,6 +13,11 @@ import Synchronization
 ///
 /// The device's losses travel too (UploadOutbox+DeviceLosses.swift): a batch begins with the loss records
 /// waiting, under negative keys (`-id`); the outbox's rows follow under their seqs, ascending.
+///
+/// `upload_outbox_size` holds the rows' count and bytes, so that the bound is checked without a scan. Every
+/// statement here that inserts or deletes rows updates it in the same transaction (migration 0015 dropped the
+/// per-row triggers that did it before, an UPDATE per line): a commit adds its lines, a delete subtracts the
+/// rows it really removed (``deleteRows(after:through:on:)``).
 final class UploadOutbox: UploadSource, @unchecked Sendable {
     // @unchecked Sendable: `writer`, `insert`, `lines` and `closed` are only used under `writerLock`, `reader`
     // only under `readerLock`; `protected` is a Mutex.
@@ -25,12 +30,15 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let insert: SQLiteStatement
-    /// ``rowsPerInsert`` lines at once. Each statement that fires migration 0010's trigger has a statement
-    /// journal, a copy of every page it changes: one statement per line copied the table's last page and the
-    /// size row, 32 KiB of 16 KiB pages, for each line of about 600 bytes (9.9 GB of writes for 200,000
-    /// lines, half the uploading device's time); one per 64 lines copies them once for all 64.
+    /// ``rowsPerInsert`` lines at once. While migration 0010's per-row triggers fired (0015 dropped them), each
+    /// statement had a statement journal, a copy of every page it changed: one statement per line copied the
+    /// table's last page and the size row, 32 KiB of 16 KiB pages, for each line of about 600 bytes (9.9 GB of
+    /// writes for 200,000 lines, half the uploading device's time); one per 64 lines copied them once for all
+    /// 64. It stays one statement per 64 lines.
     private let insertRows: SQLiteStatement
     static let rowsPerInsert = 64
+    /// Adds a commit's lines to `upload_outbox_size` and returns the new byte total.
+    private let grow: SQLiteStatement
     /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
     /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
     private var lines: [String] = []
@@ -53,6 +61,8 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         insertRows = try writer.prepare(
             "INSERT INTO upload_outbox (line, bytes) VALUES "
                 + repeatElement("(?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
+        grow = try writer.prepare(
+            "UPDATE upload_outbox_size SET events = events + ?1, bytes = bytes + ?2 WHERE one = 1 RETURNING bytes")
     }
 
     // MARK: The bus's side
@@ -79,20 +89,31 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         try writer.execute("BEGIN IMMEDIATE", doing: "committing to the outbox")
         do throws(StoreError) {
             var start = 0
+            var added: Int64 = 0
             while lines.count - start >= Self.rowsPerInsert {
                 for (offset, line) in lines[start..<start + Self.rowsPerInsert].enumerated() {
+                    let bytes = Int64(line.utf8.count + 1)
                     insertRows.bind(Int32(2 * offset + 1), line)
-                    insertRows.bind(Int32(2 * offset + 2), Int64(line.utf8.count + 1))
+                    insertRows.bind(Int32(2 * offset + 2), bytes)
+                    added += bytes
                 }
                 try insertRows.run()
                 start += Self.rowsPerInsert
             }
             for line in lines[start...] {
+                let bytes = Int64(line.utf8.count + 1)
                 insert.bind(1, line)
-                insert.bind(2, Int64(line.utf8.count + 1))
+                insert.bind(2, bytes)
+                added += bytes
                 try insert.run()
             }
-            let total = try writer.scalarInt("SELECT bytes FROM upload_outbox_size")
+            grow.bind(1, Int64(lines.count))
+            grow.bind(2, added)
+            guard try grow.step() else {
+                throw StoreError(.corrupt, path: path, "the outbox \(path) has no upload_outbox_size row")
+            }
+            let total = grow.int64(0)
+            grow.reset()
             guard total > Int64(maximumBytes) else {
                 try record(losses, evicted: 0)
                 return 0
@@ -131,11 +152,33 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         }
         oldest.reset()
         guard last > protected else { return 0 }
-        let delete = try writer.prepare("DELETE FROM upload_outbox WHERE seq > ?1 AND seq <= ?2")
-        delete.bind(1, protected)
+        return try UploadOutbox.deleteRows(after: protected, through: last, on: writer)
+    }
+
+    /// Deletes the rows with seqs in `(after, through]` and subtracts them from `upload_outbox_size`, inside the
+    /// connection's open transaction. Only the rows the DELETE really removed count (RETURNING gives their
+    /// bytes), so a range that another process deleted first subtracts nothing.
+    /// - Returns: how many rows it deleted.
+    static func deleteRows(after first: Int64, through last: Int64, on connection: SQLiteConnection)
+        throws(StoreError) -> Int
+    {
+        let delete = try connection.prepare("DELETE FROM upload_outbox WHERE seq > ?1 AND seq <= ?2 RETURNING bytes")
+        delete.bind(1, first)
         delete.bind(2, last)
-        try delete.run()
-        return writer.changes
+        var rows: Int64 = 0
+        var bytes: Int64 = 0
+        while try delete.step() {
+            rows += 1
+            bytes += delete.int64(0)
+        }
+        delete.reset()
+        guard rows > 0 else { return 0 }
+        let shrink = try connection.prepare(
+            "UPDATE upload_outbox_size SET events = events - ?1, bytes = bytes - ?2 WHERE one = 1")
+        shrink.bind(1, rows)
+        shrink.bind(2, bytes)
+        try shrink.run()
+        return Int(rows)
     }
 
     /// Commits what is pending; later calls fail.
@@ -192,10 +235,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
             try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
                 () throws(StoreError) in
                 if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
-                    let delete = try reader.prepare("DELETE FROM upload_outbox WHERE seq BETWEEN ?1 AND ?2")
-                    delete.bind(1, first)
-                    delete.bind(2, last)
-                    try delete.run()
+                    _ = try UploadOutbox.deleteRows(after: first - 1, through: last, on: reader)
                 }
                 try UploadOutbox.deleteLossRecords(batch.keys, on: reader)
                 // Not for a loss record the collector refused: its loss would be sent as another record, for ever.

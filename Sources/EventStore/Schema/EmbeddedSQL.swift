@@ -22,6 +22,9 @@ package enum EmbeddedSQL {
         EmbeddedSQLFile("0012_create_upload_losses.sql", PackageResources._012_create_upload_losses_sql),
         EmbeddedSQLFile("0013_add_fresh_event_ids.sql", PackageResources._013_add_fresh_event_ids_sql),
         EmbeddedSQLFile("0014_derive_fresh_event_ids.sql", PackageResources._014_derive_fresh_event_ids_sql),
+        EmbeddedSQLFile(
+            "0015_count_upload_outbox_per_statement.sql",
+            PackageResources._015_count_upload_outbox_per_statement_sql),
     ]
 
     /// `Sources/EventStore/Statements/NAME.sql`: the write path's and export's own statements, by name.
