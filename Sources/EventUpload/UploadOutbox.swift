@@ -19,8 +19,8 @@ import Synchronization
 /// per-row triggers that did it before, an UPDATE per line): a commit adds its lines, a delete subtracts the
 /// rows it really removed (``deleteRows(after:through:on:)``).
 final class UploadOutbox: UploadSource, @unchecked Sendable {
-    // @unchecked Sendable: `writer`, `insert`, `lines` and `closed` are only used under `writerLock`, `reader`
-    // only under `readerLock`; `protected` is a Mutex.
+    // @unchecked Sendable: `writer`, its statements (`insert`, `insertRows`, `grow`), `lines` and `closed` are only
+    // used under `writerLock`, `reader` only under `readerLock`; `protected` is a Mutex.
 
     let path: String
     let maximumBytes: Int
@@ -109,11 +109,12 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
             }
             grow.bind(1, Int64(lines.count))
             grow.bind(2, added)
-            guard try grow.step() else {
+            let grown = try grow.step()  // RETURNING: the update is done by the first step
+            let total = grown ? grow.int64(0) : 0
+            grow.reset()
+            guard grown else {
                 throw StoreError(.corrupt, path: path, "the outbox \(path) has no upload_outbox_size row")
             }
-            let total = grow.int64(0)
-            grow.reset()
             guard total > Int64(maximumBytes) else {
                 try record(losses, evicted: 0)
                 return 0
