@@ -94,7 +94,8 @@ import Testing
         }
         let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 30, options: EventStore.Options())
         let connection = try SQLiteConnection(path: path, create: false)
-        #expect(try connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 0)
+        let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'upload_outbox'"
+        #expect(try connection.scalarInt(triggers) == 0)
         var (kept, counted) = try Self.sizes(path)
         #expect(kept == counted && kept[0] == 30)
         try outbox.append(numberedEvents(20, start: 40))
