@@ -37,8 +37,11 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     /// 64. It stays one statement per 64 lines.
     private let insertRows: SQLiteStatement
     static let rowsPerInsert = 64
-    /// Adds a commit's lines to `upload_outbox_size` and returns the new byte total.
+    /// ``resizeSQL`` on `writer`: a commit adds its lines and reads back the new byte total.
     private let grow: SQLiteStatement
+    /// Adds `?1` events and `?2` bytes (negative for a delete) to `upload_outbox_size`; returns the byte total.
+    static let resizeSQL =
+        "UPDATE upload_outbox_size SET events = events + ?1, bytes = bytes + ?2 WHERE one = 1 RETURNING bytes"
     /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
     /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
     private var lines: [String] = []
@@ -61,8 +64,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         insertRows = try writer.prepare(
             "INSERT INTO upload_outbox (line, bytes) VALUES "
                 + repeatElement("(?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
-        grow = try writer.prepare(
-            "UPDATE upload_outbox_size SET events = events + ?1, bytes = bytes + ?2 WHERE one = 1 RETURNING bytes")
+        grow = try writer.prepare(Self.resizeSQL)
     }
 
     // MARK: The bus's side
@@ -174,10 +176,9 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         }
         delete.reset()
         guard rows > 0 else { return 0 }
-        let shrink = try connection.prepare(
-            "UPDATE upload_outbox_size SET events = events - ?1, bytes = bytes - ?2 WHERE one = 1")
-        shrink.bind(1, rows)
-        shrink.bind(2, bytes)
+        let shrink = try connection.prepare(resizeSQL)
+        shrink.bind(1, -rows)
+        shrink.bind(2, -bytes)
         try shrink.run()
         return Int(rows)
     }
