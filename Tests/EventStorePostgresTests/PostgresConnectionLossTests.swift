@@ -39,15 +39,9 @@ struct PostgresConnectionLossTests {
             }
             #expect(try await store.count() == 0)
             #expect(try await store.completeness().isEmpty)
-            let claimed = try await PostgresTestDatabase.withConnection(url) { connection in
-                var count: Int64 = -1
-                for try await row in try await connection.query(
-                    "SELECT count(*)::bigint FROM event_ids", logger: PostgresTestDatabase.logger)
-                {
-                    count = try row.decode(Int64.self)
-                }
-                return count
-            }
+            let claimed = try await PostgresTestDatabase.column(
+                url, "SELECT count(*)::bigint FROM event_ids", as: Int64.self
+            ).first
             #expect(claimed == 0, "the ids of the lost batch were released with it")
             let stored = try await store.writeBatches([events], losses: [.bufferFull: 1])
             #expect(stored == [Set(events.map(\.id)).count])

@@ -33,6 +33,33 @@ struct PostgresEventStoreTests {
         }
     }
 
+    /// A batch of new ids is claimed with one `COPY event_ids`; a batch that also holds stored ids, after new ones
+    /// in id order, fails that `COPY` part way and is claimed again with `ON CONFLICT DO NOTHING` in the same
+    /// transaction: the new ids are stored once, the stored ones keep their first event, the rollups and
+    /// completeness count what the batch really stored, and no claim of the failed `COPY` is left behind.
+    @Test func aBatchMixingNewAndStoredIDsStoresOnlyTheNewOnes() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            #expect(try await store.writeBatches([[Self.event("m"), Self.event("x")]]) == [2])
+            let mixed = ["a", "b", "m", "q", "x", "z"].map { Self.event($0, ref: "second") }
+            #expect(try await store.writeBatches([mixed], losses: [.bufferFull: 1]) == [4])
+            #expect(try await store.writeBatches([[Self.event("n")]]) == [1], "a later batch of new ids is claimed")
+            var refs: [String: String] = [:]
+            try await store.forEachEvent { refs[$0.id.description] = $0.fields["ref"] }
+            #expect(
+                refs == [
+                    "a": "second", "b": "second", "m": "feed", "n": "feed", "q": "second", "x": "feed", "z": "second",
+                ])
+            let rows = try await store.rows(for: ReportQuery())
+            #expect(rows.groups.map(\.count).reduce(0, +) == 7, "rollups count only the events stored")
+            #expect(try await store.completeness() == ["dropped": ["buffer_full": 1]])
+            let claims = try await PostgresTestDatabase.column(
+                url, "SELECT id FROM event_ids ORDER BY id", as: String.self)
+            #expect(claims == ["a", "b", "m", "n", "q", "x", "z"])
+            await store.close()
+        }
+    }
+
     @Test func migrationsApplyOnceFromEmptyEvenWithTwoProcessesStartingAtOnce() async throws {
         try await PostgresTestDatabase.with { url in
             async let one = PostgresEventStore(url: url)
@@ -40,15 +67,8 @@ struct PostgresEventStoreTests {
             let stores = try await [one, two]
             for store in stores { #expect(try await store.schemaVersion == PostgresEventStore.latestSchemaVersion) }
             let again = try await PostgresEventStore(url: url)
-            let recorded = try await PostgresTestDatabase.withConnection(url) { connection in
-                var versions: [Int64] = []
-                for try await row in try await connection.query(
-                    "SELECT version FROM schema_migrations ORDER BY version", logger: PostgresTestDatabase.logger)
-                {
-                    versions.append(try row.decode(Int64.self))
-                }
-                return versions
-            }
+            let recorded = try await PostgresTestDatabase.column(
+                url, "SELECT version FROM schema_migrations ORDER BY version", as: Int64.self)
             #expect(recorded == (1...PostgresEventStore.latestSchemaVersion).map { Int64($0) })
             for store in stores + [again] { await store.close() }
         }

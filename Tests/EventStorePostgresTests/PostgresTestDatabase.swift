@@ -63,6 +63,19 @@ enum PostgresTestDatabase {
         }
     }
 
+    /// The first column of every row `sql` returns on `url`, decoded as `Value`.
+    static func column<Value: PostgresDecodable>(_ url: String, _ sql: String, as _: Value.Type) async throws
+        -> [Value]
+    {
+        try await withConnection(url) { connection in
+            var values: [Value] = []
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                values.append(try row.decode(Value.self))
+            }
+            return values
+        }
+    }
+
     static let logger = Logger(label: "alstats.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs `body` with a connection of its own to `url` (not from a store's pool).

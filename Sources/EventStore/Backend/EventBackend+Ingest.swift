@@ -78,6 +78,13 @@ private struct BackendIngestRun {
     private var inFlight: [(write: Task<Int, any Error>, events: Int)] = []
     /// The turn the last write started opens once it has claimed its ids.
     private var lastTurn: WriteTurn?
+    /// The ids of the events held for the next write, and of those of the last write started. An event whose id
+    /// the last write holds is a duplicate of an earlier line, counted and not sent: that write is still storing
+    /// it, and a second claim of the id would only wait for that write's commit to find it taken (or fail a
+    /// backend's optimistic claim, which then claims again). When the last write fails, the ingest fails with it
+    /// and a re-run stores the rest.
+    private var pendingIDs: Set<EventID> = []
+    private var lastChunkIDs: Set<EventID> = []
     /// How many writes may be in flight at once.
     private static let overlap = 2
 
@@ -94,10 +101,15 @@ private struct BackendIngestRun {
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
         pendingLosses.merge(batch.losses, uniquingKeysWith: +)
-        if !batch.events.isEmpty {
-            pending.append(batch.events)
-            pendingEvents += batch.events.count
+        guard !batch.events.isEmpty else { return }
+        var events = batch.events
+        if !lastChunkIDs.isEmpty {
+            events.removeAll { lastChunkIDs.contains($0.id) }
+            summary.duplicates += batch.events.count - events.count
         }
+        for event in events { pendingIDs.insert(event.id) }
+        pending.append(events)
+        pendingEvents += events.count
     }
 
     /// Whether the held events are due to be written (never before the end when strict).
@@ -124,6 +136,8 @@ private struct BackendIngestRun {
         }
         inFlight.append((write, pendingEvents))
         lastTurn = turn
+        swap(&lastChunkIDs, &pendingIDs)
+        pendingIDs.removeAll(keepingCapacity: true)
         pending.removeAll()
         pendingEvents = 0
         pendingLosses = [:]
