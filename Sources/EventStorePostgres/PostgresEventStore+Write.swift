@@ -96,7 +96,7 @@ extension PostgresEventStore {
         var deviceLosses: [DropReason: Int] = [:]
         guard let rows else { return (stored, deviceLosses) }
         let claimed: [Bool]
-        if try await claimAll(plan, on: connection) {
+        if try await claimAll(rows.ids, on: connection) {
             await turn?.open()
             claimed = Array(repeating: true, count: plan.candidates.count)
         } else {
@@ -140,25 +140,19 @@ extension PostgresEventStore {
         return (stored, deviceLosses)
     }
 
-    /// Claims every id of the plan at once, the way most batches' ids are met: new. `COPY event_ids` checks no
-    /// conflict ahead, which makes it the cheapest insert PostgreSQL has (for 174,393 ids in chunks of 8,192, timed
-    /// in psql: 0.38–0.45 s against 1.10–1.35 s for Statements/claim_ids.sql). An id already stored, or held by
-    /// another open transaction that then commits it, fails the `COPY` with a unique violation (SQLSTATE 23505);
-    /// the savepoint around it is then rolled back, the claim undone whole, and the caller claims with
-    /// `ON CONFLICT DO NOTHING` instead. The ids go in the plan's order, sorted, as that claim sends them, so that
-    /// writers wait on each other's ids in one order.
+    /// Claims every id of a plan at once (`ids`, its ``PostgresWritePlan/CopyRows/ids``), the way most batches'
+    /// ids are met: new. `COPY event_ids` checks no conflict ahead, which makes it the cheapest insert PostgreSQL
+    /// has (for 174,393 ids in chunks of 8,192, timed in psql: 0.38–0.45 s against 1.10–1.35 s for
+    /// Statements/claim_ids.sql). An id already stored, or held by another open transaction that then commits it,
+    /// fails the `COPY` with a unique violation (SQLSTATE 23505); the savepoint around it is then rolled back, the
+    /// claim undone whole, and the caller claims with `ON CONFLICT DO NOTHING` instead. The ids go in the plan's
+    /// order, sorted, as that claim sends them, so that writers wait on each other's ids in one order.
     /// - Returns: whether every id was claimed; false when none was.
-    private func claimAll(_ plan: PostgresWritePlan, on connection: PostgresConnection) async throws -> Bool {
-        var text = ByteBuffer()
-        text.reserveCapacity(plan.candidates.count * 37)
-        for candidate in plan.candidates {
-            PostgresCopyText.write(candidate.id, to: &text)
-            text.writeInteger(UInt8(ascii: "\n"))
-        }
+    private func claimAll(_ ids: ByteBuffer, on connection: PostgresConnection) async throws -> Bool {
         try await run("SAVEPOINT claim", on: connection)
         do {
             try await connection.copyFrom(table: "event_ids", columns: ["id"], logger: logger) { writer in
-                try await writer.write(text)
+                try await writer.write(ids)
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.uniqueViolation {
             try await run("ROLLBACK TO SAVEPOINT claim", on: connection)

@@ -86,6 +86,9 @@ struct PostgresWritePlan {
         var text: ByteBuffer
         /// Where each candidate's line ends in ``text``.
         var ends: [Int]
+        /// The candidates' ids, escaped as in ``text``, one line each in the plan's order: the lines of `COPY
+        /// event_ids FROM STDIN` that claim them all.
+        var ids: ByteBuffer
         /// The candidates' distinct rollup groups, read in the same pass over their fields.
         var groups: [RollupKey]
         /// Each candidate's rollup group: its index in ``groups``.
@@ -103,6 +106,8 @@ struct PostgresWritePlan {
         text.reserveCapacity(candidates.count * 640)
         var ends: [Int] = []
         ends.reserveCapacity(candidates.count)
+        var ids = ByteBuffer()
+        ids.reserveCapacity(candidates.count * 37)
         var groups: [RollupKey] = []
         var groupIndex: [RollupKey: Int] = [:]
         var group: [Int] = []
@@ -145,6 +150,8 @@ struct PostgresWritePlan {
                     put(UInt8(ascii: "N"))
                 }
                 out += PostgresCopyText.write(id, to: out)
+                ids.writeBytes(UnsafeRawBufferPointer(start: start, count: out - start))
+                ids.writeInteger(UInt8(ascii: "\n"))
                 put(UInt8(ascii: "\t"))
                 out += PostgresCopyText.write(event.timestamp, to: out)
                 put(UInt8(ascii: "\t"))
@@ -166,6 +173,6 @@ struct PostgresWritePlan {
             }
             ends.append(text.writerIndex)
         }
-        return CopyRows(text: text, ends: ends, groups: groups, group: group, links: links)
+        return CopyRows(text: text, ends: ends, ids: ids, groups: groups, group: group, links: links)
     }
 }

@@ -43,14 +43,14 @@ struct PostgresWritePlanTests {
     }
 
     /// Each line holds the id, time, name, the field columns (`\N` when absent, `success` as 1 or 0), and `extra`,
-    /// escaped; events of one rollup group share it.
+    /// escaped; events of one rollup group share it; the claim's lines are the ids, escaped, in the same order.
     @Test func copyLinesAndRollupGroups() {
         let events = [
             MeasurementEvent(
                 id: EventID("b-2"), name: EventName.navOut,
                 fields: [FieldName.success: "1", FieldName.targetURL: "https://x.test/a\tb", "custom": "c\\d"],
                 timestamp: -1_700_000_000_123),
-            MeasurementEvent(id: EventID("a-1"), name: EventName.navIn, fields: [FieldName.ref: "r"], timestamp: 0),
+            MeasurementEvent(id: EventID("a\t1"), name: EventName.navIn, fields: [FieldName.ref: "r"], timestamp: 0),
             MeasurementEvent(
                 id: EventID("c-3"), name: EventName.navOut, fields: [FieldName.success: "1"],
                 timestamp: -1_700_000_000_100),
@@ -65,7 +65,8 @@ struct PostgresWritePlanTests {
             return Dictionary(uniqueKeysWithValues: zip(PostgresWritePlan.columns, values))
         }
         let first = columns(lines[0])
-        #expect(first["id"] == "a-1" && first["ts_ms"] == "0" && first["name"] == EventName.navIn)
+        #expect(first["id"] == "a\\t1" && first["ts_ms"] == "0" && first["name"] == EventName.navIn)
+        #expect(String(buffer: rows.ids) == "a\\t1\nb-2\nc-3\n")
         #expect(first["ref"] == "r" && first["success"] == "\\N" && first["extra"] == "\\N")
         let second = columns(lines[1])
         #expect(second["ts_ms"] == "-1700000000123" && second["success"] == "1")
