@@ -103,11 +103,12 @@ private struct BackendIngestRun {
         pendingLosses.merge(batch.losses, uniquingKeysWith: +)
         guard !batch.events.isEmpty else { return }
         var events = batch.events
-        if !lastChunkIDs.isEmpty {
+        // Copied (and filtered) only when a line repeats one of the last write's.
+        if events.contains(where: { lastChunkIDs.contains($0.id) }) {
             events.removeAll { lastChunkIDs.contains($0.id) }
             summary.duplicates += batch.events.count - events.count
         }
-        for event in events { pendingIDs.insert(event.id) }
+        for index in events.indices { pendingIDs.insert(events[index].id) }
         pending.append(events)
         pendingEvents += events.count
     }
