@@ -96,7 +96,7 @@ extension PostgresEventStore {
         var deviceLosses: [DropReason: Int] = [:]
         guard let rows else { return (stored, deviceLosses) }
         let claimed: [Bool]
-        if try await claimAll(rows.ids, on: connection) {
+        if !claimsMeetStoredIDs.withLock({ $0 }), try await claimAll(rows.ids, on: connection) {
             await turn?.open()
             claimed = Array(repeating: true, count: plan.candidates.count)
         } else {
@@ -106,6 +106,7 @@ extension PostgresEventStore {
                 try row[0].decode(String.self)
             }
             await turn?.open()
+            claimsMeetStoredIDs.withLock { $0 = returned.count < plan.candidates.count }
             guard !returned.isEmpty else { return (stored, deviceLosses) }
             claimed = plan.claimed(returned)
         }
@@ -147,7 +148,8 @@ extension PostgresEventStore {
     /// fails the `COPY` with a unique violation (SQLSTATE 23505); the savepoint around it is then rolled back, the
     /// claim undone whole, and the caller claims with `ON CONFLICT DO NOTHING` instead. The ids go in the plan's
     /// order, sorted, as that claim sends them, so that writers wait on each other's ids in one order.
-    /// - Returns: whether every id was claimed; false when none was.
+    /// - Returns: whether every id was claimed; false when none was (and the caller is to claim with `ON
+    ///   CONFLICT`, which also says whether the next write may try `COPY` again: ``claimsMeetStoredIDs``).
     private func claimAll(_ ids: ByteBuffer, on connection: PostgresConnection) async throws -> Bool {
         try await run("SAVEPOINT claim", on: connection)
         do {

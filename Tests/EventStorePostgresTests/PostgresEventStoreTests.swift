@@ -41,21 +41,26 @@ struct PostgresEventStoreTests {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             #expect(try await store.writeBatches([[Self.event("m"), Self.event("x")]]) == [2])
+            #expect(!store.claimsMeetStoredIDs.withLock { $0 }, "the next write tries COPY")
             let mixed = ["a", "b", "m", "q", "x", "z"].map { Self.event($0, ref: "second") }
             #expect(try await store.writeBatches([mixed], losses: [.bufferFull: 1]) == [4])
+            #expect(store.claimsMeetStoredIDs.withLock { $0 }, "after a stored id, the next write claims at once")
             #expect(try await store.writeBatches([[Self.event("n")]]) == [1], "a later batch of new ids is claimed")
+            #expect(!store.claimsMeetStoredIDs.withLock { $0 }, "a claim that met no stored id goes back to COPY")
+            #expect(try await store.writeBatches([[Self.event("o"), Self.event("a")]]) == [1])
             var refs: [String: String] = [:]
             try await store.forEachEvent { refs[$0.id.description] = $0.fields["ref"] }
             #expect(
                 refs == [
-                    "a": "second", "b": "second", "m": "feed", "n": "feed", "q": "second", "x": "feed", "z": "second",
+                    "a": "second", "b": "second", "m": "feed", "n": "feed", "o": "feed", "q": "second", "x": "feed",
+                    "z": "second",
                 ])
             let rows = try await store.rows(for: ReportQuery())
-            #expect(rows.groups.map(\.count).reduce(0, +) == 7, "rollups count only the events stored")
+            #expect(rows.groups.map(\.count).reduce(0, +) == 8, "rollups count only the events stored")
             #expect(try await store.completeness() == ["dropped": ["buffer_full": 1]])
             let claims = try await PostgresTestDatabase.column(
                 url, "SELECT id FROM event_ids ORDER BY id", as: String.self)
-            #expect(claims == ["a", "b", "m", "n", "q", "x", "z"])
+            #expect(claims == ["a", "b", "m", "n", "o", "q", "x", "z"])
             await store.close()
         }
     }
