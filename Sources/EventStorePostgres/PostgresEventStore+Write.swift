@@ -7,8 +7,9 @@ extension PostgresEventStore {
     /// stored, as ``EventStore/writeBatches(_:losses:)`` does.
     ///
     /// The events are redacted with the store's ``Redactor``'s keys; an id already stored (by any writer, at any
-    /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The ids are claimed with one
-    /// `INSERT ... SELECT FROM unnest(...)`, the events whose id was claimed go in with `COPY`, their rollups
+    /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The ids are claimed with `COPY
+    /// event_ids` (or, when one is stored already, `INSERT ... ON CONFLICT DO NOTHING`), the events whose id was
+    /// claimed go in with `COPY`, their rollups
     /// (aggregated per group in Swift) with one upsert per table, `losses` and the call's own count of values its
     /// redaction replaced whole (`altered`) into completeness, all in one transaction: a failure, the loss of the
     /// connection included, stores and counts nothing of the call.
@@ -28,8 +29,10 @@ extension PostgresEventStore {
     }
 
     /// ``writeBatches(_:losses:)`` overlapping the write before it: the events are redacted and their bindings made
-    /// at once; the transaction begins once `previous` is open, and `claimed` opens as soon as the statement that
-    /// claims the ids has returned (or when the call ends without it), while the rollups and the commit follow.
+    /// at once; the transaction begins once `previous` is open, and `claimed` opens as soon as the ids are claimed
+    /// (or when the call ends without it), while the rollups and the commit follow. An event whose id the write
+    /// before holds (its turn's ``WriteTurn/heldIDs``) is a duplicate of it, redacted and counted but not claimed:
+    /// claiming it would only wait for that write's commit to find it taken.
     /// - Returns: for each batch, in order, how many of its events were new.
     /// - Throws: ``StoreError`` (`.io`) when the transaction could not be committed; nothing of the call is stored.
     public func writeBatches(
@@ -58,10 +61,12 @@ extension PostgresEventStore {
         }
         let rows = plan.candidates.isEmpty ? nil : plan.copyRows()
         await previous?.wait()
+        let held = await previous?.heldIDs ?? []
         try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
         let now = PostgresEventStore.nowMilliseconds()
         return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-            let (stored, deviceLosses) = try await self.write(plan, rows, claimed: claimed, on: connection)
+            let (stored, deviceLosses) = try await self.write(
+                plan, rows, skipping: held, claimed: claimed, on: connection)
             try await self.addCompleteness(
                 PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
             return stored
@@ -82,34 +87,25 @@ extension PostgresEventStore {
         _ = try await writeBatches([], losses: losses)
     }
 
-    /// Claims the plan's ids (Statements/claim_ids.sql), opens `turn`, then stores the events whose id it claimed
+    /// Claims the plan's ids but those the write before holds (`held`, its turn's ``WriteTurn/heldIDs``: their
+    /// events are duplicates of it), opens `turn` with the plan's ids, then stores the events whose id it claimed
     /// with `COPY` (their lines of `rows`, the plan's ``PostgresWritePlan/copyRows()``) and writes their rollups,
     /// inside the open transaction. A device's loss record (``DeviceLoss``) is stored as new counts in completeness
     /// as `device:REASON`, as the SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts
     /// nothing.
     /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
     private func write(
-        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows?, claimed turn: WriteTurn?,
-        on connection: PostgresConnection
+        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows?, skipping held: Set<EventID>,
+        claimed turn: WriteTurn?, on connection: PostgresConnection
     ) async throws -> ([Int], [DropReason: Int]) {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
         guard let rows else { return (stored, deviceLosses) }
-        let claimed: [Bool]
-        if !claimsMeetStoredIDs.withLock({ $0 }), try await claimAll(rows.ids, on: connection) {
-            await turn?.open()
-            claimed = Array(repeating: true, count: plan.candidates.count)
-        } else {
-            var ids = PostgresBindings()
-            ids.append(plan.candidates.map(\.id))
-            let returned = try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
-                try row[0].decode(String.self)
-            }
-            await turn?.open()
-            claimsMeetStoredIDs.withLock { $0 = returned.count < plan.candidates.count }
-            guard !returned.isEmpty else { return (stored, deviceLosses) }
-            claimed = plan.claimed(returned)
-        }
+        var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.event.id) }
+        if skipped?.contains(true) != true { skipped = nil }
+        let claimed = try await claim(plan, rows, skipping: skipped, on: connection)
+        await turn?.open(holding: Set(plan.candidates.map(\.event.id)))
+        guard claimed.contains(true) else { return (stored, deviceLosses) }
         var rollups = PostgresRollups()
         var groupCounts = [Int](repeating: 0, count: rows.groups.count)
         var lines: [Range<Int>] = []
@@ -139,6 +135,28 @@ extension PostgresEventStore {
         try await copy(lines, of: rows.text, on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)
+    }
+
+    /// Claims the plan's ids but the `skipped` ones: all at once with ``claimAll(_:on:)`` unless the store's last
+    /// claim met a stored id (``claimsMeetStoredIDs``), else, or when that fails, with Statements/claim_ids.sql,
+    /// which skips the stored ones.
+    /// - Returns: for each candidate, whether its id was claimed.
+    private func claim(
+        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows, skipping skipped: [Bool]?,
+        on connection: PostgresConnection
+    ) async throws -> [Bool] {
+        let lines = skipped.map { rows.ids(skipping: $0) } ?? rows.ids
+        if !claimsMeetStoredIDs.withLock({ $0 }), try await claimAll(lines, on: connection) {
+            return skipped?.map { !$0 } ?? Array(repeating: true, count: plan.candidates.count)
+        }
+        var ids = PostgresBindings()
+        let sent = plan.candidates.indices.filter { skipped?[$0] != true }.map { plan.candidates[$0].id }
+        ids.append(sent)
+        let returned = try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
+            try row[0].decode(String.self)
+        }
+        claimsMeetStoredIDs.withLock { $0 = returned.count < sent.count }
+        return plan.claimed(returned)
     }
 
     /// Claims every id of a plan at once (`ids`, its ``PostgresWritePlan/CopyRows/ids``), the way most batches'

@@ -95,6 +95,22 @@ struct PostgresWritePlan {
         var group: [Int]
         /// The link rollup group and visitor of each candidate that has one (by its index): the hosted links' events.
         var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)]
+
+        /// ``ids`` without the lines of the candidates `skipped` marks (an escaped id holds no raw line end).
+        func ids(skipping skipped: [Bool]) -> ByteBuffer {
+            var kept = ByteBuffer()
+            kept.reserveCapacity(ids.readableBytes)
+            ids.withUnsafeReadableBytes { bytes in
+                var start = 0
+                var line = 0
+                for end in bytes.indices where bytes[end] == UInt8(ascii: "\n") {
+                    if !skipped[line] { kept.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start...end])) }
+                    start = end + 1
+                    line += 1
+                }
+            }
+            return kept
+        }
     }
 
     /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups (hashed here, before the ids are

@@ -10,16 +10,32 @@ import Testing
 /// and a retry stores it whole.
 @Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
 struct PostgresConnectionLossTests {
+    /// Where the batch is made to wait before its connection is terminated.
+    enum Hold: CaseIterable, Sendable {
+        /// The rollup table locked: the batch has claimed its ids and inserted its events, and waits at its first
+        /// rollup upsert.
+        case rollups
+        /// The batch's last id (in byte order) inserted and not committed by another transaction: the batch waits
+        /// in its claim's `COPY`, with the ids before it already sent.
+        case claim
+    }
+
     /// A time limit: a write that never returns after its connection was terminated must fail the run, not hang it.
-    @Test(.timeLimit(.minutes(1))) func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: Hold.allCases)
+    func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll(hold: Hold) async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             let events = parityEvents(count: 500, seed: 3)
             try await PostgresTestDatabase.withConnection(url) { blocker in
                 let logger = PostgresTestDatabase.logger
-                // Hold the rollup table: the batch inserts its events, then waits at its first rollup upsert.
                 try await blocker.query("BEGIN", logger: logger)
-                try await blocker.query("LOCK TABLE event_rollup IN ACCESS EXCLUSIVE MODE", logger: logger)
+                switch hold {
+                case .rollups:
+                    try await blocker.query("LOCK TABLE event_rollup IN ACCESS EXCLUSIVE MODE", logger: logger)
+                case .claim:
+                    let last = events.map(\.id.description).max() ?? ""
+                    try await blocker.query("INSERT INTO event_ids (id) VALUES (\(last))", logger: logger)
+                }
                 async let outcome: Result<[Int], StoreError> = {
                     do throws(StoreError) {
                         return .success(try await store.writeBatches([events], losses: [.bufferFull: 1]))
@@ -29,7 +45,7 @@ struct PostgresConnectionLossTests {
                 }()
                 let writer = try await Self.waitingBackend(blocker)
                 try await blocker.query("SELECT pg_terminate_backend(\(writer))", logger: logger)
-                try await blocker.query("COMMIT", logger: logger)
+                try await blocker.query("ROLLBACK", logger: logger)
                 guard case .failure(let error) = await outcome else {
                     Issue.record("the batch was written although its connection was terminated")
                     return

@@ -78,13 +78,6 @@ private struct BackendIngestRun {
     private var inFlight: [(write: Task<Int, any Error>, events: Int)] = []
     /// The turn the last write started opens once it has claimed its ids.
     private var lastTurn: WriteTurn?
-    /// The ids of the events held for the next write, and of those of the last write started. An event whose id
-    /// the last write holds is a duplicate of an earlier line, counted and not sent: that write is still storing
-    /// it, and a second claim of the id would only wait for that write's commit to find it taken (or fail a
-    /// backend's optimistic claim, which then claims again). When the last write fails, the ingest fails with it
-    /// and a re-run stores the rest.
-    private var pendingIDs: Set<EventID> = []
-    private var lastChunkIDs: Set<EventID> = []
     /// How many writes may be in flight at once.
     private static let overlap = 2
 
@@ -101,16 +94,10 @@ private struct BackendIngestRun {
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
         pendingLosses.merge(batch.losses, uniquingKeysWith: +)
-        guard !batch.events.isEmpty else { return }
-        var events = batch.events
-        // Copied (and filtered) only when a line repeats one of the last write's.
-        if events.contains(where: { lastChunkIDs.contains($0.id) }) {
-            events.removeAll { lastChunkIDs.contains($0.id) }
-            summary.duplicates += batch.events.count - events.count
+        if !batch.events.isEmpty {
+            pending.append(batch.events)
+            pendingEvents += batch.events.count
         }
-        for index in events.indices { pendingIDs.insert(events[index].id) }
-        pending.append(events)
-        pendingEvents += events.count
     }
 
     /// Whether the held events are due to be written (never before the end when strict).
@@ -137,8 +124,6 @@ private struct BackendIngestRun {
         }
         inFlight.append((write, pendingEvents))
         lastTurn = turn
-        swap(&lastChunkIDs, &pendingIDs)
-        pendingIDs.removeAll(keepingCapacity: true)
         pending.removeAll()
         pendingEvents = 0
         pendingLosses = [:]

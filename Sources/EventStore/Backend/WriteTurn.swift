@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// A write's place in a line of overlapping writes (``EventBackend/writeBatches(_:losses:after:claimed:)``): the
 /// next write claims its ids only once this one has opened its turn, after claiming its own (or failing), so that
 /// of two writes holding the same id the earlier keeps it, as when they run one after the other.
@@ -10,12 +12,24 @@
 public actor WriteTurn {
     private var isOpen = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The ids the write holds once it has claimed: each is stored already or claimed by it, so a write in line
+    /// after it may count an event of one of them as a duplicate without claiming it again (when this write then
+    /// fails, the run it belongs to fails with it). Empty when the write did not say.
+    public private(set) var heldIDs: Set<EventID> = []
 
     /// A turn not yet open.
     public init() {}
 
+    /// Opens the turn with the ids the write holds (``heldIDs``). Opening an open turn does nothing.
+    public func open(holding ids: Set<EventID>) {
+        guard !isOpen else { return }
+        heldIDs = ids
+        open()
+    }
+
     /// Opens the turn: every write waiting on it goes on. Opening an open turn does nothing.
     public func open() {
+        guard !isOpen else { return }
         isOpen = true
         for waiter in waiters { waiter.resume() }
         waiters.removeAll()

@@ -9,8 +9,8 @@
 -- holds timestamps before 1900 or after 9999.
 -- event_ids: one row per stored id, for all time. A unique constraint on a partitioned table must include
 -- the partition key, so events itself cannot refuse a second event with the same id at another time; the
--- writers claim each id here (INSERT ... ON CONFLICT DO NOTHING RETURNING id) in the same transaction as the
--- event, and store only the events whose id they claimed (docs/postgres-layout.md).
+-- writers claim each id here (COPY, or INSERT ... ON CONFLICT DO NOTHING RETURNING id when one is stored) in the
+-- same transaction as the event, and store only the events whose id they claimed (docs/postgres-layout.md).
 
 CREATE TABLE events (
     id                 text   COLLATE "C" NOT NULL,
