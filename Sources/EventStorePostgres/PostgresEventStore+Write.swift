@@ -104,7 +104,7 @@ extension PostgresEventStore {
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.event.id) }
         if skipped?.contains(true) != true { skipped = nil }
         let claimed = try await claim(plan, rows, skipping: skipped, on: connection)
-        await turn?.open(holding: Set(plan.candidates.map(\.event.id)))
+        await turn?.open(holding: plan.idSet)
         guard claimed.contains(true) else { return (stored, deviceLosses) }
         var rollups = PostgresRollups()
         var groupCounts = [Int](repeating: 0, count: rows.groups.count)

@@ -15,6 +15,8 @@ struct PostgresWritePlan {
 
     /// The events, one per id, by id.
     var candidates: [Candidate]
+    /// The candidates' ids (the set that picked them, kept for the write in line after: ``WriteTurn/heldIDs``).
+    var idSet: Set<EventID>
     /// How many batches the call had.
     var batchCount: Int
 
@@ -22,8 +24,8 @@ struct PostgresWritePlan {
     init(batches: [[MeasurementEvent]]) {
         batchCount = batches.count
         let total = batches.reduce(0) { $0 + $1.count }
-        var seen: Set<EventID> = []
-        seen.reserveCapacity(total)
+        idSet = []
+        idSet.reserveCapacity(total)
         // The first event of each id, by its place in `batches`, and its id; sorted as indices, not as events (moving
         // an event is a retain and a release of each of its parts).
         var places: [(batch: Int, index: Int)] = []
@@ -31,7 +33,7 @@ struct PostgresWritePlan {
         places.reserveCapacity(total)
         ids.reserveCapacity(total)
         for (batch, events) in batches.enumerated() {
-            for (index, event) in events.enumerated() where seen.insert(event.id).inserted {
+            for (index, event) in events.enumerated() where idSet.insert(event.id).inserted {
                 places.append((batch, index))
                 ids.append(event.id)
             }
