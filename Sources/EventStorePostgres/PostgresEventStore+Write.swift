@@ -111,13 +111,13 @@ extension PostgresEventStore {
         var lines: [Range<Int>] = []
         var start = 0
         plan.candidates.withUnsafeBufferPointer { candidates in
-            for index in candidates.indices {
-                defer { start = rows.ends[index] }
+            for (line, index) in rows.order.enumerated() {
+                defer { start = rows.ends[line] }
                 guard claimed[index] else { continue }
                 if let last = lines.last, last.upperBound == start {
-                    lines[lines.count - 1] = last.lowerBound..<rows.ends[index]
+                    lines[lines.count - 1] = last.lowerBound..<rows.ends[line]
                 } else {
-                    lines.append(start..<rows.ends[index])
+                    lines.append(start..<rows.ends[line])
                 }
                 stored[candidates[index].batch] += 1
                 // Only a device's loss record is copied out of the plan (to be read); every other event stays put.

@@ -83,17 +83,24 @@ struct PostgresWritePlan {
 
     /// The candidates as lines of `COPY events FROM STDIN`, made before their ids are claimed.
     struct CopyRows {
-        /// The rows of `events` in `COPY`'s text format: one line each, in the plan's order, `\N` for NULL;
+        /// The rows of `events` in `COPY`'s text format: one line each, in time order (``order``), `\N` for NULL;
         /// backslash, tab, newline and carriage return escaped.
+        ///
+        /// Time order, not the plan's (by id), because `events_by_time` is keyed by time: rows that come in its
+        /// order go in at its rightmost page, where the plan's random order would go down the index for each row
+        /// and touch a page of its own. For 193,943 realistic events in chunks of 8,192 into `events` in psql:
+        /// 0.75–1.01 s in time order against 1.12–1.50 s by id, five alternated runs each (2026-11-26).
         var text: ByteBuffer
-        /// Where each candidate's line ends in ``text``.
+        /// The candidates (their indices in the plan) in the order of their lines: by time, then by id.
+        var order: [Int]
+        /// Where each line of ``text`` ends: `ends[k]` for the line of candidate `order[k]`.
         var ends: [Int]
         /// The candidates' ids, escaped as in ``text``, one line each in the plan's order: the lines of `COPY
         /// event_ids FROM STDIN` that claim them all.
         var ids: ByteBuffer
         /// The candidates' distinct rollup groups, read in the same pass over their fields.
         var groups: [RollupKey]
-        /// Each candidate's rollup group: its index in ``groups``.
+        /// Each candidate's rollup group (by its index in the plan): its index in ``groups``.
         var group: [Int]
         /// The link rollup group and visitor of each candidate that has one (by its index): the hosted links' events.
         var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)]
@@ -126,14 +133,18 @@ struct PostgresWritePlan {
         ends.reserveCapacity(candidates.count)
         var ids = ByteBuffer()
         ids.reserveCapacity(candidates.count * 37)
+        for candidate in candidates {
+            PostgresCopyText.write(candidate.id, to: &ids)
+            ids.writeInteger(UInt8(ascii: "\n"))
+        }
         var groups: [RollupKey] = []
         var groupIndex: [RollupKey: Int] = [:]
-        var group: [Int] = []
-        group.reserveCapacity(candidates.count)
+        var group = [Int](repeating: 0, count: candidates.count)
         var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)] = [:]
         var row = [String?](repeating: nil, count: fieldCount)
         var extra: [(String, String)] = []
-        for index in candidates.indices {
+        let order = timeOrder()
+        for index in order {
             let event = candidates[index].event
             let id = candidates[index].id
             for position in 0..<fieldCount { row[position] = nil }
@@ -144,10 +155,10 @@ struct PostgresWritePlan {
                 length += PostgresCopyText.maximumLength(of: value)
             }
             if let known = groupIndex[rollup] {
-                group.append(known)
+                group[index] = known
             } else {
                 groupIndex[rollup] = groups.count
-                group.append(groups.count)
+                group[index] = groups.count
                 groups.append(rollup)
             }
             if let link = LinkRollupKey.group(of: event) { links[index] = link }
@@ -168,8 +179,6 @@ struct PostgresWritePlan {
                     put(UInt8(ascii: "N"))
                 }
                 out += PostgresCopyText.write(id, to: out)
-                ids.writeBytes(UnsafeRawBufferPointer(start: start, count: out - start))
-                ids.writeInteger(UInt8(ascii: "\n"))
                 put(UInt8(ascii: "\t"))
                 out += PostgresCopyText.write(event.timestamp, to: out)
                 put(UInt8(ascii: "\t"))
@@ -191,6 +200,13 @@ struct PostgresWritePlan {
             }
             ends.append(text.writerIndex)
         }
-        return CopyRows(text: text, ends: ends, ids: ids, groups: groups, group: group, links: links)
+        return CopyRows(text: text, order: order, ends: ends, ids: ids, groups: groups, group: group, links: links)
+    }
+
+    /// The candidates' indices by time, then by their place in the plan (by id): the order of `events_by_time`.
+    func timeOrder() -> [Int] {
+        var keys = candidates.indices.map { (time: candidates[$0].event.timestamp, index: $0) }
+        keys.sort { ($0.time, $0.index) < ($1.time, $1.index) }
+        return keys.map(\.index)
     }
 }

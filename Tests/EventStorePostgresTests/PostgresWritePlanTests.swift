@@ -43,7 +43,8 @@ struct PostgresWritePlanTests {
     }
 
     /// Each line holds the id, time, name, the field columns (`\N` when absent, `success` as 1 or 0), and `extra`,
-    /// escaped; events of one rollup group share it; the claim's lines are the ids, escaped, in the same order.
+    /// escaped; the lines go in time order (ties by id), the claim's lines (the ids, escaped) in the plan's; events
+    /// of one rollup group share it.
     @Test func copyLinesAndRollupGroups() {
         let events = [
             MeasurementEvent(
@@ -52,29 +53,36 @@ struct PostgresWritePlanTests {
                 timestamp: -1_700_000_000_123),
             MeasurementEvent(id: EventID("a\t1"), name: EventName.navIn, fields: [FieldName.ref: "r"], timestamp: 0),
             MeasurementEvent(
+                id: EventID("d-4"), name: EventName.navOut, fields: [FieldName.success: "1"],
+                timestamp: -1_700_000_000_100),
+            MeasurementEvent(
                 id: EventID("c-3"), name: EventName.navOut, fields: [FieldName.success: "1"],
                 timestamp: -1_700_000_000_100),
         ]
-        let rows = PostgresWritePlan(batches: [events]).copyRows()
+        let plan = PostgresWritePlan(batches: [events])
+        let rows = plan.copyRows()
+        #expect(plan.candidates.map(\.id) == ["a\t1", "b-2", "c-3", "d-4"])
+        #expect(rows.order == [1, 2, 3, 0])
         let text = String(buffer: rows.text)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 4 && lines[3].isEmpty)
+        #expect(lines.count == 5 && lines[4].isEmpty)
         #expect(rows.ends == lines.dropLast().reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.utf8.count + 1) })
         func columns(_ line: Substring) -> [String: String] {
             let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return Dictionary(uniqueKeysWithValues: zip(PostgresWritePlan.columns, values))
         }
+        #expect(lines.dropLast().map { columns($0)["id"] } == ["b-2", "c-3", "d-4", "a\\t1"])
+        #expect(String(buffer: rows.ids) == "a\\t1\nb-2\nc-3\nd-4\n")
+        let last = columns(lines[3])
+        #expect(last["ts_ms"] == "0" && last["name"] == EventName.navIn)
+        #expect(last["ref"] == "r" && last["success"] == "\\N" && last["extra"] == "\\N")
         let first = columns(lines[0])
-        #expect(first["id"] == "a\\t1" && first["ts_ms"] == "0" && first["name"] == EventName.navIn)
-        #expect(String(buffer: rows.ids) == "a\\t1\nb-2\nc-3\n")
-        #expect(first["ref"] == "r" && first["success"] == "\\N" && first["extra"] == "\\N")
-        let second = columns(lines[1])
-        #expect(second["ts_ms"] == "-1700000000123" && second["success"] == "1")
-        #expect(second["target_url"] == "https://x.test/a\\tb")
-        #expect(second["extra"] == #"{"custom":"c\\\\d"}"#)
-        #expect(columns(lines[2])["extra"] == "\\N")
-        #expect(rows.group.count == 3 && rows.groups.count == 2)
-        #expect(rows.group[1] == rows.group[2] && rows.group[0] != rows.group[1])
-        #expect(rows.groups[rows.group[1]].name == EventName.navOut)
+        #expect(first["ts_ms"] == "-1700000000123" && first["success"] == "1")
+        #expect(first["target_url"] == "https://x.test/a\\tb")
+        #expect(first["extra"] == #"{"custom":"c\\\\d"}"#)
+        #expect(columns(lines[1])["extra"] == "\\N")
+        #expect(rows.group.count == 4 && rows.groups.count == 2)
+        #expect(rows.group[1] == rows.group[2] && rows.group[2] == rows.group[3] && rows.group[0] != rows.group[1])
+        #expect(rows.groups[rows.group[1]].name == EventName.navOut && rows.groups[rows.group[0]].ref == "r")
     }
 }
