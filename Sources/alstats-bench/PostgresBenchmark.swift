@@ -12,7 +12,7 @@
     /// ingest of realistic events (``RealisticLines``) into ``PostgresEventStore`` as `alstats ingest` runs it
     /// against `COPY` of the same rows into a plain table (the server's own limit) and against one `INSERT` per event
     /// (what a naive collector does), in the same run (ingest and `COPY` as medians of `--runs`, 3 by default, 1 with
-    /// `--quick`); calls of 1,000 events (the collector's shape); then the report (``PostgresEventStore/rows(for:)``
+    /// `--quick`, taken in turn, each from a quiet server); calls of 1,000 events (the collector's shape); then the report (``PostgresEventStore/rows(for:)``
     /// and the builder) against the SQLite store's on the same events. Goals: ingest ≥ 0.5× COPY's rate and ≥ 10× the
     /// per-event rate; the report within 2× of SQLite's at 10M events (`--report-events`; 1M by default, 100k with
     /// `--quick`, so say which size a figure is for).
@@ -74,6 +74,17 @@
             }
         }
 
+        /// Leaves the server quiet before a measure: `VACUUM (ANALYZE)` of the database, so that autovacuum has
+        /// nothing of the last measure's rows left to do during the next, then `CHECKPOINT`, so that each measure
+        /// starts with no dirty pages and the same full-page writes ahead of it. `CHECKPOINT` needs a superuser or
+        /// the `pg_checkpoint` role (PostgreSQL 15); without either it is left out, and the figures swing more.
+        func quiesce(_ url: String) async throws {
+            try await withConnection(url) { connection in
+                try await connection.query("VACUUM (ANALYZE)", logger: Self.logger)
+                _ = try? await connection.query("CHECKPOINT", logger: Self.logger)
+            }
+        }
+
         func measure(
             events count: Int, naiveEvents: Int, reportEvents: Int, runs: Int, url: String
         ) async throws -> [Measure] {
@@ -86,30 +97,34 @@
             try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
             var measures: [Measure] = []
             let store = try await PostgresEventStore(url: url)
-            // What `alstats ingest --database postgres://...` does: read, decode, write in chunks. The median of
-            // `runs` ingests into the emptied store, beside the median of as many `COPY`s: one run of either swings
-            // by up to a half on this machine (the server's checkpoints and autovacuum come and go).
+            // What `alstats ingest --database postgres://...` does: read, decode, write in chunks; against `COPY` of
+            // the same rows. The medians of `runs` of each, taken in turn (an ingest into the emptied store, then a
+            // `COPY`), each from a quiet server (``quiesce(_:)``): the host's slow and fast stretches, and the
+            // server's checkpoints and autovacuum, otherwise fall on one measure and not the other (one run of
+            // either swung by up to a half on this machine when all ingests came before all `COPY`s).
             var oursTimes: [Double] = []
+            var copyTimes: [Double] = []
             for run in 0..<runs {
                 if run > 0 { try await emptyStore(url) }
+                try await quiesce(url)
                 oursTimes.append(
                     try await Self.seconds {
                         _ = try await store.ingestNDJSON([IngestInput(path: file)], onInvalidLine: { _ in })
                     })
+                try await quiesce(url)
+                copyTimes.append(try await withConnection(url) { try await Self.copy(events, on: $0) })
             }
             let ours = median(oursTimes)
+            let copy = median(copyTimes)
             // The collector's shape: calls of 1,000 events, one after the other, each its own transaction.
             try await emptyStore(url)
+            try await quiesce(url)
             let collector = try await Self.seconds {
                 for start in stride(from: 0, to: events.count, by: 1_000) {
                     _ = try await store.writeBatches([Array(events[start..<min(start + 1_000, events.count)])])
                 }
             }
-            var copyTimes: [Double] = []
-            for _ in 0..<runs {
-                copyTimes.append(try await withConnection(url) { try await Self.copy(events, on: $0) })
-            }
-            let copy = median(copyTimes)
+            try await quiesce(url)
             let perEvent = try await withConnection(url) {
                 try await Self.insertEach(Array(events.prefix(naiveEvents)), on: $0)
             }
