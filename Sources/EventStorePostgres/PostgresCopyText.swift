@@ -1,3 +1,4 @@
+import MeasurementEvents
 import NIOCore
 
 /// `COPY ... FROM STDIN`'s text format, as the writers send events (``PostgresWritePlan/copyRows()``) and the
@@ -60,6 +61,22 @@ package enum PostgresCopyText {
             written += 2
         }
         return written
+    }
+
+    /// The most bytes ``write(_:to:)-(EventID,_)`` writes for `id`: a UUID's 36, or every byte of a text escaped.
+    @inline(__always)
+    package static func maximumLength(of id: EventID) -> Int {
+        id.uuidValue == nil ? maximumLength(of: id.description) : 36
+    }
+
+    /// Writes `id`'s text (``EventID/description``) escaped at `out`, which has room for ``maximumLength(of:)-(EventID)``
+    /// bytes: a UUID's canonical text without making a `String` of it (it holds nothing to escape).
+    /// - Returns: how many bytes it wrote.
+    @inline(__always)
+    package static func write(_ id: EventID, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let (high, low) = id.uuidValue else { return write(id.description, to: out) }
+        EventID.writeUUID(high: high, low: low, to: UnsafeMutableBufferPointer(start: out, count: 36))
+        return 36
     }
 
     /// The most bytes ``write(_:to:)-(Int64,_)`` writes: a sign and 19 digits.

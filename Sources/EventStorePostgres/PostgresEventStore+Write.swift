@@ -62,7 +62,7 @@ extension PostgresEventStore {
         let rows = plan.candidates.isEmpty ? nil : plan.copyRows()
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
-        try await ensurePartitions(for: plan.candidates.map(\.event.timestamp))
+        try await ensurePartitions(for: plan.timestamps)
         let now = PostgresEventStore.nowMilliseconds()
         return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
             let (stored, deviceLosses) = try await self.write(
@@ -101,7 +101,7 @@ extension PostgresEventStore {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
         guard let rows else { return (stored, deviceLosses) }
-        var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.event.id) }
+        var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
         if skipped?.contains(true) != true { skipped = nil }
         let claimed = try await claim(plan, rows, skipping: skipped, on: connection)
         await turn?.open(holding: plan.idSet)
@@ -120,10 +120,7 @@ extension PostgresEventStore {
                     lines.append(start..<rows.ends[line])
                 }
                 stored[candidates[index].batch] += 1
-                // Only a device's loss record is copied out of the plan (to be read); every other event stays put.
-                let isLoss = candidates[index].event.name == DeviceLoss.eventName
-                let loss = isLoss ? DeviceLoss(candidates[index].event) : nil
-                if let loss {
+                if let loss = rows.losses.isEmpty ? nil : rows.losses[index] {
                     deviceLosses[loss.collectorReason, default: 0] += loss.count
                 } else {
                     groupCounts[rows.group[index]] += 1
@@ -150,7 +147,7 @@ extension PostgresEventStore {
             return skipped?.map { !$0 } ?? Array(repeating: true, count: plan.candidates.count)
         }
         var ids = PostgresBindings()
-        let sent = plan.candidates.indices.filter { skipped?[$0] != true }.map { plan.candidates[$0].id }
+        let sent = plan.candidates.indices.filter { skipped?[$0] != true }.map { plan.candidates[$0].id.description }
         ids.append(sent)
         let returned = try await self.rows(PostgresSQL.statement("claim_ids"), ids, on: connection) { row in
             try row[0].decode(String.self)

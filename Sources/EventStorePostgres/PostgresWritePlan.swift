@@ -6,45 +6,53 @@ import PostgresNIO
 /// id (the first of the call, as the SQLite store keeps the first), sorted by id so that concurrent writers
 /// claim ids in one order.
 struct PostgresWritePlan {
-    /// An event of the call and the batch it came in.
+    /// An event of the call: where it is in the call's batches, and its id. The event itself stays in
+    /// ``batches``: a copy of it would be a retain and a release of each of its parts, for every event written.
     struct Candidate {
         var batch: Int
-        var id: String
-        var event: MeasurementEvent
+        var index: Int
+        var id: EventID
     }
 
+    /// The call's batches, redacted: the candidates' events, read in place (``event(_:)``).
+    var batches: [[MeasurementEvent]]
     /// The events, one per id, by id.
     var candidates: [Candidate]
     /// The candidates' ids (the set that picked them, kept for the write in line after: ``WriteTurn/heldIDs``).
     var idSet: Set<EventID>
     /// How many batches the call had.
-    var batchCount: Int
+    var batchCount: Int { batches.count }
 
     /// The plan for `batches` (already redacted).
     init(batches: [[MeasurementEvent]]) {
-        batchCount = batches.count
+        self.batches = batches
         let total = batches.reduce(0) { $0 + $1.count }
-        idSet = []
-        idSet.reserveCapacity(total)
-        // The first event of each id, by its place in `batches`, and its id; sorted as indices, not as events (moving
-        // an event is a retain and a release of each of its parts).
-        var places: [(batch: Int, index: Int)] = []
-        var ids: [EventID] = []
+        var seen = Set<EventID>(minimumCapacity: total)
+        // The first event of each id, as its place in `batches` and its id; sorted as places, not as events.
+        var places: [Candidate] = []
         places.reserveCapacity(total)
-        ids.reserveCapacity(total)
-        for (batch, events) in batches.enumerated() {
-            for (index, event) in events.enumerated() where idSet.insert(event.id).inserted {
-                places.append((batch, index))
-                ids.append(event.id)
+        for batch in batches.indices {
+            batches[batch].withUnsafeBufferPointer { events in
+                for index in events.indices {
+                    let id = events[index].id
+                    if seen.insert(id).inserted { places.append(Candidate(batch: batch, index: index, id: id)) }
+                }
             }
         }
-        var order = Array(ids.indices)
-        ids.withUnsafeBufferPointer { ids in order.sort { PostgresWritePlan.precedes(ids[$0], ids[$1]) } }
-        candidates = order.map { kept in
-            let (batch, index) = places[kept]
-            return Candidate(batch: batch, id: ids[kept].description, event: batches[batch][index])
+        idSet = seen
+        var order = Array(places.indices)
+        places.withUnsafeBufferPointer { places in
+            order.sort { PostgresWritePlan.precedes(places[$0].id, places[$1].id) }
         }
+        candidates = order.map { places[$0] }
     }
+
+    /// A candidate's event.
+    @inline(__always)
+    func event(_ candidate: Candidate) -> MeasurementEvent { batches[candidate.batch][candidate.index] }
+
+    /// The candidates' times, in the plan's order.
+    var timestamps: [Int64] { candidates.map { batches[$0.batch][$0.index].timestamp } }
 
     /// Whether `first`'s text sorts before `second`'s, byte by byte (as `COLLATE "C"` sorts them). Two UUIDs
     /// compare as numbers: their canonical texts (lowercase hex digits, dashes at the same places) sort alike.
@@ -55,11 +63,13 @@ struct PostgresWritePlan {
         return first.description.utf8.lexicographicallyPrecedes(second.description.utf8)
     }
 
-    /// Which candidates the claim (Statements/claim_ids.sql) returned, given its rows: by position.
+    /// Which candidates the claim (Statements/claim_ids.sql) returned, given its rows (the ids' texts): by position.
     ///
     /// The claim returns the ids it inserted in the order it was given them, the plan's, so they are matched in one
-    /// walk; a row out of that order (nothing in SQL promises it) is looked up instead.
+    /// walk; a row out of that order (nothing in SQL promises it) is looked up instead. A row's text gives back
+    /// the id it was written from (``EventID/description``: a UUID's canonical text reads as that UUID).
     func claimed(_ returned: [String]) -> [Bool] {
+        let returned = returned.map(EventID.init)
         var claimed = [Bool](repeating: false, count: candidates.count)
         var position = 0
         for id in returned {
@@ -72,7 +82,7 @@ struct PostgresWritePlan {
     }
 
     /// ``claimed(_:)`` for rows in any order.
-    func claimedByLookup(_ returned: [String]) -> [Bool] {
+    func claimedByLookup(_ returned: [EventID]) -> [Bool] {
         let returned = Set(returned)
         return candidates.map { returned.contains($0.id) }
     }
@@ -104,6 +114,9 @@ struct PostgresWritePlan {
         var group: [Int]
         /// The link rollup group and visitor of each candidate that has one (by its index): the hosted links' events.
         var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)]
+        /// The device's loss record of each candidate that is one (by its index): counted in completeness, in no
+        /// rollup.
+        var losses: [Int: DeviceLoss]
 
         /// ``ids`` without the lines of the candidates `skipped` marks (an escaped id holds no raw line end).
         func ids(skipping skipped: [Bool]) -> ByteBuffer {
@@ -134,18 +147,26 @@ struct PostgresWritePlan {
         var ids = ByteBuffer()
         ids.reserveCapacity(candidates.count * 37)
         for candidate in candidates {
-            PostgresCopyText.write(candidate.id, to: &ids)
-            ids.writeInteger(UInt8(ascii: "\n"))
+            let room = PostgresCopyText.maximumLength(of: candidate.id) + 1
+            ids.writeWithUnsafeMutableBytes(minimumWritableBytes: room) {
+                guard let out = $0.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                    preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
+                }
+                let written = PostgresCopyText.write(candidate.id, to: out)
+                out[written] = UInt8(ascii: "\n")
+                return written + 1
+            }
         }
         var groups: [RollupKey] = []
         var groupIndex: [RollupKey: Int] = [:]
         var group = [Int](repeating: 0, count: candidates.count)
         var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)] = [:]
+        var losses: [Int: DeviceLoss] = [:]
         var row = [String?](repeating: nil, count: fieldCount)
         var extra: [(String, String)] = []
         let order = timeOrder()
         for index in order {
-            let event = candidates[index].event
+            let event = event(candidates[index])
             let id = candidates[index].id
             for position in 0..<fieldCount { row[position] = nil }
             // The most bytes the line can take: every value escaped whole, a separator or `\N` per column.
@@ -162,6 +183,7 @@ struct PostgresWritePlan {
                 groups.append(rollup)
             }
             if let link = LinkRollupKey.group(of: event) { links[index] = link }
+            if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) { losses[index] = loss }
             let extraText = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
             length += PostgresCopyText.maximumLength(of: id) + PostgresCopyText.maximumLength(of: event.name)
             if let extraText { length += PostgresCopyText.maximumLength(of: extraText) }
@@ -200,12 +222,13 @@ struct PostgresWritePlan {
             }
             ends.append(text.writerIndex)
         }
-        return CopyRows(text: text, order: order, ends: ends, ids: ids, groups: groups, group: group, links: links)
+        return CopyRows(
+            text: text, order: order, ends: ends, ids: ids, groups: groups, group: group, links: links, losses: losses)
     }
 
     /// The candidates' indices by time, then by their place in the plan (by id): the order of `events_by_time`.
     func timeOrder() -> [Int] {
-        var keys = candidates.indices.map { (time: candidates[$0].event.timestamp, index: $0) }
+        var keys = zip(timestamps, candidates.indices).map { (time: $0, index: $1) }
         keys.sort { ($0.time, $0.index) < ($1.time, $1.index) }
         return keys.map(\.index)
     }
