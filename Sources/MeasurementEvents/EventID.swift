@@ -69,8 +69,6 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { buffer in
             writeUUID(high: high, low: low, to: buffer)
@@ -80,6 +78,10 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Writes the canonical text of the UUID `high`, `low` (lowercase, dashes at 8, 13, 18 and 23) into the first 36
     /// bytes of `buffer`, as ``description`` gives it: for writers of bytes (an NDJSON line) that need no `String`.
+    ///
+    /// Digits are worked out, not looked up: a table in a global was a lazy-initialisation check per digit, 3% of
+    /// the PostgreSQL writers' CPU when they wrote two UUIDs per event.
+    @inline(__always)
     package static func writeUUID(high: UInt64, low: UInt64, to buffer: UnsafeMutableBufferPointer<UInt8>) {
         precondition(buffer.count >= 36, "a UUID's text takes 36 bytes")
         var position = 0
@@ -89,7 +91,8 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
                 position += 1
             }
             let half = nibble < 16 ? high : low
-            buffer[position] = hexDigits[Int((half >> UInt64((15 - nibble % 16) * 4)) & 0xF)]
+            let digit = UInt8(truncatingIfNeeded: (half >> UInt64((15 - nibble % 16) * 4)) & 0xF)
+            buffer[position] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
             position += 1
         }
     }
