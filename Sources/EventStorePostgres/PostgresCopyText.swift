@@ -69,8 +69,9 @@ package enum PostgresCopyText {
         id.uuidValue == nil ? maximumLength(of: id.description) : 36
     }
 
-    /// Writes `id`'s text (``EventID/description``) escaped at `out`, which has room for ``maximumLength(of:)-(EventID)``
-    /// bytes: a UUID's canonical text without making a `String` of it (it holds nothing to escape).
+    /// Writes `id`'s text (``EventID/description``) escaped at `out`, which has room for
+    /// ``maximumLength(of:)-(EventID)`` bytes: a UUID's canonical text without making a `String` of it (it holds
+    /// nothing to escape).
     /// - Returns: how many bytes it wrote.
     @inline(__always)
     package static func write(_ id: EventID, to out: UnsafeMutablePointer<UInt8>) -> Int {

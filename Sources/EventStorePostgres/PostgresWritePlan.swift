@@ -10,7 +10,8 @@ struct PostgresWritePlan {
     /// ``batches``: a copy of it would be a retain and a release of each of its parts, for every event written.
     struct Candidate {
         var batch: Int
-        var index: Int
+        /// Its place in its batch.
+        var position: Int
         var id: EventID
     }
 
@@ -35,7 +36,7 @@ struct PostgresWritePlan {
             batches[batch].withUnsafeBufferPointer { events in
                 for index in events.indices {
                     let id = events[index].id
-                    if seen.insert(id).inserted { places.append(Candidate(batch: batch, index: index, id: id)) }
+                    if seen.insert(id).inserted { places.append(Candidate(batch: batch, position: index, id: id)) }
                 }
             }
         }
@@ -49,10 +50,10 @@ struct PostgresWritePlan {
 
     /// A candidate's event.
     @inline(__always)
-    func event(_ candidate: Candidate) -> MeasurementEvent { batches[candidate.batch][candidate.index] }
+    func event(_ candidate: Candidate) -> MeasurementEvent { batches[candidate.batch][candidate.position] }
 
     /// The candidates' times, in the plan's order.
-    var timestamps: [Int64] { candidates.map { batches[$0.batch][$0.index].timestamp } }
+    var timestamps: [Int64] { candidates.map { batches[$0.batch][$0.position].timestamp } }
 
     /// Whether `first`'s text sorts before `second`'s, byte by byte (as `COLLATE "C"` sorts them). Two UUIDs
     /// compare as numbers: their canonical texts (lowercase hex digits, dashes at the same places) sort alike.

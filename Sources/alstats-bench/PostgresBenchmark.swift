@@ -12,10 +12,10 @@
     /// ingest of realistic events (``RealisticLines``) into ``PostgresEventStore`` as `alstats ingest` runs it
     /// against `COPY` of the same rows into a plain table (the server's own limit) and against one `INSERT` per event
     /// (what a naive collector does), in the same run (ingest and `COPY` as medians of `--runs`, 3 by default, 1 with
-    /// `--quick`, taken in turn, each from a quiet server); calls of 1,000 events (the collector's shape); then the report (``PostgresEventStore/rows(for:)``
-    /// and the builder) against the SQLite store's on the same events. Goals: ingest ≥ 0.5× COPY's rate and ≥ 10× the
-    /// per-event rate; the report within 2× of SQLite's at 10M events (`--report-events`; 1M by default, 100k with
-    /// `--quick`, so say which size a figure is for).
+    /// `--quick`, taken in turn, each from a quiet server); calls of 1,000 events (the collector's shape); then the
+    /// report (``PostgresEventStore/rows(for:)`` and the builder) against the SQLite store's on the same events.
+    /// Goals: ingest ≥ 0.5× COPY's rate and ≥ 10× the per-event rate; the report within 2× of SQLite's at 10M events
+    /// (`--report-events`; 1M by default, 100k with `--quick`, so say which size a figure is for).
     enum PostgresBenchmark {
         static let suite = "postgres"
 

@@ -42,19 +42,27 @@ struct PostgresEventStoreTests {
             let store = try await PostgresEventStore(url: url)
             #expect(try await store.writeBatches([[Self.event("m"), Self.event("x")]]) == [2])
             #expect(!store.claimsMeetStoredIDs.withLock { $0 }, "the next write tries COPY")
-            let mixed = ["a", "b", "m", "q", "x", "z"].map { Self.event($0, ref: "second") }
+            // Later ids at earlier times: the events' lines (in time order) and the claim (in id order) differ.
+            let mixed = ["a", "b", "m", "q", "x", "z"].enumerated().map { offset, id in
+                Self.event(id, at: 1_774_137_600_000 - Int64(offset) * 60_000, ref: "second")
+            }
             #expect(try await store.writeBatches([mixed], losses: [.bufferFull: 1]) == [4])
             #expect(store.claimsMeetStoredIDs.withLock { $0 }, "after a stored id, the next write claims at once")
             #expect(try await store.writeBatches([[Self.event("n")]]) == [1], "a later batch of new ids is claimed")
             #expect(!store.claimsMeetStoredIDs.withLock { $0 }, "a claim that met no stored id goes back to COPY")
             #expect(try await store.writeBatches([[Self.event("o"), Self.event("a")]]) == [1])
             var refs: [String: String] = [:]
-            try await store.forEachEvent { refs[$0.id.description] = $0.fields["ref"] }
+            var minutesBefore: [String: Int64] = [:]
+            try await store.forEachEvent {
+                refs[$0.id.description] = $0.fields["ref"]
+                minutesBefore[$0.id.description] = (1_774_137_600_000 - $0.timestamp) / 60_000
+            }
             #expect(
                 refs == [
                     "a": "second", "b": "second", "m": "feed", "n": "feed", "o": "feed", "q": "second", "x": "feed",
                     "z": "second",
                 ])
+            #expect(minutesBefore == ["a": 0, "b": 1, "m": 0, "n": 0, "o": 0, "q": 3, "x": 0, "z": 5])
             let rows = try await store.rows(for: ReportQuery())
             #expect(rows.groups.map(\.count).reduce(0, +) == 8, "rollups count only the events stored")
             #expect(try await store.completeness() == ["dropped": ["buffer_full": 1]])
