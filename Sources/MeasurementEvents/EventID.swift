@@ -26,7 +26,7 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         self = EventIDGenerator.shared.withLock { $0.next(milliseconds: now) }
     }
 
-    /// An id from its text: the canonical UUID form is stored as 16 bytes, any other non-empty text as it is.
+    /// An id from its text: the canonical UUID form is stored as 16 bytes, any other text (even empty) as it is.
     /// - Parameter text: the id as written in NDJSON or the database.
     public init(_ text: String) {
         if let (high, low) = EventID.parseUUID(text) {
