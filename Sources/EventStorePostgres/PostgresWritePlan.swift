@@ -21,6 +21,8 @@ struct PostgresWritePlan {
     var candidates: [Candidate]
     /// The candidates' ids (the set that picked them, kept for the write in line after: ``WriteTurn/heldIDs``).
     var idSet: Set<EventID>
+    /// The candidates' times, in the plan's order (for the lines' order and the partitions they need).
+    var timestamps: [Int64]
     /// How many batches the call had.
     var batchCount: Int { batches.count }
 
@@ -46,14 +48,12 @@ struct PostgresWritePlan {
             order.sort { PostgresWritePlan.precedes(places[$0].id, places[$1].id) }
         }
         candidates = order.map { places[$0] }
+        timestamps = candidates.map { batches[$0.batch][$0.position].timestamp }
     }
 
     /// A candidate's event.
     @inline(__always)
     func event(_ candidate: Candidate) -> MeasurementEvent { batches[candidate.batch][candidate.position] }
-
-    /// The candidates' times, in the plan's order.
-    var timestamps: [Int64] { candidates.map { batches[$0.batch][$0.position].timestamp } }
 
     /// Whether `first`'s text sorts before `second`'s, byte by byte (as `COLLATE "C"` sorts them). Two UUIDs
     /// compare as numbers: their canonical texts (lowercase hex digits, dashes at the same places) sort alike.
