@@ -8,7 +8,11 @@ public enum EventTime {
     /// Milliseconds since the Unix epoch of an RFC 3339 timestamp (`T` or a space between date and time,
     /// `Z` or an offset, fractions beyond milliseconds cut), or `nil` when `text` is not one.
     public static func milliseconds(rfc3339 text: String) -> Int64? {
-        let bytes = Array(text.utf8)
+        Array(text.utf8).withUnsafeBufferPointer { milliseconds(rfc3339: $0) }
+    }
+
+    /// ``milliseconds(rfc3339:)-(String)`` of UTF-8 bytes read in place (an NDJSON line's `ts`).
+    package static func milliseconds(rfc3339 bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count >= 20, let date = date(bytes) else { return nil }
         guard bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
             let hour = number(bytes, 11, 2), bytes[13] == UInt8(ascii: ":"), let minute = number(bytes, 14, 2),
@@ -50,7 +54,7 @@ public enum EventTime {
     /// An RFC 3339 timestamp, or a `YYYY-MM-DD` date taken as midnight UTC.
     public static func milliseconds(timeOrDate text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        if bytes.count == 10, let days = date(bytes) { return days * 86_400_000 }
+        if bytes.count == 10, let days = bytes.withUnsafeBufferPointer(date) { return days * 86_400_000 }
         return milliseconds(rfc3339: text)
     }
 
@@ -68,7 +72,7 @@ public enum EventTime {
     }
 
     /// Days since 1970-01-01 of the `YYYY-MM-DD` at the start of `bytes`.
-    private static func date(_ bytes: [UInt8]) -> Int64? {
+    private static func date(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard bytes.count >= 10, let year = number(bytes, 0, 4), bytes[4] == UInt8(ascii: "-"),
             let month = number(bytes, 5, 2), bytes[7] == UInt8(ascii: "-"), let day = number(bytes, 8, 2),
             (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
@@ -76,7 +80,7 @@ public enum EventTime {
         return days(year: year, month: month, day: day)
     }
 
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int64? {
         guard start + count <= bytes.count else { return nil }
         var value: Int64 = 0
         for index in start..<start + count {
@@ -106,7 +110,7 @@ public enum EventTime {
     package static func days(date text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10 else { return nil }
-        return date(bytes)
+        return bytes.withUnsafeBufferPointer(date)
     }
 
     /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).

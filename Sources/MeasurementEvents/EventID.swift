@@ -40,6 +40,15 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         storage = .uuid(high: high, low: low)
     }
 
+    /// ``init(_:)`` of valid UTF-8 bytes, read in place (an NDJSON line's id): a UUID costs no `String`.
+    package init(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        if let (high, low) = EventID.parseUUID(bytes: bytes) {
+            storage = .uuid(high: high, low: low)
+        } else {
+            storage = .text(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
     /// The all-zero UUID, given to an event before the bus stamps it (cheaper than generating one).
     static let unassigned = EventID(high: 0, low: 0)
 

@@ -19,9 +19,38 @@ enum NDJSONReaderAgreement {
             }
             guard answer == tree, publicCut == treeCut else { return false }
             var flatCut = 0
+            guard scanAgrees(buffer, with: answer, cut: publicCut, codec: codec) else { return false }
             guard let flat = codec.decodeFlat(utf8: buffer, truncatedValues: &flatCut) else { return true }
             return (try? tree.get()) == flat && flatCut == treeCut
         }
+    }
+
+    /// Whether the reader in place (``NDJSONCodec/scan(_:into:)``), when it takes the line, finds the event that
+    /// `decoded` is, with no value cut.
+    static func scanAgrees(
+        _ buffer: UnsafeBufferPointer<UInt8>, with decoded: Result<MeasurementEvent, NDJSONLineError>, cut: Int,
+        codec: NDJSONCodec
+    ) -> Bool {
+        var line = FlatLine()
+        guard codec.scan(buffer, into: &line) else { return true }
+        guard case .success(let event) = decoded, cut == 0 else { return false }
+        return event == NDJSONReaderAgreement.event(of: line)
+    }
+
+    /// The event a line read in place stands for.
+    static func event(of line: FlatLine) -> MeasurementEvent {
+        var fields: [String: String] = [:]
+        for field in line.fields {
+            fields[String(decoding: field.key, as: UTF8.self)] = String(decoding: field.value, as: UTF8.self)
+        }
+        return MeasurementEvent(
+            id: line.id, name: String(decoding: line.name, as: UTF8.self), fields: fields, timestamp: line.timestamp)
+    }
+
+    /// Whether the reader in place takes `text`.
+    static func scans(_ text: String, codec: NDJSONCodec) -> Bool {
+        var line = FlatLine()
+        return Array(text.utf8).withUnsafeBufferPointer { codec.scan($0, into: &line) }
     }
 }
 
@@ -31,6 +60,7 @@ struct NDJSONFlatLineTests {
     /// Lines in the shapes exports and SDKs write: the one-pass reader must take them all (were it to give
     /// up on them, every line would pay for both readers and this test is how we would know).
     static let commonShapes = [
+        #"{"fields":{"sourceHost":"h","type":"failed","z":"1"},"name":"al_nav_out","ts":"2025-11-21T00:00:00Z"}"#,
         #"{"id":"0192f5c3-0000-7000-8000-000000000001","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
         #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00.5Z","fields":{"success":"1","type":"failed","intentData":"x"}}"#,
         #"{"id":null,"name":"al_ref_back_out","ts":-5,"fields":null}"#,
@@ -45,6 +75,42 @@ struct NDJSONFlatLineTests {
         var cut = 0
         let event = Array(line.utf8).withUnsafeBufferPointer { codec.decodeFlat(utf8: $0, truncatedValues: &cut) }
         #expect(event != nil)
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines in the shapes exports, SDKs and the benchmark's realistic lines write, every text printable ASCII: the
+    /// reader in place takes them all (an ingest into PostgreSQL writes them from their bytes), with the event the
+    /// decoder reads.
+    @Test(arguments: [
+        #"{"id":"0192f5c3-0000-7000-8000-000000000001","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
+        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00.5Z","fields":{"success":"1","type":"failed","intentData":"x"}}"#,
+        #"{"fields":{"sourceHost":"h","sourceURLHost":"kept","z":"","":"empty key"},"name":"a","ts":1,"id":null}"#,
+        #"{"id":"0192F5C3-0000-7000-8000-000000000001","name":"a","ts":"2025-11-21 01:00:00+01:00","fields":null}"#,
+        #"{"id":"text id","name":"a","ts":-1763683200000,"fields":{}}"#, #"{"name":"a","ts":0}"#,
+        #"{"name":"a","ts":123456789012345678,"fields":{"type":"failed","intentData":"i","outputURL":"o"}}"#,
+        #"{"name":"al_nav_in","ts":"2025-11-21T00:00:00Z","fields":{"inputURL":"a://b?d=%7B%22x%22%7D"}}"#,
+    ])
+    func theReaderInPlaceTakesTheCommonShapes(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(NDJSONReaderAgreement.scans(line, codec: codec))
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines the reader in place leaves to the decoder: white space, escapes, other bytes than printable ASCII, a
+    /// repeated member, a number it does not read as an integer, a value to cut, limits broken, other members.
+    @Test(arguments: [
+        #" {"name":"a","ts":1}"#, #"{"name":"a","ts":1} "#, #"{"name":"a","ts":1}\#r"#, #"{"name":"a\u0062","ts":1}"#,
+        #"{"name":"café","ts":1}"#, #"{"name":"a","name":"a","ts":1}"#, #"{"name":"a","ts":1.0}"#,
+        #"{"name":"a","ts":1e3}"#, #"{"name":"a","ts":01}"#, #"{"name":"a","ts":1234567890123456789}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"a value longer than the twenty-four byte limit"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"1","k":"2"}}"#, #"{"name":"a","ts":1,"other":"x"}"#,
+        #"{"name":"a","ts":1,"id":""}"#, #"{"name":"","ts":1}"#, #"{"ts":1}"#, #"{"name":"a","ts":"2025-11-21"}"#,
+        #"{"name":"a","ts":1,"fields":{"n":1}}"#, #"{"name":"a","ts":-}"#, #"{"name":"a","ts":1,"fields":{"k":"\t"}}"#,
+    ])
+    func theReaderInPlaceLeavesOtherLinesToTheDecoder(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(!NDJSONReaderAgreement.scans(line, codec: codec))
         #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
     }
 
@@ -76,6 +142,8 @@ struct NDJSONFlatLineTests {
         var generator = SeededGenerator(seed: 7)
         let alphabet = Array(#"{}[]":,\ 0123456789.eE-+truefalsnameidtsfields"#.utf8) + [0xC3, 0xA9, 0xFF, 0x00]
         var taken = 0
+        var scanned = 0
+        var line = FlatLine()
         for round in 0..<20_000 {
             var bytes = Array(Self.commonShapes[round % Self.commonShapes.count].utf8)
             for _ in 0..<(1 + generator.next() % 3) {
@@ -92,8 +160,11 @@ struct NDJSONFlatLineTests {
             if bytes.withUnsafeBufferPointer({ codec.decodeFlat(utf8: $0, truncatedValues: &cut) }) != nil {
                 taken += 1
             }
+            if bytes.withUnsafeBufferPointer({ codec.scan($0, into: &line) }) { scanned += 1 }
         }
-        // Many mutations keep a valid line, and the one-pass reader must have read those.
+        // Many mutations keep a valid line, and the one-pass reader must have read those; the reader in place
+        // takes those in printable ASCII without an escape or white space.
         #expect(taken > 2_000)
+        #expect(scanned > 1_000)
     }
 }

@@ -175,26 +175,42 @@ public struct NDJSONCodec: Sendable {
 
     /// A version-8 UUID from a 128-bit FNV-1a hash of name, ts and the sorted fields.
     static func derivedID(name: String, timestamp: Int64, fields: [String: String]) -> EventID {
-        var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
-        let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
-        func mix(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
-                for byte in bytes {
-                    hash ^= UInt128(byte)
-                    hash = hash &* prime
-                }
-            }
-            hash ^= 0xFF  // a separator no UTF-8 text contains
-            hash = hash &* prime
-        }
-        mix(name)
-        mix(String(timestamp))
+        var hash = DerivedIDHash()
+        hash.mix(name)
+        hash.mix(String(timestamp))
         let pairs = Array(fields)
         for position in keyByteOrder(of: pairs) {
-            mix(pairs[position].key)
-            mix(pairs[position].value)
+            hash.mix(pairs[position].key)
+            hash.mix(pairs[position].value)
         }
+        return hash.id
+    }
+}
+
+/// The hash behind ``NDJSONCodec/derivedID(name:timestamp:fields:)``: 128-bit FNV-1a over texts, each followed by a
+/// separator no UTF-8 text contains. A reader of bytes in place (``FlatLine``) mixes the same texts as bytes.
+struct DerivedIDHash {
+    private var hash: UInt128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d
+    private static let prime: UInt128 = 0x0000_0000_0100_0000_0000_0000_0000_013B
+
+    /// Mixes `text`'s UTF-8 bytes, then the separator.
+    mutating func mix(_ text: String) {
+        var text = text
+        text.withUTF8 { mix($0) }
+    }
+
+    /// Mixes `bytes`, then the separator.
+    mutating func mix(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes {
+            hash ^= UInt128(byte)
+            hash = hash &* DerivedIDHash.prime
+        }
+        hash ^= 0xFF
+        hash = hash &* DerivedIDHash.prime
+    }
+
+    /// The version-8 UUID of the hash so far.
+    var id: EventID {
         let high = UInt64(truncatingIfNeeded: hash >> 64) & ~0xF000 | 0x8000
         let low = UInt64(truncatingIfNeeded: hash) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         return EventID(uuidHigh: high, low: low)

@@ -1,6 +1,12 @@
 import CSQLite
 import MeasurementEvents
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How an event maps to a row of `events` (Migrations/0001_create_events.sql) and back.
 ///
 /// The catalogue fields have real columns; `success` is stored as the integer 1 or 0 when it is "1" or
@@ -27,31 +33,39 @@ package enum EventColumns {
     ]
 
     /// The bind index (1-based) of a field's column, or `nil` for a field kept in `extra`.
-    ///
-    /// A switch on length, then literal comparison: cheaper than hashing every key of every event.
     @inline(__always)
-    static func bindIndex(of key: String) -> Int32? {
-        switch key.utf8.count {
-        case 3: return key == FieldName.ref ? 4 : nil
-        case 4: return key == FieldName.type ? 6 : nil
-        case 5: return key == FieldName.error ? 9 : nil
+    package static func bindIndex(of key: String) -> Int32? {
+        if let index = key.utf8.withContiguousStorageIfAvailable({ bindIndex(ofKey: $0) }) { return index }
+        return Array(key.utf8).withUnsafeBufferPointer { bindIndex(ofKey: $0) }
+    }
+
+    /// ``bindIndex(of:)`` of a key's UTF-8 bytes (a line read in place, ``FlatLine``).
+    ///
+    /// A switch on length, then a comparison of bytes: cheaper than hashing every key of every event.
+    @inline(__always)
+    package static func bindIndex(ofKey key: UnsafeBufferPointer<UInt8>) -> Int32? {
+        func equals(_ name: StaticString) -> Bool {
+            name.utf8CodeUnitCount == key.count && memcmp(name.utf8Start, key.baseAddress!, key.count) == 0
+        }
+        switch key.count {
+        case 3: return equals("ref") ? 4 : nil
+        case 4: return equals("type") ? 6 : nil
+        case 5: return equals("error") ? 9 : nil
         case 7:
-            if key == FieldName.success { return 5 }
-            return key == FieldName.version ? 18 : nil
-        case 8:
-            if key == FieldName.inputURL { return 10 }
-            return nil
+            if equals("success") { return 5 }
+            return equals("version") ? 18 : nil
+        case 8: return equals("inputURL") ? 10 : nil
         case 9:
-            if key == FieldName.targetURL { return 12 }
-            if key == FieldName.outputURL { return 15 }
-            return key == FieldName.sourceURL ? 17 : nil
-        case 10: return key == FieldName.refererURL ? 13 : nil
-        case 13: return key == FieldName.sourceURLHost ? 8 : nil
+            if equals("targetURL") { return 12 }
+            if equals("outputURL") { return 15 }
+            return equals("sourceURL") ? 17 : nil
+        case 10: return equals("refererURL") ? 13 : nil
+        case 13: return equals("sourceURLHost") ? 8 : nil
         case 14:
-            if key == FieldName.refererAppName { return 7 }
-            return key == FieldName.inputURLScheme ? 11 : nil
-        case 15: return key == FieldName.outputURLScheme ? 16 : nil
-        case 17: return key == FieldName.sourceApplication ? 14 : nil
+            if equals("refererAppName") { return 7 }
+            return equals("inputURLScheme") ? 11 : nil
+        case 15: return equals("outputURLScheme") ? 16 : nil
+        case 17: return equals("sourceApplication") ? 14 : nil
         default: return nil
         }
     }

@@ -23,17 +23,36 @@ extension Redactor {
         // withCString hands out a native string's own NUL-terminated storage (embedded NULs included).
         return text.withCString { pointer in
             pointer.withMemoryRebound(to: UInt8.self, capacity: count + 1) { base in
-                let bytes = UnsafeBufferPointer(start: base, count: count)
-                guard Redactor.holdsEscape(bytes) else {
-                    // The quick scan rules out most text; only a possible key is checked for its value.
-                    return mayHoldSecret(text) && exposesSecret(decoded: bytes)
-                }
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
-                    _ = buffer.initialize(fromContentsOf: bytes)
-                    let length = Redactor.decodeInPlace(buffer, count: count)
-                    return exposesSecret(decoded: UnsafeBufferPointer(rebasing: buffer[0..<length]))
-                }
+                exposesSecret(terminated: UnsafeBufferPointer(start: base, count: count))
             }
+        }
+    }
+
+    /// ``exposesSecret(_:)`` of a value's UTF-8 bytes read in place (an NDJSON line's), with the same answer as for
+    /// their `String`: a line whose values show no secret is stored as it was read.
+    package func exposesSecret(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count > minimumKeyLength, let base = bytes.baseAddress else { return false }
+        // The scans below run up to a NUL: a copy with one, on the stack when it is small.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 1) { buffer in
+            guard let copy = buffer.baseAddress else { return false }
+            copy.update(from: base, count: count)
+            copy[count] = 0
+            return exposesSecret(terminated: UnsafeBufferPointer(start: copy, count: count))
+        }
+    }
+
+    /// ``exposesSecret(_:)`` of `bytes`, which a NUL follows.
+    private func exposesSecret(terminated bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard Redactor.holdsEscape(bytes) else {
+            // The quick scan rules out most text; only a possible key is checked for its value.
+            return mayHoldSecret(bytes: bytes) && exposesSecret(decoded: bytes)
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            _ = buffer.initialize(fromContentsOf: bytes)
+            let length = Redactor.decodeInPlace(buffer, count: count)
+            return exposesSecret(decoded: UnsafeBufferPointer(rebasing: buffer[0..<length]))
         }
     }
 

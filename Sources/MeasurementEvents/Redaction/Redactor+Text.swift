@@ -31,7 +31,7 @@ extension Redactor {
 
     /// Finds each `=` or `:` (raw or percent-encoded at any depth) with `strcspn`, which is vectorised,
     /// and checks whether a key (optionally quoted) ends right before it. `bytes` must be followed by a NUL.
-    private func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func mayHoldSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return false }
         var position = 0

@@ -164,7 +164,9 @@ public struct Redactor: Sendable {
         return Array(key.utf8).withUnsafeBufferPointer { isSecret(keyBytes: $0) }
     }
 
-    private func isSecret(keyBytes bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// ``isSecret(key:)`` of a key's UTF-8 bytes read in place.
+    package func isSecret(keyBytes bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= minimumKeyLength else { return false }
         var start = bytes.count
         while start > 0, bytes[start - 1] != UInt8(ascii: "/"), bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
         return isKey(bytes, 0, bytes.count) || (start > 0 && isKey(bytes, start, bytes.count))
