@@ -25,7 +25,8 @@ extension PostgresEventStore {
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int] = [:]
     ) async throws(StoreError) -> [Int] {
-        try await write(batches, losses: losses, after: nil, claimed: nil)
+        try await write(
+            batches.map { PostgresEventRows($0, redactor: redactor) }, losses: losses, after: nil, claimed: nil)
     }
 
     /// ``writeBatches(_:losses:)`` overlapping the write before it: the events are redacted and their bindings made
@@ -39,34 +40,35 @@ extension PostgresEventStore {
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> [Int] {
         try await claimed.opening { () async throws(StoreError) in
-            try await write(batches, losses: losses, after: previous, claimed: claimed)
+            try await write(
+                batches.map { PostgresEventRows($0, redactor: redactor) }, losses: losses, after: previous,
+                claimed: claimed)
         }
     }
 
+    /// Writes the events of `rows` (one batch each) as ``writeBatches(_:losses:after:claimed:)`` writes batches.
     private func write(
-        _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn?
+        _ rows: [PostgresEventRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn?
     ) async throws(StoreError) -> [Int] {
-        // A count of this call's own (as EncodedEvents keeps one): two overlapping writes must not take each
-        // other's counts, and a write that fails drops its count with its events.
-        let own = redactor.withOwnCount()
-        let redacted = batches.map { $0.isEmpty ? $0 : own.redact($0) }
-        let altered = own.takeConservativeRedactions()
-        let plan = PostgresWritePlan(batches: redacted)
+        // Each rows' redactor keeps a count of its own (as EncodedEvents does): two overlapping writes must not take
+        // each other's counts, and a write that fails drops its count with its events.
+        let altered = rows.reduce(0) { $0 + $1.redactor.takeConservativeRedactions() }
+        let plan = PostgresWritePlan(rows: rows)
         var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
             .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
         if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
         guard !plan.candidates.isEmpty || !counts.isEmpty else {
             await previous?.wait()
-            return Array(repeating: 0, count: batches.count)
+            return Array(repeating: 0, count: rows.count)
         }
-        let rows = plan.candidates.isEmpty ? nil : plan.copyRows()
+        let ids = plan.candidates.isEmpty ? nil : plan.idLines()
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
         try await ensurePartitions(for: plan.timestamps)
         let now = PostgresEventStore.nowMilliseconds()
         return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
             let (stored, deviceLosses) = try await self.write(
-                plan, rows, skipping: held, claimed: claimed, on: connection)
+                plan, ids, skipping: held, claimed: claimed, on: connection)
             try await self.addCompleteness(
                 PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
             return stored
@@ -89,47 +91,50 @@ extension PostgresEventStore {
 
     /// Claims the plan's ids but those the write before holds (`held`, its turn's ``WriteTurn/heldIDs``: their
     /// events are duplicates of it), opens `turn` with the plan's ids, then stores the events whose id it claimed
-    /// with `COPY` (their lines of `rows`, the plan's ``PostgresWritePlan/copyRows()``) and writes their rollups,
-    /// inside the open transaction. A device's loss record (``DeviceLoss``) is stored as new counts in completeness
-    /// as `device:REASON`, as the SQLite store counts it, and in no rollup; sent again, it is a duplicate and counts
-    /// nothing.
+    /// with `COPY` (their lines, in time order) and writes their rollups, inside the open transaction; `ids` are the
+    /// plan's ``PostgresWritePlan/idLines()``. A device's loss record (``DeviceLoss``) is stored as new counts in
+    /// completeness as `device:REASON`, as the SQLite store counts it, and in no rollup; sent again, it is a
+    /// duplicate and counts nothing.
     /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
     private func write(
-        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows?, skipping held: Set<EventID>,
+        _ plan: PostgresWritePlan, _ ids: ByteBuffer?, skipping held: Set<EventID>,
         claimed turn: WriteTurn?, on connection: PostgresConnection
     ) async throws -> ([Int], [DropReason: Int]) {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
-        guard let rows else { return (stored, deviceLosses) }
+        guard let ids else { return (stored, deviceLosses) }
+        let order = plan.timeOrder()
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
         if skipped?.contains(true) != true { skipped = nil }
-        let claimed = try await claim(plan, rows, skipping: skipped, on: connection)
+        let claimed = try await claim(plan, ids, skipping: skipped, on: connection)
         await turn?.open(holding: plan.idSet)
         guard claimed.contains(true) else { return (stored, deviceLosses) }
         var rollups = PostgresRollups()
-        var groupCounts = [Int](repeating: 0, count: rows.groups.count)
-        var lines: [Range<Int>] = []
-        var start = 0
-        plan.candidates.withUnsafeBufferPointer { candidates in
-            for (line, index) in rows.order.enumerated() {
-                defer { start = rows.ends[line] }
-                guard claimed[index] else { continue }
-                if let last = lines.last, last.upperBound == start {
-                    lines[lines.count - 1] = last.lowerBound..<rows.ends[line]
-                } else {
-                    lines.append(start..<rows.ends[line])
-                }
-                stored[candidates[index].batch] += 1
-                if let loss = rows.losses.isEmpty ? nil : rows.losses[index] {
+        var groupCounts = plan.batches.map { [Int](repeating: 0, count: $0.groups.count) }
+        var text = ByteBuffer()
+        text.reserveCapacity(plan.batches.reduce(0) { $0 + $1.text.readableBytes })
+        plan.batches.withUnsafeBufferPointer { batches in
+            for index in order where claimed[index] {
+                let candidate = plan.candidates[index]
+                let position = candidate.position
+                let rows = batches[candidate.batch]
+                let range = rows.range(of: position)
+                _ = rows.text.withUnsafeReadableBytes { text.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                stored[candidate.batch] += 1
+                if let loss = rows.losses.isEmpty ? nil : rows.losses[position] {
                     deviceLosses[loss.collectorReason, default: 0] += loss.count
                 } else {
-                    groupCounts[rows.group[index]] += 1
-                    if let link = rows.links[index] { rollups.add(link: link) }
+                    groupCounts[candidate.batch][rows.group[position]] += 1
+                    if let link = rows.links.isEmpty ? nil : rows.links[position] { rollups.add(link: link) }
                 }
             }
         }
-        for (group, count) in groupCounts.enumerated() where count > 0 { rollups.add(count, to: rows.groups[group]) }
-        try await copy(lines, of: rows.text, on: connection)
+        for (batch, counts) in groupCounts.enumerated() {
+            for (group, count) in counts.enumerated() where count > 0 {
+                rollups.add(count, to: plan.batches[batch].groups[group])
+            }
+        }
+        try await copy(text, on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)
     }
@@ -139,10 +144,9 @@ extension PostgresEventStore {
     /// which skips the stored ones.
     /// - Returns: for each candidate, whether its id was claimed.
     private func claim(
-        _ plan: PostgresWritePlan, _ rows: PostgresWritePlan.CopyRows, skipping skipped: [Bool]?,
-        on connection: PostgresConnection
+        _ plan: PostgresWritePlan, _ ids: ByteBuffer, skipping skipped: [Bool]?, on connection: PostgresConnection
     ) async throws -> [Bool] {
-        let lines = skipped.map { rows.ids(skipping: $0) } ?? rows.ids
+        let lines = skipped.map { PostgresWritePlan.idLines(ids, skipping: $0) } ?? ids
         if !claimsMeetStoredIDs.withLock({ $0 }), try await claimAll(lines, on: connection) {
             return skipped?.map { !$0 } ?? Array(repeating: true, count: plan.candidates.count)
         }
@@ -156,7 +160,7 @@ extension PostgresEventStore {
         return plan.claimed(returned)
     }
 
-    /// Claims every id of a plan at once (`ids`, its ``PostgresWritePlan/CopyRows/ids``), the way most batches'
+    /// Claims every id of a plan at once (`ids`, its ``PostgresWritePlan/idLines()``), the way most batches'
     /// ids are met: new. `COPY event_ids` checks no conflict ahead, which makes it the cheapest insert PostgreSQL
     /// has (for 174,393 ids in chunks of 8,192, timed in psql: 0.38–0.45 s against 1.10–1.35 s for
     /// Statements/claim_ids.sql). An id already stored, or held by another open transaction that then commits it,
@@ -182,20 +186,12 @@ extension PostgresEventStore {
     /// SQLSTATE `unique_violation`.
     static let uniqueViolation = "23505"
 
-    /// Sends the byte ranges `lines` of `text` (lines of `COPY`'s text format) into `events`, in pieces of at most
-    /// 1 MiB.
-    private func copy(_ lines: [Range<Int>], of text: ByteBuffer, on connection: PostgresConnection) async throws {
+    /// Sends `text` (lines of `COPY`'s text format) into `events`, in pieces of at most 1 MiB.
+    private func copy(_ text: ByteBuffer, on connection: PostgresConnection) async throws {
         try await connection.copyFrom(table: "events", columns: PostgresWritePlan.columns, logger: logger) { writer in
-            for range in lines {
-                var offset = range.lowerBound
-                while offset < range.upperBound {
-                    let length = min(range.upperBound - offset, 1 << 20)
-                    guard let piece = text.getSlice(at: offset, length: length) else {
-                        preconditionFailure("a line's range lies within the text it was made in")
-                    }
-                    try await writer.write(piece)
-                    offset += length
-                }
+            var text = text
+            while let piece = text.readSlice(length: min(text.readableBytes, 1 << 20)), piece.readableBytes > 0 {
+                try await writer.write(piece)
             }
         }
     }
@@ -225,5 +221,29 @@ extension PostgresEventStore {
         binds.append(sorted.map { Int64($0.count) })
         binds.append(now)
         try await run(PostgresSQL.statement("upsert_completeness"), binds, on: connection)
+    }
+}
+
+extension PostgresEventStore: IngestRowWriter {
+    /// Rows of `COPY` lines redacted with the store's keys: an ingest makes them on its reader thread.
+    package func makeIngestRows() -> any IngestRows { PostgresEventRows(redactor: redactor) }
+
+    /// Writes the events of `rows` (made by ``makeIngestRows()``) as ``writeBatches(_:losses:after:claimed:)``
+    /// writes batches.
+    /// - Returns: how many events were new.
+    /// - Throws: ``StoreError`` (`.io`) when the transaction could not be committed; nothing of the call is stored.
+    package func writeRows(
+        _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+    ) async throws(StoreError) -> Int {
+        try await claimed.opening { () async throws(StoreError) in
+            var own: [PostgresEventRows] = []
+            for chunk in rows {
+                guard let chunk = chunk as? PostgresEventRows else {
+                    throw StoreError(.io, path: location, "rows of another store were given to \(location) to write")
+                }
+                own.append(chunk)
+            }
+            return try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
+        }
     }
 }

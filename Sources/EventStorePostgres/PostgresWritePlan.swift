@@ -6,8 +6,7 @@ import PostgresNIO
 /// id (the first of the call, as the SQLite store keeps the first), sorted by id so that concurrent writers
 /// claim ids in one order.
 struct PostgresWritePlan {
-    /// An event of the call: where it is in the call's batches, and its id. The event itself stays in
-    /// ``batches``: a copy of it would be a retain and a release of each of its parts, for every event written.
+    /// An event of the call: where it is in the call's batches (its line in their rows), and its id.
     struct Candidate {
         var batch: Int
         /// Its place in its batch.
@@ -15,8 +14,8 @@ struct PostgresWritePlan {
         var id: EventID
     }
 
-    /// The call's batches, redacted: the candidates' events, read in place (``event(_:)``).
-    var batches: [[MeasurementEvent]]
+    /// The call's batches as rows: the candidates' lines, redacted.
+    var batches: [PostgresEventRows]
     /// The events, one per id, by id.
     var candidates: [Candidate]
     /// The candidates' ids (the set that picked them, kept for the write in line after: ``WriteTurn/heldIDs``).
@@ -26,8 +25,13 @@ struct PostgresWritePlan {
     /// How many batches the call had.
     var batchCount: Int { batches.count }
 
-    /// The plan for `batches` (already redacted).
-    init(batches: [[MeasurementEvent]]) {
+    /// The plan for the events of `batches`, redacted with `redactor`'s keys.
+    init(batches: [[MeasurementEvent]], redactor: Redactor) {
+        self.init(rows: batches.map { PostgresEventRows($0, redactor: redactor) })
+    }
+
+    /// The plan for the events of `batches`.
+    init(rows batches: [PostgresEventRows]) {
         self.batches = batches
         let total = batches.reduce(0) { $0 + $1.count }
         var seen = Set<EventID>(minimumCapacity: total)
@@ -35,11 +39,8 @@ struct PostgresWritePlan {
         var places: [Candidate] = []
         places.reserveCapacity(total)
         for batch in batches.indices {
-            batches[batch].withUnsafeBufferPointer { events in
-                for index in events.indices {
-                    let id = events[index].id
-                    if seen.insert(id).inserted { places.append(Candidate(batch: batch, position: index, id: id)) }
-                }
+            for (index, id) in batches[batch].ids.enumerated() where seen.insert(id).inserted {
+                places.append(Candidate(batch: batch, position: index, id: id))
             }
         }
         idSet = seen
@@ -48,12 +49,8 @@ struct PostgresWritePlan {
             order.sort { PostgresWritePlan.precedes(places[$0].id, places[$1].id) }
         }
         candidates = order.map { places[$0] }
-        timestamps = candidates.map { batches[$0.batch][$0.position].timestamp }
+        timestamps = candidates.map { batches[$0.batch].timestamps[$0.position] }
     }
-
-    /// A candidate's event.
-    @inline(__always)
-    func event(_ candidate: Candidate) -> MeasurementEvent { batches[candidate.batch][candidate.position] }
 
     /// Whether `first`'s text sorts before `second`'s, byte by byte (as `COLLATE "C"` sorts them). Two UUIDs
     /// compare as numbers: their canonical texts (lowercase hex digits, dashes at the same places) sort alike.
@@ -88,63 +85,13 @@ struct PostgresWritePlan {
         return candidates.map { returned.contains($0.id) }
     }
 
-    /// The columns of `events` that ``copyRows()`` writes, in its order: as the SQLite store's `events` (id, time,
+    /// The columns of `events` that the rows' lines hold, in their order: as the SQLite store's `events` (id, time,
     /// name, ``EventColumns/fields``, extra).
     static let columns = ["id", "ts_ms", "name"] + EventColumns.fields.map(\.column) + ["extra"]
 
-    /// The candidates as lines of `COPY events FROM STDIN`, made before their ids are claimed.
-    struct CopyRows {
-        /// The rows of `events` in `COPY`'s text format: one line each, in time order (``order``), `\N` for NULL;
-        /// backslash, tab, newline and carriage return escaped.
-        ///
-        /// Time order, not the plan's (by id), because `events_by_time` is keyed by time: rows that come in its
-        /// order go in at its rightmost page, where the plan's random order would go down the index for each row
-        /// and touch a page of its own. For 193,943 realistic events in chunks of 8,192 into `events` in psql:
-        /// 0.75–1.01 s in time order against 1.12–1.50 s by id, five alternated runs each (2026-11-26).
-        var text: ByteBuffer
-        /// The candidates (their indices in the plan) in the order of their lines: by time, then by id.
-        var order: [Int]
-        /// Where each line of ``text`` ends: `ends[k]` for the line of candidate `order[k]`.
-        var ends: [Int]
-        /// The candidates' ids, escaped as in ``text``, one line each in the plan's order: the lines of `COPY
-        /// event_ids FROM STDIN` that claim them all.
-        var ids: ByteBuffer
-        /// The candidates' distinct rollup groups, read in the same pass over their fields.
-        var groups: [RollupKey]
-        /// Each candidate's rollup group (by its index in the plan): its index in ``groups``.
-        var group: [Int]
-        /// The link rollup group and visitor of each candidate that has one (by its index): the hosted links' events.
-        var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)]
-        /// The device's loss record of each candidate that is one (by its index): counted in completeness, in no
-        /// rollup.
-        var losses: [Int: DeviceLoss]
-
-        /// ``ids`` without the lines of the candidates `skipped` marks (an escaped id holds no raw line end).
-        func ids(skipping skipped: [Bool]) -> ByteBuffer {
-            var kept = ByteBuffer()
-            kept.reserveCapacity(ids.readableBytes)
-            ids.withUnsafeReadableBytes { bytes in
-                var start = 0
-                var line = 0
-                for end in bytes.indices where bytes[end] == UInt8(ascii: "\n") {
-                    if !skipped[line] { kept.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start...end])) }
-                    start = end + 1
-                    line += 1
-                }
-            }
-            return kept
-        }
-    }
-
-    /// The candidates' lines of `COPY events FROM STDIN`, and their rollup groups (hashed here, before the ids are
-    /// claimed, so that the claimed events are only counted).
-    func copyRows() -> CopyRows {
-        let fieldCount = EventColumns.fields.count
-        let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
-        var text = ByteBuffer()
-        text.reserveCapacity(candidates.count * 640)
-        var ends: [Int] = []
-        ends.reserveCapacity(candidates.count)
+    /// The candidates' ids, escaped, one line each in the plan's order: the lines of `COPY event_ids FROM STDIN` that
+    /// claim them all.
+    func idLines() -> ByteBuffer {
         var ids = ByteBuffer()
         ids.reserveCapacity(candidates.count * 37)
         for candidate in candidates {
@@ -158,76 +105,32 @@ struct PostgresWritePlan {
                 return written + 1
             }
         }
-        var groups: [RollupKey] = []
-        var groupIndex: [RollupKey: Int] = [:]
-        var group = [Int](repeating: 0, count: candidates.count)
-        var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)] = [:]
-        var losses: [Int: DeviceLoss] = [:]
-        var row = [String?](repeating: nil, count: fieldCount)
-        var extra: [(String, String)] = []
-        let order = timeOrder()
-        for index in order {
-            let event = event(candidates[index])
-            let id = candidates[index].id
-            for position in 0..<fieldCount { row[position] = nil }
-            // The most bytes the line can take: every value escaped whole, a separator or `\N` per column.
-            var length = 3 * (fieldCount + 4) + PostgresCopyText.maximumIntegerLength
-            let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { bindIndex, value in
-                row[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = value
-                length += PostgresCopyText.maximumLength(of: value)
-            }
-            if let known = groupIndex[rollup] {
-                group[index] = known
-            } else {
-                groupIndex[rollup] = groups.count
-                group[index] = groups.count
-                groups.append(rollup)
-            }
-            if let link = LinkRollupKey.group(of: event) { links[index] = link }
-            if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) { losses[index] = loss }
-            let extraText = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
-            length += PostgresCopyText.maximumLength(of: id) + PostgresCopyText.maximumLength(of: event.name)
-            if let extraText { length += PostgresCopyText.maximumLength(of: extraText) }
-            text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
-                guard let start = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-                    preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
-                }
-                var out = start
-                func put(_ byte: UInt8) {
-                    out.pointee = byte
-                    out += 1
-                }
-                func putNull() {
-                    put(UInt8(ascii: "\\"))
-                    put(UInt8(ascii: "N"))
-                }
-                out += PostgresCopyText.write(id, to: out)
-                put(UInt8(ascii: "\t"))
-                out += PostgresCopyText.write(event.timestamp, to: out)
-                put(UInt8(ascii: "\t"))
-                out += PostgresCopyText.write(event.name, to: out)
-                for position in 0..<fieldCount {
-                    put(UInt8(ascii: "\t"))
-                    if position == successPosition {
-                        if let success { put(success == 1 ? UInt8(ascii: "1") : UInt8(ascii: "0")) } else { putNull() }
-                    } else if let value = row[position] {
-                        out += PostgresCopyText.write(value, to: out)
-                    } else {
-                        putNull()
-                    }
-                }
-                put(UInt8(ascii: "\t"))
-                if let extraText { out += PostgresCopyText.write(extraText, to: out) } else { putNull() }
-                put(UInt8(ascii: "\n"))
-                return out - start
-            }
-            ends.append(text.writerIndex)
-        }
-        return CopyRows(
-            text: text, order: order, ends: ends, ids: ids, groups: groups, group: group, links: links, losses: losses)
+        return ids
     }
 
-    /// The candidates' indices by time, then by their place in the plan (by id): the order of `events_by_time`.
+    /// `ids` (``idLines()``) without the lines of the candidates `skipped` marks (an escaped id holds no raw line end).
+    static func idLines(_ ids: ByteBuffer, skipping skipped: [Bool]) -> ByteBuffer {
+        var kept = ByteBuffer()
+        kept.reserveCapacity(ids.readableBytes)
+        ids.withUnsafeReadableBytes { bytes in
+            var start = 0
+            var line = 0
+            for end in bytes.indices where bytes[end] == UInt8(ascii: "\n") {
+                if !skipped[line] { kept.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start...end])) }
+                start = end + 1
+                line += 1
+            }
+        }
+        return kept
+    }
+
+    /// The candidates' indices by time, then by their place in the plan (by id): the order of `events_by_time`, in
+    /// which their lines go into `COPY events`.
+    ///
+    /// Time order, not the plan's (by id), because `events_by_time` is keyed by time: rows that come in its order go
+    /// in at its rightmost page, where the plan's random order would go down the index for each row and touch a page
+    /// of its own. For 193,943 realistic events in chunks of 8,192 into `events` in psql: 0.75–1.01 s in time order
+    /// against 1.12–1.50 s by id, five alternated runs each (2026-11-26).
     func timeOrder() -> [Int] {
         var keys = zip(timestamps, candidates.indices).map { (time: $0, index: $1) }
         keys.sort { ($0.time, $0.index) < ($1.time, $1.index) }

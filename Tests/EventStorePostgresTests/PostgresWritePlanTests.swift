@@ -16,16 +16,22 @@ struct PostgresWritePlanTests {
         "ZZZ", "0192F5C3-8A1B-7C4D-8E2F-000000000001", "1-text", "é-text", "0192f5c3-8a1b-7c4d-8e2f", "", "a\tb",
     ]
 
+    /// The line at `position` of `rows`, with its newline.
+    static func line(_ position: Int, of rows: PostgresEventRows) -> String {
+        let range = rows.range(of: position)
+        return rows.text.getString(at: range.lowerBound, length: range.count) ?? ""
+    }
+
     /// One id per candidate, the first event of each kept, sorted by the ids' bytes as `COLLATE "C"` sorts them
     /// (UUIDs and text ids mixed).
     @Test func candidatesAreTheFirstOfEachIdInByteOrder() {
         let ids = Self.uuids + Self.texts
         let first = ids.map { MeasurementEvent(id: EventID($0), name: EventName.navIn, timestamp: 1) }
         let again = ids.reversed().map { MeasurementEvent(id: EventID($0), name: EventName.navOut, timestamp: 2) }
-        let plan = PostgresWritePlan(batches: [first, [], again])
+        let plan = PostgresWritePlan(batches: [first, [], again], redactor: Redactor())
         let expected = ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         #expect(plan.candidates.map(\.id.description) == expected)
-        #expect(plan.candidates.allSatisfy { $0.batch == 0 && plan.event($0).name == EventName.navIn })
+        #expect(plan.candidates.allSatisfy { $0.batch == 0 } && plan.timestamps.allSatisfy { $0 == 1 })
         #expect(plan.batchCount == 3)
     }
 
@@ -34,7 +40,8 @@ struct PostgresWritePlanTests {
     @Test func claimedIdsAreFoundInAnyOrder() {
         let ids = Self.uuids + Self.texts
         let plan = PostgresWritePlan(
-            batches: [ids.map { MeasurementEvent(id: EventID($0), name: EventName.navIn, timestamp: 1) }])
+            batches: [ids.map { MeasurementEvent(id: EventID($0), name: EventName.navIn, timestamp: 1) }],
+            redactor: Redactor())
         let sorted = plan.candidates.map(\.id.description)
         let returned = sorted.enumerated().filter { $0.offset % 3 != 1 }.map(\.element)
         let expected = sorted.indices.map { $0 % 3 != 1 }
@@ -61,20 +68,25 @@ struct PostgresWritePlanTests {
                 id: EventID("c-3"), name: EventName.navOut, fields: [FieldName.success: "1"],
                 timestamp: -1_700_000_000_100),
         ]
-        let plan = PostgresWritePlan(batches: [events])
-        let rows = plan.copyRows()
+        let plan = PostgresWritePlan(batches: [events], redactor: Redactor())
+        let rows = plan.batches[0]
         #expect(plan.candidates.map(\.id.description) == ["a\t1", "b-2", "c-3", "d-4"])
-        #expect(rows.order == [1, 2, 3, 0])
-        let text = String(buffer: rows.text)
+        #expect(plan.candidates.map(\.position) == [1, 0, 3, 2])
+        #expect(plan.timeOrder() == [1, 2, 3, 0])
+        // The rows' lines in time order, as the write sends them.
+        let text = plan.timeOrder().map { Self.line(plan.candidates[$0].position, of: rows) }.joined()
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 5 && lines[4].isEmpty)
-        #expect(rows.ends == lines.dropLast().reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.utf8.count + 1) })
+        #expect(rows.ends.last == rows.text.readableBytes)
         func columns(_ line: Substring) -> [String: String] {
             let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return Dictionary(uniqueKeysWithValues: zip(PostgresWritePlan.columns, values))
         }
         #expect(lines.dropLast().map { columns($0)["id"] } == ["b-2", "c-3", "d-4", "a\\t1"])
-        #expect(String(buffer: rows.ids) == "a\\t1\nb-2\nc-3\nd-4\n")
+        #expect(String(buffer: plan.idLines()) == "a\\t1\nb-2\nc-3\nd-4\n")
+        #expect(
+            String(buffer: PostgresWritePlan.idLines(plan.idLines(), skipping: [false, true, true, false]))
+                == "a\\t1\nd-4\n")
         let last = columns(lines[3])
         #expect(last["ts_ms"] == "0" && last["name"] == EventName.navIn)
         #expect(last["ref"] == "r" && last["success"] == "\\N" && last["extra"] == "\\N")
@@ -83,9 +95,8 @@ struct PostgresWritePlanTests {
         #expect(first["target_url"] == "https://x.test/a\\tb")
         #expect(first["extra"] == #"{"custom":"c\\\\d"}"#)
         #expect(columns(lines[1])["extra"] == "\\N")
-        // Groups are numbered in line order: b-2's is 0, so a slot left unfilled would read as b-2's group.
-        #expect(rows.groups.count == 3 && rows.group[1] == 0)
-        #expect(rows.group[2] == rows.group[3] && Set([rows.group[0], rows.group[1], rows.group[2]]).count == 3)
-        #expect(rows.groups[rows.group[2]].success == 1 && rows.groups[rows.group[0]].ref == "r")
+        // Groups are numbered in the events' order.
+        #expect(rows.groups.count == 3 && rows.group == [0, 1, 2, 2])
+        #expect(rows.groups[2].success == 1 && rows.groups[1].ref == "r" && rows.groups[0].success == 0)
     }
 }

@@ -8,7 +8,9 @@ extension EventBackend {
     ///
     /// The lines are read and decoded on a thread of their own (the tuned ingest's reader) and written in chunks of
     /// ``IngestOptions/batchSize`` events, at most ``overlappedChunkLimit``, or every
-    /// ``IngestOptions/commitInterval``, one transaction each, with the losses counted since the last chunk. Two
+    /// ``IngestOptions/commitInterval``, one transaction each, with the losses counted since the last chunk. A
+    /// backend that takes the events as its own rows (``IngestRowWriter``, PostgreSQL) has them made on the reader's
+    /// thread, from the lines' bytes where it can. Two
     /// chunks are in flight at once (``writeBatches(_:losses:after:claimed:)``): the next one is prepared and
     /// inserted while the one before writes its rollups and commits, and claims its ids only after the one before
     /// has claimed its own, so the first of two events with one id is the one kept. Each event is redacted by the
@@ -30,9 +32,13 @@ extension EventBackend {
         for input in inputs where input.path != "-" {
             try EventStore.checkReadable(input)
         }
-        // The backend redacts what it writes, with its own redactor: the reader leaves the events as they are.
+        // The backend redacts what it writes, with its own redactor: the reader leaves the events as they are, or
+        // makes the backend's own rows of them.
+        var makeRows: (@Sendable () -> any IngestRows)?
+        if let rowWriter = self as? any IngestRowWriter { makeRows = { rowWriter.makeIngestRows() } }
         let pipeline = IngestPipeline(
-            inputs: inputs, codec: options.codec, redactor: Redactor(secretKeys: []), batchSize: 1_024)
+            inputs: inputs, codec: options.codec, redactor: Redactor(secretKeys: []), batchSize: 1_024,
+            makeRows: makeRows)
         var run = BackendIngestRun(backend: self, options: options)
         do {
             while let batch = pipeline.next() {
@@ -70,6 +76,8 @@ private struct BackendIngestRun {
     let options: IngestOptions
     private(set) var summary = IngestSummary()
     private var pending: [[MeasurementEvent]] = []
+    /// The held events as the backend's own rows, when it takes them so (``IngestRowWriter``).
+    private var pendingRows: [any IngestRows] = []
     private var pendingEvents = 0
     private var pendingLosses: [DropReason: Int] = [:]
     private var chunkStart: Int64
@@ -98,6 +106,10 @@ private struct BackendIngestRun {
             pending.append(batch.events)
             pendingEvents += batch.events.count
         }
+        if let rows = batch.rows, rows.count > 0 {
+            pendingRows.append(rows)
+            pendingEvents += rows.count
+        }
     }
 
     /// Whether the held events are due to be written (never before the end when strict).
@@ -119,12 +131,17 @@ private struct BackendIngestRun {
     mutating func write() async throws(StoreError) {
         guard pendingEvents > 0 || pendingLosses.values.contains(where: { $0 > 0 }) else { return }
         let (backend, batches, losses, previous, turn) = (self.backend, pending, pendingLosses, lastTurn, WriteTurn())
+        let (rows, rowWriter) = (pendingRows, backend as? any IngestRowWriter)
         let write = Task { () async throws -> Int in
-            try await backend.writeBatches(batches, losses: losses, after: previous, claimed: turn).reduce(0, +)
+            if let rowWriter {
+                return try await rowWriter.writeRows(rows, losses: losses, after: previous, claimed: turn)
+            }
+            return try await backend.writeBatches(batches, losses: losses, after: previous, claimed: turn).reduce(0, +)
         }
         inFlight.append((write, pendingEvents))
         lastTurn = turn
         pending.removeAll()
+        pendingRows.removeAll()
         pendingEvents = 0
         pendingLosses = [:]
         chunkStart = options.clock.nowMilliseconds()
@@ -164,6 +181,7 @@ private struct BackendIngestRun {
             return
         }
         pending.removeAll()
+        pendingRows.removeAll()
         summary.committed = false
         summary.limited = [:]
     }

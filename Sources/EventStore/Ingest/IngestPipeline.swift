@@ -19,6 +19,8 @@ final class IngestPipeline: @unchecked Sendable {
     /// Decoded events and the invalid lines among them, in input order.
     struct Batch: Sendable {
         var events: [MeasurementEvent] = []
+        /// The events as the backend's own rows instead, when the pipeline was given a way to make them.
+        var rows: (any IngestRows)?
         var errors: [IngestError] = []
         var lines = 0
         var bytes = 0
@@ -39,10 +41,15 @@ final class IngestPipeline: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
-    /// with `redactor`.
-    init(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
+    /// with `redactor`. With `makeRows`, the events go into the rows it makes (one per batch) instead: a line in the
+    /// flat shape read in place (``NDJSONCodec/scan(_:into:)``) when the rows take it so, any other decoded, neither
+    /// redacted.
+    init(
+        inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
+        makeRows: (@Sendable () -> any IngestRows)? = nil
+    ) {
         Thread.startNamed("alstats-ingest") { [self] in
-            read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize)
+            read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize, makeRows: makeRows)
             done.signal()
         }
     }
@@ -110,10 +117,18 @@ final class IngestPipeline: @unchecked Sendable {
 
     private struct Stop: Error {}
 
-    private func read(inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int) {
+    private func read(
+        inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
+        makeRows: (@Sendable () -> any IngestRows)?
+    ) {
         defer { finish() }
-        var batch = Batch()
-        batch.events.reserveCapacity(batchSize)
+        func newBatch() -> Batch {
+            var batch = Batch()
+            if let makeRows { batch.rows = makeRows() } else { batch.events.reserveCapacity(batchSize) }
+            return batch
+        }
+        var batch = newBatch()
+        var flat = FlatLine()
         var totalBytes = 0
         for input in inputs {
             let descriptor: Int32
@@ -133,12 +148,12 @@ final class IngestPipeline: @unchecked Sendable {
                     lineNumber += 1
                     totalBytes = bytesBefore + bytesRead
                     let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
-                    IngestPipeline.add(line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch)
+                    IngestPipeline.add(
+                        line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch, flat: &flat)
                     if batch.lines >= batchSize {
                         batch.bytes = totalBytes
                         guard send(batch) else { throw Stop() }
-                        batch = Batch()
-                        batch.events.reserveCapacity(batchSize)
+                        batch = newBatch()
                     }
                 }
             } catch let error as IngestError {
@@ -156,10 +171,11 @@ final class IngestPipeline: @unchecked Sendable {
     }
 
     /// Adds one line to `batch`: its event, redacted (a cut value counted), or its error at `place` (a line
-    /// refused over a limit counted by reason). Blank lines are skipped.
+    /// refused over a limit counted by reason); into the batch's rows when it has them, read in place (into
+    /// `flat`) when they take the line so. Blank lines are skipped.
     private static func add(
         _ line: LineReader.Line, at place: IngestError, of reader: LineReader, codec: NDJSONCodec,
-        redactor: Redactor, to batch: inout Batch
+        redactor: Redactor, to batch: inout Batch, flat: inout FlatLine
     ) {
         var error = place
         switch line {
@@ -170,10 +186,15 @@ final class IngestPipeline: @unchecked Sendable {
         case .text(let bytes):
             if isBlank(bytes) { return }
             batch.lines += 1
+            if batch.rows != nil, codec.scan(bytes, into: &flat), batch.rows!.append(flat) { return }
             do throws(NDJSONLineError) {
                 var truncated = 0
                 let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
-                batch.events.append(redactor.redact(event))
+                if batch.rows != nil {
+                    batch.rows!.append(event)
+                } else {
+                    batch.events.append(redactor.redact(event))
+                }
                 if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
             } catch let refusal {
                 if let reason = refusal.dropReason { batch.losses[reason, default: 0] += 1 }

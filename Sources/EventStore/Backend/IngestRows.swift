@@ -1,0 +1,33 @@
+import MeasurementEvents
+
+/// A backend's own form of the events an ingest reads, made on the ingest's reader thread
+/// (``EventBackend/ingestNDJSON(_:options:onInvalidLine:progress:)``), so that the writers only send them: the
+/// PostgreSQL store's rows are the lines of its `COPY`, written from the NDJSON bytes.
+///
+/// Rows keep the order of their events: of two events with one id, the writer keeps the first.
+package protocol IngestRows: Sendable {
+    /// How many events the rows hold.
+    var count: Int { get }
+
+    /// Appends the event of a line read in place; `false` when these rows do not take it from its bytes (the
+    /// reader then decodes the line and appends its event, or its error). A line taken gives the rows what
+    /// ``append(_:)`` of its decoded event would.
+    mutating func append(_ line: FlatLine) -> Bool
+
+    /// Appends an event as decoded (not redacted: the backend redacts what it writes).
+    mutating func append(_ event: MeasurementEvent)
+}
+
+/// A backend that takes an ingest's events as its own rows (``IngestRows``) instead of as events.
+package protocol IngestRowWriter: EventBackend {
+    /// Empty rows for the events of one of the reader's batches.
+    func makeIngestRows() -> any IngestRows
+
+    /// ``EventBackend/writeBatches(_:losses:after:claimed:)`` of the events in `rows` (made by ``makeIngestRows()``),
+    /// in their order.
+    /// - Returns: how many events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
+    func writeRows(
+        _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+    ) async throws(StoreError) -> Int
+}

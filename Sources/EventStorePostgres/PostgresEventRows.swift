@@ -1,0 +1,309 @@
+import EventStore
+import MeasurementEvents
+import NIOCore
+
+/// Events as the lines of `COPY events FROM STDIN`, redacted, each with its id, time and rollup groups: what a
+/// write sends once it has claimed the ids. An ingest makes them on its reader thread (``IngestRows``), from the
+/// NDJSON bytes where a line allows it; a collector's batches are made into them by the write itself.
+///
+/// A line read in place is written as it was read: only a line whose values are printable ASCII without an
+/// escape, that no redaction changes and that counts in no link rollup and no device's losses is taken so
+/// (``append(_:)-(FlatLine)``); any other goes through its decoded event (``append(_:)-(MeasurementEvent)``), the
+/// one way both give the same line.
+struct PostgresEventRows: IngestRows {
+    /// The store's redactor, with a count of its own (values it replaced whole, for completeness).
+    let redactor: Redactor
+    /// The lines, in `COPY`'s text format: the events' ids, times, names, field columns and `extra`, in the events'
+    /// order; `\N` for NULL; backslash, tab, newline and carriage return escaped.
+    private(set) var text = ByteBuffer()
+    /// Where each line of ``text`` ends.
+    private(set) var ends: [Int] = []
+    /// Each event's id.
+    private(set) var ids: [EventID] = []
+    /// Each event's time.
+    private(set) var timestamps: [Int64] = []
+    /// The events' distinct rollup groups (a group may be listed twice: once as read in place, once decoded).
+    private(set) var groups: [RollupKey] = []
+    /// Each event's rollup group: its index in ``groups``.
+    private(set) var group: [Int] = []
+    /// The link rollup group and visitor of each event that has one (by its position).
+    private(set) var links: [Int: (key: LinkRollupKey, visitor: LinkVisitorKey?)] = [:]
+    /// The device's loss record of each event that is one (by its position): counted in completeness, in no rollup.
+    private(set) var losses: [Int: DeviceLoss] = [:]
+
+    private var groupIndex: [RollupKey: Int] = [:]
+    /// The groups of lines read in place, by ``groupBytes``.
+    private var flatGroupIndex: [GroupBytes: Int] = [:]
+    private var groupBytes: [UInt8] = []
+    /// Scratch of a decoded event's line: its field columns and extra fields.
+    private var row = [String?](repeating: nil, count: EventColumns.fields.count)
+    private var extra: [(String, String)] = []
+    /// Scratch of a line read in place: each field column's field (its index in the line's fields, or -1), and the
+    /// fields kept in `extra`.
+    private var flatRow = [Int](repeating: -1, count: EventColumns.fields.count)
+    private var flatExtra: [Int] = []
+    /// The positions in ``flatRow`` of the rollup's dimensions (ref, referer app, type, source host, error), and of
+    /// `targetURL`.
+    private let dimensions = [
+        FieldName.ref, FieldName.refererAppName, FieldName.type, FieldName.sourceURLHost, FieldName.error,
+    ]
+    .map(PostgresEventRows.position)
+    private let targetPosition = PostgresEventRows.position(of: FieldName.targetURL)
+
+    /// The position among the field columns of `name`'s column.
+    private static func position(of name: String) -> Int {
+        guard let bindIndex = EventColumns.bindIndex(of: name) else {
+            preconditionFailure("\(name) is a field with a column of its own")
+        }
+        return EventColumns.fieldPosition(ofBindIndex: bindIndex)
+    }
+
+    /// Empty rows redacted with `redactor`'s keys (and a count of their own), with room for about `capacity` events
+    /// (an ingest's reader makes batches of 1,024 lines).
+    init(redactor: Redactor, capacity: Int = 1_024) {
+        self.redactor = redactor.withOwnCount()
+        text.reserveCapacity(capacity * 640)
+        ends.reserveCapacity(capacity)
+        ids.reserveCapacity(capacity)
+        timestamps.reserveCapacity(capacity)
+        group.reserveCapacity(capacity)
+    }
+
+    /// The rows of `events`, in their order.
+    init(_ events: [MeasurementEvent], redactor: Redactor) {
+        self.init(redactor: redactor, capacity: events.count)
+        for event in events { append(event) }
+    }
+
+    var count: Int { ids.count }
+
+    /// The bytes of line `position` in ``text``.
+    func range(of position: Int) -> Range<Int> { (position == 0 ? 0 : ends[position - 1])..<ends[position] }
+
+    private static let fieldCount = EventColumns.fields.count
+    private static let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
+
+    mutating func append(_ event: MeasurementEvent) {
+        let event = redactor.redact(event)
+        let position = ids.count
+        for column in 0..<Self.fieldCount { row[column] = nil }
+        // The most bytes the line can take: every value escaped whole, a separator or `\N` per column.
+        var length = 3 * (Self.fieldCount + 4) + PostgresCopyText.maximumIntegerLength
+        var row = self.row
+        self.row = []  // one owner while it is filled (no copy on write)
+        let (rollup, success) = EventColumns.columns(of: event, extra: &extra) { bindIndex, value in
+            row[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = value
+            length += PostgresCopyText.maximumLength(of: value)
+        }
+        if let known = groupIndex[rollup] {
+            group.append(known)
+        } else {
+            groupIndex[rollup] = groups.count
+            group.append(groups.count)
+            groups.append(rollup)
+        }
+        if let link = LinkRollupKey.group(of: event) { links[position] = link }
+        if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) { losses[position] = loss }
+        let extraText = extra.isEmpty ? nil : EventColumns.encodeExtra(&extra)
+        let id = event.id
+        length += PostgresCopyText.maximumLength(of: id) + PostgresCopyText.maximumLength(of: event.name)
+        if let extraText { length += PostgresCopyText.maximumLength(of: extraText) }
+        text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
+            var line = CopyLine(raw)
+            line.out += PostgresCopyText.write(id, to: line.out)
+            line.put(UInt8(ascii: "\t"))
+            line.out += PostgresCopyText.write(event.timestamp, to: line.out)
+            line.put(UInt8(ascii: "\t"))
+            line.out += PostgresCopyText.write(event.name, to: line.out)
+            for position in 0..<Self.fieldCount {
+                line.put(UInt8(ascii: "\t"))
+                if position == Self.successPosition {
+                    line.putSuccess(success)
+                } else if let value = row[position] {
+                    line.out += PostgresCopyText.write(value, to: line.out)
+                } else {
+                    line.putNull()
+                }
+            }
+            line.put(UInt8(ascii: "\t"))
+            if let extraText { line.out += PostgresCopyText.write(extraText, to: line.out) } else { line.putNull() }
+            line.put(UInt8(ascii: "\n"))
+            return line.written
+        }
+        self.row = row
+        finish(id: id, timestamp: event.timestamp)
+    }
+
+    mutating func append(_ line: FlatLine) -> Bool {
+        let fields = line.fields
+        let name = line.name
+        // A hit of a hosted link and a device's loss record count elsewhere: their events say how.
+        if FlatLine.equals(name, LinkRollupKey.hitName) || FlatLine.equals(name, DeviceLoss.eventName) { return false }
+        if !redactor.secretKeys.isEmpty {
+            for field in fields
+            where redactor.isSecret(keyBytes: field.key) || redactor.exposesSecret(utf8: field.value) {
+                return false
+            }
+        }
+        for column in 0..<Self.fieldCount { flatRow[column] = -1 }
+        flatExtra.removeAll(keepingCapacity: true)
+        var success: Int64?
+        var length = 3 * (Self.fieldCount + 4) + PostgresCopyText.maximumIntegerLength + 2
+        length += PostgresCopyText.maximumLength(of: line.id) + name.count
+        for (index, field) in fields.enumerated() {
+            length += field.value.count
+            guard let bindIndex = EventColumns.bindIndex(ofKey: field.key) else {
+                flatExtra.append(index)
+                length += field.key.count + 6
+                continue
+            }
+            if bindIndex == EventColumns.successIndex {
+                if field.value.count == 1, field.value[0] == UInt8(ascii: "1") || field.value[0] == UInt8(ascii: "0") {
+                    success = field.value[0] == UInt8(ascii: "1") ? 1 : 0
+                } else {
+                    flatExtra.append(index)
+                    length += field.key.count + 6
+                }
+                continue
+            }
+            flatRow[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = index
+        }
+        if FlatLine.equals(name, EventName.navIn), flatRow[targetPosition] >= 0,
+            LinkRollupKey.isLinkURL(fields[flatRow[targetPosition]].value)
+        {
+            return false  // an arrival at a hosted link's URL: its link rollup is the decoded event's
+        }
+        flatExtra.sort { FlatLine.precedes(fields[$0].key, fields[$1].key) }
+        group.append(flatGroup(of: line, success: success))
+        let (flatRow, flatExtra) = (self.flatRow, self.flatExtra)
+        text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
+            var out = CopyLine(raw)
+            out.out += PostgresCopyText.write(line.id, to: out.out)
+            out.put(UInt8(ascii: "\t"))
+            out.out += PostgresCopyText.write(line.timestamp, to: out.out)
+            out.put(UInt8(ascii: "\t"))
+            out.put(name)
+            for position in 0..<Self.fieldCount {
+                out.put(UInt8(ascii: "\t"))
+                if position == Self.successPosition {
+                    out.putSuccess(success)
+                } else if flatRow[position] >= 0 {
+                    out.put(fields[flatRow[position]].value)
+                } else {
+                    out.putNull()
+                }
+            }
+            out.put(UInt8(ascii: "\t"))
+            if flatExtra.isEmpty {
+                out.putNull()
+            } else {
+                // `EventColumns.encodeExtra`'s JSON: printable ASCII without `"` or `\` needs no escape in it, and
+                // its text none in `COPY`'s.
+                out.put(UInt8(ascii: "{"))
+                for (offset, index) in flatExtra.enumerated() {
+                    if offset > 0 { out.put(UInt8(ascii: ",")) }
+                    out.put(UInt8(ascii: "\""))
+                    out.put(fields[index].key)
+                    out.put(UInt8(ascii: "\""))
+                    out.put(UInt8(ascii: ":"))
+                    out.put(UInt8(ascii: "\""))
+                    out.put(fields[index].value)
+                    out.put(UInt8(ascii: "\""))
+                }
+                out.put(UInt8(ascii: "}"))
+            }
+            out.put(UInt8(ascii: "\n"))
+            return out.written
+        }
+        finish(id: line.id, timestamp: line.timestamp)
+        return true
+    }
+
+    /// Records the line just written.
+    private mutating func finish(id: EventID, timestamp: Int64) {
+        ends.append(text.writerIndex)
+        ids.append(id)
+        timestamps.append(timestamp)
+    }
+
+    /// The rollup group of a line read in place (as ``EventColumns/columns(of:extra:column:)`` makes it of the
+    /// decoded event): found by the bytes of its bucket and dimensions, made only for a group not met before.
+    private mutating func flatGroup(of line: FlatLine, success: Int64?) -> Int {
+        let fields = line.fields
+        var bucket = RollupKey(timestamp: line.timestamp, name: "").bucket
+        groupBytes.removeAll(keepingCapacity: true)
+        withUnsafeBytes(of: &bucket) { groupBytes.append(contentsOf: $0) }
+        groupBytes.append(success.map { UInt8($0) } ?? 2)
+        func add(_ bytes: UnsafeBufferPointer<UInt8>?) {
+            guard let bytes else { return groupBytes.append(0) }
+            var length = UInt32(bytes.count)
+            groupBytes.append(1)
+            withUnsafeBytes(of: &length) { groupBytes.append(contentsOf: $0) }
+            groupBytes.append(contentsOf: bytes)
+        }
+        add(line.name)
+        for position in dimensions { add(flatRow[position] >= 0 ? fields[flatRow[position]].value : nil) }
+        if let known = flatGroupIndex[GroupBytes(bytes: groupBytes)] { return known }
+        func text(_ dimension: Int) -> String? {
+            let index = flatRow[dimensions[dimension]]
+            return index >= 0 ? String(decoding: fields[index].value, as: UTF8.self) : nil
+        }
+        var key = RollupKey(timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self))
+        key.ref = text(0)
+        key.refererAppName = text(1)
+        key.type = text(2)
+        key.sourceURLHost = text(3)
+        key.error = text(4)
+        key.success = success
+        flatGroupIndex[GroupBytes(bytes: groupBytes)] = groups.count
+        groups.append(key)
+        return groups.count - 1
+    }
+}
+
+/// A rollup group's bytes as a dictionary key, hashed in one call (an array of bytes hashes byte by byte: 5% of an
+/// ingest's CPU).
+private struct GroupBytes: Hashable {
+    var bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// The writing position in a line of ``PostgresEventRows/text`` being written, in memory with room for it.
+private struct CopyLine {
+    let start: UnsafeMutablePointer<UInt8>
+    var out: UnsafeMutablePointer<UInt8>
+
+    init(_ raw: UnsafeMutableRawBufferPointer) {
+        guard let start = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
+        }
+        self.start = start
+        out = start
+    }
+
+    var written: Int { out - start }
+
+    mutating func put(_ byte: UInt8) {
+        out.pointee = byte
+        out += 1
+    }
+
+    /// Copies `bytes` as they are (they hold nothing `COPY` escapes).
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        out.update(from: base, count: bytes.count)
+        out += bytes.count
+    }
+
+    mutating func putNull() {
+        put(UInt8(ascii: "\\"))
+        put(UInt8(ascii: "N"))
+    }
+
+    mutating func putSuccess(_ success: Int64?) {
+        if let success { put(success == 1 ? UInt8(ascii: "1") : UInt8(ascii: "0")) } else { putNull() }
+    }
+}
