@@ -87,7 +87,7 @@ struct NDJSONFlatLineTests {
         #"{"fields":{"sourceHost":"h","sourceURLHost":"kept","z":"","":"empty key"},"name":"a","ts":1,"id":null}"#,
         #"{"id":"0192F5C3-0000-7000-8000-000000000001","name":"a","ts":"2025-11-21 01:00:00+01:00","fields":null}"#,
         #"{"id":"text id","name":"a","ts":-1763683200000,"fields":{}}"#, #"{"name":"a","ts":0}"#,
-        #"{"name":"a","ts":123456789012345678,"fields":{"type":"failed","intentData":"i","outputURL":"o"}}"#,
+        #"{"name":"a","ts":999999999999999999,"fields":{"type":"failed","intentData":"i","outputURL":"o"}}"#,
         #"{"name":"al_nav_in","ts":"2025-11-21T00:00:00Z","fields":{"inputURL":"a://b?d=%7B%22x%22%7D"}}"#,
     ])
     func theReaderInPlaceTakesTheCommonShapes(line: String) {
@@ -102,6 +102,7 @@ struct NDJSONFlatLineTests {
         #" {"name":"a","ts":1}"#, #"{"name":"a","ts":1} "#, #"{"name":"a","ts":1}\#r"#, #"{"name":"a\u0062","ts":1}"#,
         #"{"name":"café","ts":1}"#, #"{"name":"a","name":"a","ts":1}"#, #"{"name":"a","ts":1.0}"#,
         #"{"name":"a","ts":1e3}"#, #"{"name":"a","ts":01}"#, #"{"name":"a","ts":1234567890123456789}"#,
+        #"{"name":"a","ts":9999999999999999999}"#, #"{"name":"a","ts":-99999999999999999999999}"#,
         #"{"name":"a","ts":1,"fields":{"k":"a value longer than the twenty-four byte limit"}}"#,
         #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
         #"{"name":"a","ts":1,"fields":{"k":"1","k":"2"}}"#, #"{"name":"a","ts":1,"other":"x"}"#,

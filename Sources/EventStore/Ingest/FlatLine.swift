@@ -145,8 +145,8 @@ extension FlatLine {
         let time = timestamp
         withUnsafeMutableBytes(of: &digits) { scratch in
             let typed = scratch.bindMemory(to: UInt8.self)
-            let count = FlatLine.writeDecimal(time, to: typed)
-            hash.mix(UnsafeBufferPointer(rebasing: typed[..<count]))
+            guard let base = typed.baseAddress else { return }
+            hash.mix(UnsafeBufferPointer(start: base, count: time.writeDecimal(to: base)))
         }
         order.removeAll(keepingCapacity: true)
         order.append(contentsOf: fields.indices)
@@ -157,24 +157,6 @@ extension FlatLine {
             hash.mix(fields[index].value)
         }
         id = hash.id
-    }
-
-    /// Writes `value` in decimal (as `String(value)`) into `out`, which has room for 20 bytes; returns the length.
-    private static func writeDecimal(_ value: Int64, to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var out = buffer
-        var magnitude = value.magnitude
-        var count = 0
-        repeat {
-            out[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            count += 1
-        } while magnitude > 0
-        if value < 0 {
-            out[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        out[..<count].reverse()
-        return count
     }
 }
 
@@ -223,9 +205,10 @@ private struct FlatLineScanner {
         let start = index
         var value: Int64 = 0
         while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            // Counted before the digit is added: 18 digits never overflow, a 19th could.
+            guard index - start < 18 else { return nil }
             value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
             index += 1
-            guard index - start <= 18 else { return nil }
         }
         let digits = index - start
         // JSON writes no leading zero, and a number followed by anything but `,` or `}` is not an integer.
