@@ -1,7 +1,7 @@
 import MeasurementEvents
 import NIOCore
 
-/// `COPY ... FROM STDIN`'s text format, as the writers send events (``PostgresWritePlan/copyRows()``) and the
+/// `COPY ... FROM STDIN`'s text format, as the writers send events (``PostgresEventRows``) and the
 /// benchmark's `COPY` baseline sends its rows.
 package enum PostgresCopyText {
     /// Writes `value` in `COPY`'s text format: backslash, tab, newline and carriage return escaped, every other
@@ -87,28 +87,6 @@ package enum PostgresCopyText {
     /// - Returns: how many bytes it wrote.
     @inline(__always)
     package static func write(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, last first
-        let count = withUnsafeMutableBytes(of: &digits) { scratch in
-            var count = 0
-            repeat {
-                scratch[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            return count
-        }
-        var written = 0
-        if value < 0 {
-            out[0] = UInt8(ascii: "-")
-            written = 1
-        }
-        withUnsafeBytes(of: &digits) { scratch in
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                out[written] = scratch[index]
-                written += 1
-            }
-        }
-        return written
+        value.writeDecimal(to: out)
     }
 }

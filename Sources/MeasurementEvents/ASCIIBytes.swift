@@ -68,3 +68,36 @@ extension UnsafeBufferPointer<UInt8> {
         return count
     }
 }
+
+extension Int64 {
+    /// Writes this value in decimal, as `String(self)` gives it, at `out`, which has room for 20 bytes (a sign and 19
+    /// digits): for writers of bytes (`COPY` lines, a derived id's hash) that need no `String`.
+    /// - Returns: how many bytes it wrote.
+    @inline(__always)
+    package func writeDecimal(to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let value = self
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, last first
+        let count = withUnsafeMutableBytes(of: &digits) { scratch in
+            var count = 0
+            repeat {
+                scratch[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            return count
+        }
+        var written = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            written = 1
+        }
+        withUnsafeBytes(of: &digits) { scratch in
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                out[written] = scratch[index]
+                written += 1
+            }
+        }
+        return written
+    }
+}
