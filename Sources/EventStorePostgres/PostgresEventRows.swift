@@ -69,10 +69,11 @@ struct PostgresEventRows: IngestRows {
         group.reserveCapacity(capacity)
     }
 
-    /// The rows of `events`, in their order.
+    /// The rows of `events`, in their order (a large batch redacted on the cores that are free, as
+    /// ``Redactor/redact(_:)-([MeasurementEvent])`` does).
     init(_ events: [MeasurementEvent], redactor: Redactor) {
         self.init(redactor: redactor, capacity: events.count)
-        for event in events { append(event) }
+        for event in self.redactor.redact(events) { append(redacted: event) }
     }
 
     var count: Int { ids.count }
@@ -84,7 +85,11 @@ struct PostgresEventRows: IngestRows {
     private static let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
 
     mutating func append(_ event: MeasurementEvent) {
-        let event = redactor.redact(event)
+        append(redacted: redactor.redact(event))
+    }
+
+    /// Appends an event already redacted with ``redactor``.
+    private mutating func append(redacted event: MeasurementEvent) {
         let position = ids.count
         for column in 0..<Self.fieldCount { row[column] = nil }
         // The most bytes the line can take: every value escaped whole, a separator or `\N` per column.
@@ -110,23 +115,27 @@ struct PostgresEventRows: IngestRows {
         if let extraText { length += PostgresCopyText.maximumLength(of: extraText) }
         text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
             var line = CopyLine(raw)
-            line.out += PostgresCopyText.write(id, to: line.out)
+            line.cursor += PostgresCopyText.write(id, to: line.cursor)
             line.put(UInt8(ascii: "\t"))
-            line.out += PostgresCopyText.write(event.timestamp, to: line.out)
+            line.cursor += PostgresCopyText.write(event.timestamp, to: line.cursor)
             line.put(UInt8(ascii: "\t"))
-            line.out += PostgresCopyText.write(event.name, to: line.out)
+            line.cursor += PostgresCopyText.write(event.name, to: line.cursor)
             for position in 0..<Self.fieldCount {
                 line.put(UInt8(ascii: "\t"))
                 if position == Self.successPosition {
                     line.putSuccess(success)
                 } else if let value = row[position] {
-                    line.out += PostgresCopyText.write(value, to: line.out)
+                    line.cursor += PostgresCopyText.write(value, to: line.cursor)
                 } else {
                     line.putNull()
                 }
             }
             line.put(UInt8(ascii: "\t"))
-            if let extraText { line.out += PostgresCopyText.write(extraText, to: line.out) } else { line.putNull() }
+            if let extraText {
+                line.cursor += PostgresCopyText.write(extraText, to: line.cursor)
+            } else {
+                line.putNull()
+            }
             line.put(UInt8(ascii: "\n"))
             return line.written
         }
@@ -178,9 +187,14 @@ struct PostgresEventRows: IngestRows {
         let (flatRow, flatExtra) = (self.flatRow, self.flatExtra)
         text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
             var out = CopyLine(raw)
-            out.out += PostgresCopyText.write(line.id, to: out.out)
+            // The id as the line wrote it: its text (printable ASCII) needs no escape.
+            if let idText = line.idText {
+                out.put(idText)
+            } else {
+                out.cursor += PostgresCopyText.write(line.id, to: out.cursor)
+            }
             out.put(UInt8(ascii: "\t"))
-            out.out += PostgresCopyText.write(line.timestamp, to: out.out)
+            out.cursor += PostgresCopyText.write(line.timestamp, to: out.cursor)
             out.put(UInt8(ascii: "\t"))
             out.put(name)
             for position in 0..<Self.fieldCount {
@@ -274,28 +288,29 @@ private struct GroupBytes: Hashable {
 /// The writing position in a line of ``PostgresEventRows/text`` being written, in memory with room for it.
 private struct CopyLine {
     let start: UnsafeMutablePointer<UInt8>
-    var out: UnsafeMutablePointer<UInt8>
+    /// Where the next byte goes.
+    var cursor: UnsafeMutablePointer<UInt8>
 
     init(_ raw: UnsafeMutableRawBufferPointer) {
         guard let start = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             preconditionFailure("writeWithUnsafeMutableBytes gives room for the bytes it was asked for")
         }
         self.start = start
-        out = start
+        cursor = start
     }
 
-    var written: Int { out - start }
+    var written: Int { cursor - start }
 
     mutating func put(_ byte: UInt8) {
-        out.pointee = byte
-        out += 1
+        cursor.pointee = byte
+        cursor += 1
     }
 
     /// Copies `bytes` as they are (they hold nothing `COPY` escapes).
     mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
-        out.update(from: base, count: bytes.count)
-        out += bytes.count
+        cursor.update(from: base, count: bytes.count)
+        cursor += bytes.count
     }
 
     mutating func putNull() {

@@ -29,8 +29,8 @@ extension PostgresEventStore {
             batches.map { PostgresEventRows($0, redactor: redactor) }, losses: losses, after: nil, claimed: nil)
     }
 
-    /// ``writeBatches(_:losses:)`` overlapping the write before it: the events are redacted and their bindings made
-    /// at once; the transaction begins once `previous` is open, and `claimed` opens as soon as the ids are claimed
+    /// ``writeBatches(_:losses:)`` overlapping the write before it: the events are redacted and their `COPY` lines
+    /// made at once; the transaction begins once `previous` is open, and `claimed` opens as soon as the ids are claimed
     /// (or when the call ends without it), while the rollups and the commit follow. An event whose id the write
     /// before holds (its turn's ``WriteTurn/heldIDs``) is a duplicate of it, redacted and counted but not claimed:
     /// claiming it would only wait for that write's commit to find it taken.
@@ -111,21 +111,27 @@ extension PostgresEventStore {
         guard claimed.contains(true) else { return (stored, deviceLosses) }
         var rollups = PostgresRollups()
         var groupCounts = plan.batches.map { [Int](repeating: 0, count: $0.groups.count) }
-        var text = ByteBuffer()
-        text.reserveCapacity(plan.batches.reduce(0) { $0 + $1.text.readableBytes })
+        // The claimed lines in time order, as runs of lines that lie together in their rows' text (most do: a file's
+        // lines come about in time order), sent without copying them again.
+        var runs: [(batch: Int, range: Range<Int>)] = []
         plan.batches.withUnsafeBufferPointer { batches in
             for index in order where claimed[index] {
                 let candidate = plan.candidates[index]
-                let position = candidate.position
-                let rows = batches[candidate.batch]
-                let range = rows.range(of: position)
-                _ = rows.text.withUnsafeReadableBytes { text.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range])) }
-                stored[candidate.batch] += 1
-                if let loss = rows.losses.isEmpty ? nil : rows.losses[position] {
+                let (batch, position) = (candidate.batch, candidate.position)
+                let range = batches[batch].range(of: position)
+                if let last = runs.last, last.batch == batch, last.range.upperBound == range.lowerBound {
+                    runs[runs.count - 1].range = last.range.lowerBound..<range.upperBound
+                } else {
+                    runs.append((batch, range))
+                }
+                stored[batch] += 1
+                if let loss = batches[batch].losses.isEmpty ? nil : batches[batch].losses[position] {
                     deviceLosses[loss.collectorReason, default: 0] += loss.count
                 } else {
-                    groupCounts[candidate.batch][rows.group[position]] += 1
-                    if let link = rows.links.isEmpty ? nil : rows.links[position] { rollups.add(link: link) }
+                    groupCounts[batch][batches[batch].group[position]] += 1
+                    if !batches[batch].links.isEmpty, let link = batches[batch].links[position] {
+                        rollups.add(link: link)
+                    }
                 }
             }
         }
@@ -134,7 +140,7 @@ extension PostgresEventStore {
                 rollups.add(count, to: plan.batches[batch].groups[group])
             }
         }
-        try await copy(text, on: connection)
+        try await copy(Self.pieces(of: runs, in: plan.batches), on: connection)
         try await rollups.write(on: connection, store: self)
         return (stored, deviceLosses)
     }
@@ -186,12 +192,33 @@ extension PostgresEventStore {
     /// SQLSTATE `unique_violation`.
     static let uniqueViolation = "23505"
 
-    /// Sends `text` (lines of `COPY`'s text format) into `events`, in pieces of at most 1 MiB.
-    private func copy(_ text: ByteBuffer, on connection: PostgresConnection) async throws {
+    /// The runs' bytes as buffers to send: slices of the rows' text when they are few (a file's lines in about time
+    /// order), else copied into one buffer, since each buffer sent costs a hop to the connection's event loop.
+    private static func pieces(
+        of runs: [(batch: Int, range: Range<Int>)], in batches: [PostgresEventRows]
+    ) -> [ByteBuffer?] {
+        guard runs.count > 64 else {
+            return runs.map { batches[$0.batch].text.getSlice(at: $0.range.lowerBound, length: $0.range.count) }
+        }
+        var text = ByteBuffer()
+        text.reserveCapacity(runs.reduce(0) { $0 + $1.range.count })
+        for run in runs {
+            _ = batches[run.batch].text.withUnsafeReadableBytes {
+                text.writeBytes(UnsafeRawBufferPointer(rebasing: $0[run.range]))
+            }
+        }
+        return [text]
+    }
+
+    /// Sends `pieces` (lines of `COPY`'s text format, slices of the rows' text) into `events`, in pieces of at most
+    /// 1 MiB.
+    private func copy(_ pieces: [ByteBuffer?], on connection: PostgresConnection) async throws {
         try await connection.copyFrom(table: "events", columns: PostgresWritePlan.columns, logger: logger) { writer in
-            var text = text
-            while let piece = text.readSlice(length: min(text.readableBytes, 1 << 20)), piece.readableBytes > 0 {
-                try await writer.write(piece)
+            for piece in pieces {
+                guard var piece else { preconditionFailure("a line's range lies within the text it was made in") }
+                while let part = piece.readSlice(length: min(piece.readableBytes, 1 << 20)), part.readableBytes > 0 {
+                    try await writer.write(part)
+                }
             }
         }
     }

@@ -20,9 +20,12 @@ struct PostgresEventRowsTests {
         ]
         let ids = [
             #""id":"0192f5c3-8a1b-7c4d-8e2f-0123456789ab","#, "", #""id":null,"#, #""id":"text-id-1","#,
-            #""id":"0192F5C3-8A1B-7C4D-8E2F-0123456789AB","#,
+            #""id":"0192F5C3-8A1B-7C4D-8E2F-0123456789AB","#, #""id":"0192f5c3-8a1b-7c4d-8e2f-0123456789a-","#,
         ]
-        let times = ["1763683200123", #""2025-11-21T00:00:00.123Z""#, "-5", #""2025-11-21T01:00:00+01:00""#]
+        let times = [
+            "1763683200123", #""2025-11-21T00:00:00.123Z""#, "-5", #""2025-11-21T01:00:00+01:00""#,
+            "999999999999999999",
+        ]
         let values: [(String, [String])] = [
             (
                 "inputURL",
@@ -42,6 +45,7 @@ struct PostgresEventRowsTests {
             ("version", ["1.0"]), ("campaign", ["autumn"]), ("extras/fb_access_token", ["t0k3n"]), ("password", ["pw"]),
             ("zeta", ["z"]), ("", ["empty key"]), ("slug", ["invite"]), ("status", ["200"]), ("crawler", ["1"]),
             ("reason", ["buffer_full"]), ("count", ["3"]), ("code", ["c0de"]), ("note", ["?code=x&y=1"]),
+            ("camp", ["prefix of campaign"]), ("sourceApplication", [""]), ("referer", ["a:b"]),
         ]
         return (0..<count).map { _ in
             var members: [String] = []
@@ -53,10 +57,10 @@ struct PostgresEventRowsTests {
         }
     }
 
-    /// The line at `position` of `rows`, with its newline.
-    static func line(_ position: Int, of rows: PostgresEventRows) -> String {
+    /// The bytes of the line at `position` of `rows`, with its newline.
+    static func line(_ position: Int, of rows: PostgresEventRows) -> [UInt8] {
         let range = rows.range(of: position)
-        return rows.text.getString(at: range.lowerBound, length: range.count) ?? ""
+        return rows.text.getBytes(at: range.lowerBound, length: range.count) ?? []
     }
 
     /// For every line of the corpus the rows take in place, the rows of its decoded event (redacted) are the same:

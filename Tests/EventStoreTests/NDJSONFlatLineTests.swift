@@ -34,6 +34,7 @@ enum NDJSONReaderAgreement {
         var line = FlatLine()
         guard codec.scan(buffer, into: &line) else { return true }
         guard case .success(let event) = decoded, cut == 0 else { return false }
+        if let text = line.idText, String(decoding: text, as: UTF8.self) != event.id.description { return false }
         return event == NDJSONReaderAgreement.event(of: line)
     }
 

@@ -9,9 +9,10 @@ package protocol IngestRows: Sendable {
     /// How many events the rows hold.
     var count: Int { get }
 
-    /// Appends the event of a line read in place; `false` when these rows do not take it from its bytes (the
-    /// reader then decodes the line and appends its event, or its error). A line taken gives the rows what
-    /// ``append(_:)`` of its decoded event would.
+    /// Appends the event of a line read in place; `false` when these rows do not take it from its bytes, and then
+    /// they are as they were (the reader decodes the line and appends its event, or its error). A line taken gives
+    /// the rows what ``append(_:)-(MeasurementEvent)`` of its decoded event would. The line's bytes are valid only
+    /// during the call: rows keep copies, never the line's pointers.
     mutating func append(_ line: FlatLine) -> Bool
 
     /// Appends an event as decoded (not redacted: the backend redacts what it writes).

@@ -11,8 +11,8 @@ import MeasurementEvents
 /// (``NDJSONCodec/scan(_:into:)``). A backend's rows (``IngestRows``) are made from it on the ingest's reader
 /// thread.
 ///
-/// The name and the fields point into the line read (or, for a renamed alias, at the catalogue's constant
-/// names): they are valid only while that line is, in the call that was given it.
+/// The name and the fields point into the line read (or, for a renamed alias and the type `fail`, at constant
+/// texts): they are valid only while that line is, in the call that was given it.
 package struct FlatLine {
     /// One field: its key and value as UTF-8 bytes, after the aliases' normalisation.
     package struct Field {
@@ -22,6 +22,9 @@ package struct FlatLine {
 
     /// The event's id: the line's, or the one derived from name, time and fields when the line has none.
     package fileprivate(set) var id = EventID(uuidHigh: 0, low: 0)
+    /// The line's own id text, when it has one: ``id``'s ``EventID/description`` (a UUID is read as one only in its
+    /// canonical lowercase form, which is its text).
+    package fileprivate(set) var idText: UnsafeBufferPointer<UInt8>?
     /// The event's name (never empty).
     package fileprivate(set) var name = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     /// The event's time, in Unix milliseconds.
@@ -90,6 +93,7 @@ extension NDJSONCodec {
             return false
         }
         line.normaliseAliases()
+        line.idText = id
         if let id {
             line.id = EventID(utf8: id)
         } else {

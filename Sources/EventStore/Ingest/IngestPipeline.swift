@@ -186,7 +186,7 @@ final class IngestPipeline: @unchecked Sendable {
         case .text(let bytes):
             if isBlank(bytes) { return }
             batch.lines += 1
-            if batch.rows != nil, codec.scan(bytes, into: &flat), batch.rows!.append(flat) { return }
+            if batch.rows != nil, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows!.append(flat) { return }
             do throws(NDJSONLineError) {
                 var truncated = 0
                 let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
@@ -202,6 +202,14 @@ final class IngestPipeline: @unchecked Sendable {
                 batch.errors.append(error)
             }
         }
+    }
+
+    /// `bytes` without the white space at their end, which a decoder skips: a file with CRLF line ends has a `\r`
+    /// at the end of every line.
+    private static func trimmingEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[..<end])
     }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
