@@ -122,6 +122,7 @@ extension Redactor {
     private func secretKeyEnds(_ bytes: UnsafeBufferPointer<UInt8>, before end: Int) -> Bool {
         var end = end
         while end > 0, Redactor.isSpaceOrQuote(bytes[end - 1]) { end -= 1 }
+        guard end > 0, mayEndKey(bytes[end - 1]) else { return false }
         var start = end
         while start > 0, Redactor.isTokenByte(bytes[start - 1]) { start -= 1 }
         return start < end && isKey(bytes, start, end)

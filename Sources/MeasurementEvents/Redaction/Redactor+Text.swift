@@ -67,6 +67,7 @@ extension Redactor {
         } else {
             end -= Redactor.escapedQuoteLength(bytes, endingAt: end)
         }
+        guard end > 0, mayEndKey(bytes[end - 1]) else { return false }
         var start = end
         while start > 0, Redactor.isTokenByte(bytes[start - 1]) { start -= 1 }
         guard start < end else { return false }
@@ -115,6 +116,10 @@ extension Redactor {
         }
         return 0
     }
+
+    /// Whether `byte` may end a key (in any case): a quick test before a token is scanned back to its start.
+    @inline(__always)
+    func mayEndKey(_ byte: UInt8) -> Bool { lastBytes & (1 << UInt64(byte.asciiLowercased & 63)) != 0 }
 
     /// Whether `bytes[start..<end]`, lowercased, is one of the keys.
     @inline(__always)

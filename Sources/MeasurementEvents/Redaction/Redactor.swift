@@ -51,6 +51,9 @@ public struct Redactor: Sendable {
     let firstBytes: UInt64
     /// The length of the shortest key.
     let minimumKeyLength: Int
+    /// Bit `b & 63` is set for the last byte `b` of some key: most tokens before a `:` or `=` (`"target_url":`) end in
+    /// no key's last byte, and are refused before they are scanned back.
+    let lastBytes: UInt64
     /// Counts values replaced whole because they could not be redacted by structure (shared by copies).
     private(set) var counter = RedactionCounter()
 
@@ -64,6 +67,7 @@ public struct Redactor: Sendable {
         keyLengths = keys.reduce(0) { mask, key in key.utf8.count < 64 ? mask | (1 << UInt64(key.utf8.count)) : mask }
         firstBytes = keys.reduce(0) { mask, key in mask | (1 << UInt64((key.utf8.first ?? 0) & 63)) }
         minimumKeyLength = keys.map(\.utf8.count).min() ?? Int.max
+        lastBytes = keys.reduce(0) { mask, key in mask | (1 << UInt64((key.utf8.last ?? 0) & 63)) }
     }
 
     /// A redactor of the same keys whose count of values replaced whole is its own, starting at zero: a
