@@ -35,12 +35,13 @@ extension EventBackend {
         }
         // The backend redacts what it writes, with its own redactor: the reader leaves the events as they are, or
         // makes the backend's own rows of them.
+        let rowWriter = self as? any IngestRowWriter
         var makeRows: (@Sendable () -> any IngestRows)?
-        if let rowWriter = self as? any IngestRowWriter { makeRows = { rowWriter.makeIngestRows() } }
+        if let rowWriter { makeRows = { rowWriter.makeIngestRows() } }
         let pipeline = IngestPipeline(
             inputs: inputs, codec: options.codec, redactor: Redactor(secretKeys: []), batchSize: 1_024,
             makeRows: makeRows)
-        var run = BackendIngestRun(backend: self, options: options)
+        var run = BackendIngestRun(backend: self, rowWriter: rowWriter, options: options)
         do {
             while let batch = pipeline.next() {
                 batch.errors.forEach(onInvalidLine)
@@ -74,6 +75,8 @@ extension EventBackend {
 /// written, the writes in flight, and when to write next.
 private struct BackendIngestRun {
     let backend: any EventBackend
+    /// The backend as a taker of its own rows, when it is one: the writes send it the rows instead of events.
+    let rowWriter: (any IngestRowWriter)?
     let options: IngestOptions
     private(set) var summary = IngestSummary()
     private var pending: [[MeasurementEvent]] = []
@@ -90,8 +93,9 @@ private struct BackendIngestRun {
     /// How many writes may be in flight at once.
     private static let overlap = 2
 
-    init(backend: any EventBackend, options: IngestOptions) {
+    init(backend: any EventBackend, rowWriter: (any IngestRowWriter)?, options: IngestOptions) {
         self.backend = backend
+        self.rowWriter = rowWriter
         self.options = options
         chunkStart = options.clock.nowMilliseconds()
     }
@@ -132,7 +136,7 @@ private struct BackendIngestRun {
     mutating func write() async throws(StoreError) {
         guard pendingEvents > 0 || pendingLosses.values.contains(where: { $0 > 0 }) else { return }
         let (backend, batches, losses, previous, turn) = (self.backend, pending, pendingLosses, lastTurn, WriteTurn())
-        let (rows, rowWriter) = (pendingRows, backend as? any IngestRowWriter)
+        let (rows, rowWriter) = (pendingRows, self.rowWriter)
         let write = Task { () async throws -> Int in
             if let rowWriter {
                 return try await rowWriter.writeRows(rows, losses: losses, after: previous, claimed: turn)
