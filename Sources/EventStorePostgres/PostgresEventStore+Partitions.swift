@@ -21,14 +21,17 @@ extension PostgresEventStore {
 
     /// Creates the month partitions of `timestamps` that this store has not seen yet, in a transaction of their
     /// own under an advisory lock (two writers creating one month at once do not collide), before the batch's
-    /// transaction: creating a partition locks `events`, which the batch should not hold for long.
+    /// transaction: creating a partition locks `events`, which the batch should not hold for long. A timestamp in the
+    /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
+    /// share a month, and a partition's name is a `String` to make).
     func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) {
         var missing: [Int64: (name: String, start: Int64, end: Int64)] = [:]
         let known = partitions.withLock { $0 }
-        for timestamp in timestamps {
-            guard let partition = PostgresEventStore.monthPartition(of: timestamp),
-                !known.contains(partition.start), missing[partition.start] == nil
-            else { continue }
+        var month: Range<Int64> = 0..<0
+        for timestamp in timestamps where !month.contains(timestamp) {
+            guard let partition = PostgresEventStore.monthPartition(of: timestamp) else { continue }
+            month = partition.start..<partition.end
+            guard !known.contains(partition.start), missing[partition.start] == nil else { continue }
             missing[partition.start] = partition
         }
         guard !missing.isEmpty else { return }

@@ -33,6 +33,36 @@ struct PostgresEventStoreTests {
         }
     }
 
+    /// The month partitions are made from the timestamps of the batch, which jump back and forth between months:
+    /// every event lies in its own month's partition, and only the one before 1900 in the default partition (a
+    /// month left to it would also make that month's partition impossible to create later).
+    @Test func eachEventLiesInItsMonthsPartitionWhenABatchJumpsBetweenMonths() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let march: Int64 = 1_774_137_600_000  // 2026-03-22
+            let day: Int64 = 86_400_000
+            // June's first instant is June's only one, right after a time in May (a month's end is not in it).
+            let june: Int64 = 1_780_272_000_000
+            let times = [
+                march, march + day, march + 20 * day, march - 30 * day, march + 2 * day, march + 50 * day, june,
+                -2_300_000_000_000, march + 21 * day, march + 3 * day, march + 10 * day,
+            ]
+            let events = times.enumerated().map { Self.event("e\($0.offset)", at: $0.element) }
+            #expect(try await store.writeBatches([events]) == [events.count])
+            #expect(try await store.writeBatches([[Self.event("later", at: march + 9 * day)]]) == [1])
+            let placed = try await PostgresTestDatabase.column(
+                url,
+                "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms, id", as: String.self)
+            #expect(
+                placed == [
+                    "events_other e7", "events_2026_02 e3", "events_2026_03 e0", "events_2026_03 e1",
+                    "events_2026_03 e4", "events_2026_03 e9", "events_2026_03 later", "events_2026_04 e10",
+                    "events_2026_04 e2", "events_2026_04 e8", "events_2026_05 e5", "events_2026_06 e6",
+                ])
+            await store.close()
+        }
+    }
+
     /// A batch of new ids is claimed with one `COPY event_ids`; a batch that also holds stored ids, after new ones
     /// in id order, fails that `COPY` part way and is claimed again with `ON CONFLICT DO NOTHING` in the same
     /// transaction: the new ids are stored once, the stored ones keep their first event, the rollups and
