@@ -44,16 +44,62 @@ extension Redactor {
 
     /// ``exposesSecret(_:)`` of `bytes`, which a NUL follows.
     private func exposesSecret(terminated bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = bytes.count
         guard Redactor.holdsEscape(bytes) else {
             // The quick scan rules out most text; only a possible key is checked for its value.
             return mayHoldSecret(bytes: bytes) && exposesSecret(decoded: bytes)
         }
+        // Most escaped text (a percent-encoded `al_applink_data`) is ruled out without decoding it.
+        return mayShowKeyOnceDecoded(bytes) && exposesSecret(decoding: bytes)
+    }
+
+    /// Whether `bytes`, decoded in a temporary buffer (on the stack when it is small), show a secret.
+    func exposesSecret(decoding bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
             _ = buffer.initialize(fromContentsOf: bytes)
             let length = Redactor.decodeInPlace(buffer, count: count)
             return exposesSecret(decoded: UnsafeBufferPointer(rebasing: buffer[0..<length]))
         }
+    }
+
+    /// Whether text may show a key before a separator once decoded, answered without decoding it: `false` only when
+    /// decoding cannot. That holds when the text has no `\` and every percent escape stands, at any depth
+    /// (``escape(_:at:)``), for a byte that is neither a token byte (``isTokenByte(_:)``, hex digits among them) nor
+    /// `\`, and no run of token bytes that a byte which is no token byte ends is a key. Decoding then replaces
+    /// each escape by one byte that is no token byte and leaves nothing for a later round: a `%` left as it was, or
+    /// one an escape stood for, is followed by no two hex digits (they would have made an escape, or been part of
+    /// this one, or been escapes that stand for digits), and no JSON escape can begin. So the decoded text's tokens are those runs, and a key followed by a
+    /// separator would be one of them; a run that ends the text has no separator after it.
+    func mayShowKeyOnceDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let count = bytes.count
+        var index = 0
+        var tokenStart = 0
+        while index < count {
+            let byte = base[index]
+            if Redactor.isTokenByte(byte) {
+                index &+= 1
+                continue
+            }
+            if index &- tokenStart >= minimumKeyLength, mayEndKey(base[index &- 1]), isKey(bytes, tokenStart, index) {
+                return true
+            }
+            if byte == UInt8(ascii: "%"), index + 2 < count, let high = Redactor.hexValue(base[index + 1]),
+                let low = Redactor.hexValue(base[index + 2])
+            {
+                // An escape (``escape(_:at:)``, which follows a `%25` to the byte it stands for at the next depth).
+                var value = high << 4 | low
+                var length = 3
+                if value == UInt8(ascii: "%") { (value, length) = Redactor.escape(bytes, at: index) }
+                if Redactor.isTokenByte(value) || value == UInt8(ascii: "\\") { return true }
+                index &+= length
+            } else {
+                if byte == UInt8(ascii: "\\") { return true }
+                index &+= 1
+            }
+            tokenStart = index
+        }
+        return false
     }
 
     /// Whether `bytes` (followed by a NUL) hold a `%` or a `\`, found with `strcspn`, which is vectorised.

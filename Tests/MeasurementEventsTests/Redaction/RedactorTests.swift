@@ -95,4 +95,48 @@ struct RedactorTests {
             }
         }
     }
+
+    /// The check that rules out escaped text without decoding it never rules out text whose decoded form shows a
+    /// secret: keys whole or in parts, letters, digits and `\` as escapes at one or two depths, escapes built from
+    /// a `%` and escaped digits, JSON escapes, separators plain and escaped.
+    @Test func escapedTextIsRuledOutOnlyWhenItsDecodedFormShowsNoSecret() {
+        let pieces = [
+            "access_token", "code", "CODE", "acc", "ess_token", "co", "de", "%61", "%2561", "%41", "%63", "%6F", "%64",
+            "%65", "%25", "%", "6", "1", "3", "D", "%36", "%31", "%33", "%44", "%5C", "%255C", "\\", "u0061", "\\u0063",
+            "=", ":", "%3D", "%3A", "%253D", "%22", "%2522", "\"", " ", "+", "%20", "&", "%26", "{", "}", "%7B", "x",
+            "REDACTED", "https://a.example/", "%00", "_",
+        ]
+        // Keys spelled in every way a decoder undoes, then a separator and a value.
+        let keys = [
+            "access_token", "CODE", "%61ccess_token", "%2561ccess_token", "\\u0061ccess_token", "%5Cu0061ccess_token",
+            "%255Cu0063ode", "c%6Fde", "co%25%36%34e", "%%36%31ccess_token", "%25%36%31ccess_token", "co\\u0064e",
+        ]
+        let separators = ["=", ":", "%3D", "%253A", "%22:", "\\\":", " = ", "%20%3D"]
+        let values = ["x", "REDACTED", "%22x%22", "%2522REDACTED%2522"]
+        var generator = SeededGenerator(seed: 11)
+        var ruledOut = 0
+        var exposing = 0
+        for round in 0..<50_000 {
+            func some(_ count: ClosedRange<Int>) -> String {
+                (0..<Int.random(in: count, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                    .joined()
+            }
+            let text =
+                round.isMultiple(of: 2)
+                ? some(1...10)
+                : some(0...3) + keys.randomElement(using: &generator)! + separators.randomElement(using: &generator)!
+                    + values.randomElement(using: &generator)! + some(0...3)
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { bytes in
+                let exposes = redactor.exposesSecret(decoding: bytes)
+                if exposes { exposing += 1 }
+                if !redactor.mayShowKeyOnceDecoded(bytes) {
+                    ruledOut += 1
+                    #expect(!exposes, "ruled out, yet its decoded form shows a secret: \(text)")
+                }
+            }
+        }
+        #expect(ruledOut > 5_000, "the check rules out text in the corpus (\(ruledOut))")
+        #expect(exposing > 5_000, "the corpus holds text that shows a secret once decoded (\(exposing))")
+    }
 }
