@@ -84,19 +84,14 @@ extension Redactor {
             if index &- tokenStart >= minimumKeyLength, mayEndKey(base[index &- 1]), isKey(bytes, tokenStart, index) {
                 return true
             }
-            if byte == UInt8(ascii: "%"), index + 2 < count, let high = Redactor.hexValue(base[index + 1]),
-                let low = Redactor.hexValue(base[index + 2])
-            {
-                // An escape (``escape(_:at:)``, which follows a `%25` to the byte it stands for at the next depth).
-                var value = high << 4 | low
-                var length = 3
-                if value == UInt8(ascii: "%") { (value, length) = Redactor.escape(bytes, at: index) }
-                if Redactor.isTokenByte(value) || value == UInt8(ascii: "\\") { return true }
-                index &+= length
-            } else {
-                if byte == UInt8(ascii: "\\") { return true }
-                index &+= 1
+            if byte == UInt8(ascii: "\\") { return true }
+            var length = 1
+            if byte == UInt8(ascii: "%") {
+                let escape = Redactor.escape(bytes, at: index)  // a `%` that starts no escape stands for itself
+                if Redactor.isTokenByte(escape.value) || escape.value == UInt8(ascii: "\\") { return true }
+                length = escape.length
             }
+            index &+= length
             tokenStart = index
         }
         return false
