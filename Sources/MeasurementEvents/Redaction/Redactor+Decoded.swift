@@ -68,8 +68,9 @@ extension Redactor {
     /// `\`, and no run of token bytes that a byte which is no token byte ends is a key. Decoding then replaces
     /// each escape by one byte that is no token byte and leaves nothing for a later round: a `%` left as it was, or
     /// one an escape stood for, is followed by no two hex digits (they would have made an escape, or been part of
-    /// this one, or been escapes that stand for digits), and no JSON escape can begin. So the decoded text's tokens are those runs, and a key followed by a
-    /// separator would be one of them; a run that ends the text has no separator after it.
+    /// this one, or been escapes that stand for digits), and no JSON escape can begin. So the decoded text's tokens
+    /// are those runs, and a key followed by a separator would be one of them; a run that ends the text has no
+    /// separator after it.
     func mayShowKeyOnceDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
