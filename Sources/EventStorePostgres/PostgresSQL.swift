@@ -12,6 +12,8 @@ package enum PostgresSQL {
         EmbeddedSQLFile("0003_create_rollups.sql", PackageResources._003_create_rollups_sql),
         EmbeddedSQLFile("0004_create_links.sql", PackageResources._004_create_links_sql),
         EmbeddedSQLFile("0005_create_views.sql", PackageResources._005_create_views_sql),
+        EmbeddedSQLFile(
+            "0006_index_events_by_time_with_brin.sql", PackageResources._006_index_events_by_time_with_brin_sql),
     ]
 
     /// `Sources/EventStorePostgres/Statements/NAME.sql`, by name.

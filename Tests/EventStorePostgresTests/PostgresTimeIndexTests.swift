@@ -1,0 +1,129 @@
+import EventStore
+import MeasurementEvents
+import PostgresNIO
+import TestSupport
+import Testing
+
+@testable import EventStorePostgres
+
+/// `events_by_time` as a BRIN index (Migrations/0006): what reads it by time still gets exactly its events, however
+/// out of order they came, and a database made before it moves to it keeping every event.
+@Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
+struct PostgresTimeIndexTests {
+    static let start: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
+    static let minute: Int64 = 60_000
+
+    /// Three weeks of March in time order, batch after batch, with a tenth of the events uploaded late (one to
+    /// five days before their neighbours) and a few from a clock years ahead: what widens a BRIN range.
+    static func events() -> [[MeasurementEvent]] {
+        var generator = SeededGenerator(seed: 16)
+        var batches: [[MeasurementEvent]] = []
+        for batch in 0..<12 {
+            batches.append(
+                (0..<400).map { position in
+                    let number = batch * 400 + position
+                    let draw = generator.next()
+                    var time = start + Int64(number) * 7 * minute + Int64(draw % 60_000)
+                    if (draw >> 32) % 10 == 0 { time -= Int64(1 + (draw >> 40) % 5) * 86_400_000 }
+                    if number % 997 == 0 { time += 3 * 365 * 86_400_000 }
+                    return MeasurementEvent(
+                        id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r\(number % 3)"],
+                        timestamp: time)
+                })
+        }
+        return batches
+    }
+
+    /// The ids of `events` with `since <= time < until`, in export order (time, then id bytewise).
+    static func expected(_ events: [MeasurementEvent], since: Int64, until: Int64) -> [String] {
+        events.filter { $0.timestamp >= since && $0.timestamp < until }
+            .sorted {
+                $0.timestamp != $1.timestamp
+                    ? $0.timestamp < $1.timestamp
+                    : $0.id.description.utf8.lexicographicallyPrecedes($1.id.description.utf8)
+            }
+            .map(\.id.description)
+    }
+
+    /// The access method of each partition's `events_by_time` index, by partition.
+    static func indexMethods(_ url: String) async throws -> [String] {
+        try await PostgresTestDatabase.column(
+            url,
+            """
+            SELECT t.relname || ' ' || am.amname FROM pg_index AS i
+            JOIN pg_class AS x ON x.oid = i.indexrelid JOIN pg_am AS am ON am.oid = x.relam
+            JOIN pg_class AS t ON t.oid = i.indrelid JOIN pg_inherits AS h ON h.inhrelid = t.oid
+            WHERE h.inhparent = 'events'::regclass ORDER BY t.relname
+            """, as: String.self)
+    }
+
+    @Test func windowsReadExactlyTheirEventsWhenEventsArriveOutOfTimeOrder() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let batches = Self.events()
+            for batch in batches { #expect(try await store.writeBatches([batch]) == [batch.count]) }
+            let events = batches.flatMap { $0 }
+            // Summarise every full range, as autovacuum does in time, so that the reads below consult the summaries.
+            try await PostgresTestDatabase.admin(url, "VACUUM events")
+            let methods = try await Self.indexMethods(url)
+            #expect(
+                methods.contains("events_2026_03 brin") && methods.allSatisfy { $0.hasSuffix(" brin") }, "\(methods)")
+            let windows: [(since: Int64, until: Int64)] = [
+                (Self.start + 9 * 86_400_000 + 7 * Self.minute, Self.start + 9 * 86_400_000 + 22 * Self.minute),
+                (Self.start + 15 * Self.minute, Self.start + 30 * Self.minute),
+                (Self.start - 3 * 86_400_000, Self.start + 2 * 86_400_000 + 123),
+                (Self.start + 20 * 86_400_000, Self.start + 4 * 365 * 86_400_000),
+                (Self.start + 11 * 86_400_000 + 5, Self.start + 11 * 86_400_000 + 6),
+                (.min, .max),
+            ]
+            for window in windows {
+                let wanted = Self.expected(events, since: window.since, until: window.until)
+                var read: [String] = []
+                try await store.forEachEvent(since: window.since, until: window.until) {
+                    read.append($0.id.description)
+                }
+                #expect(read == wanted, "window \(window)")
+                // The same through the index alone: no sequential scan to fall back on.
+                let indexed = try await PostgresTestDatabase.withConnection(url) { connection in
+                    try await connection.query("SET enable_seqscan = off", logger: PostgresTestDatabase.logger)
+                    var binds = PostgresBindings()
+                    binds.append(window.since)
+                    binds.append(window.until)
+                    var ids: [String] = []
+                    let query = PostgresQuery(unsafeSQL: PostgresSQL.statement("select_events"), binds: binds)
+                    for try await row in try await connection.query(query, logger: PostgresTestDatabase.logger) {
+                        ids.append(try row.makeRandomAccess()[0].decode(String.self))
+                    }
+                    return ids
+                }
+                #expect(indexed == wanted, "window \(window), read through events_by_time")
+            }
+            await store.close()
+        }
+    }
+
+    /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)`, as 0001 made it) moves to the
+    /// BRIN index when a store opens it, with its events and their export unchanged.
+    @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            for batch in Self.events() { _ = try await store.writeBatches([batch]) }
+            var before: [UInt8] = []
+            try await store.export { before += $0 }
+            await store.close()
+            try await PostgresTestDatabase.admin(url, "DROP INDEX events_by_time")
+            try await PostgresTestDatabase.admin(url, "CREATE INDEX events_by_time ON events (ts_ms, id)")
+            try await PostgresTestDatabase.admin(url, "DELETE FROM schema_migrations WHERE version = 6")
+            #expect(try await Self.indexMethods(url).allSatisfy { $0.hasSuffix(" btree") })
+
+            let reopened = try await PostgresEventStore(url: url)
+            #expect(try await reopened.schemaVersion == PostgresEventStore.latestSchemaVersion)
+            #expect(try await Self.indexMethods(url).allSatisfy { $0.hasSuffix(" brin") })
+            var after: [UInt8] = []
+            try await reopened.export { after += $0 }
+            #expect(after == before && !after.isEmpty)
+            #expect(try await reopened.count() == 4_800)
+            await reopened.close()
+        }
+    }
+}
