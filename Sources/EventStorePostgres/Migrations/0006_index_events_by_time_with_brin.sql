@@ -3,7 +3,7 @@
 --
 -- Why: events come in about time order (the writers also send each batch's rows sorted by time), so a month's
 -- rows lie in time order on disk, the case BRIN is made for. The B-tree took one index entry, and one WAL record,
--- per event: a fifth of the server's CPU in an ingest (docs/postgres-layout.md, "events_by_time as BRIN"). BRIN
+-- per event: 9-17% of the server's CPU in an ingest (docs/postgres-layout.md, "events_by_time as BRIN"). BRIN
 -- keeps one summary per 128 pages, and nothing is done per row while a range fills. minmax-multi keeps several
 -- intervals per range, so the events a device uploads days late widen no range to the whole gap.
 -- What reads it: the report's edges (the raw events of the partial 15-minute buckets of a window) and exports
