@@ -12,6 +12,7 @@ import Testing
 struct PostgresTimeIndexTests {
     static let start: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
     static let minute: Int64 = 60_000
+    static let day: Int64 = 86_400_000
 
     /// Three weeks of March in time order, batch after batch, with a tenth of the events uploaded late (one to
     /// five days before their neighbours) and a few from a clock years ahead: what widens a BRIN range.
@@ -24,8 +25,8 @@ struct PostgresTimeIndexTests {
                     let number = batch * 400 + position
                     let draw = generator.next()
                     var time = start + Int64(number) * 7 * minute + Int64(draw % 60_000)
-                    if (draw >> 32) % 10 == 0 { time -= Int64(1 + (draw >> 40) % 5) * 86_400_000 }
-                    if number % 997 == 0 { time += 3 * 365 * 86_400_000 }
+                    if (draw >> 32) % 10 == 0 { time -= Int64(1 + (draw >> 40) % 5) * day }
+                    if number % 997 == 0 { time += 3 * 365 * day }
                     return MeasurementEvent(
                         id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r\(number % 3)"],
                         timestamp: time)
@@ -69,11 +70,11 @@ struct PostgresTimeIndexTests {
             #expect(
                 methods.contains("events_2026_03 brin") && methods.allSatisfy { $0.hasSuffix(" brin") }, "\(methods)")
             let windows: [(since: Int64, until: Int64)] = [
-                (Self.start + 9 * 86_400_000 + 7 * Self.minute, Self.start + 9 * 86_400_000 + 22 * Self.minute),
+                (Self.start + 9 * Self.day + 7 * Self.minute, Self.start + 9 * Self.day + 22 * Self.minute),
                 (Self.start + 15 * Self.minute, Self.start + 30 * Self.minute),
-                (Self.start - 3 * 86_400_000, Self.start + 2 * 86_400_000 + 123),
-                (Self.start + 20 * 86_400_000, Self.start + 4 * 365 * 86_400_000),
-                (Self.start + 11 * 86_400_000 + 5, Self.start + 11 * 86_400_000 + 6),
+                (Self.start - 3 * Self.day, Self.start + 2 * Self.day + 123),
+                (Self.start + 20 * Self.day, Self.start + 4 * 365 * Self.day),
+                (Self.start + 11 * Self.day + 5, Self.start + 11 * Self.day + 6),
                 (.min, .max),
             ]
             for window in windows {

@@ -4,8 +4,9 @@ import Testing
 
 @testable import EventStore
 
-/// The generic ingest's writes: the first are small and double up to the backend's chunk limit, so that a database
-/// server starts on the first write while the reader reads the rest.
+/// The generic ingest's writes through a backend seen only as ``EventBackend``: chunks of the backend's limit
+/// (``EventBackend/overlappedChunkLimit``) or of `--batch-size` when smaller (a write is due at the end of the
+/// reader's hand-over of 1,024 lines that reaches it), every event stored.
 struct BackendIngestChunkTests {
     /// An SQLite store seen only through ``EventBackend``, which records how many events each write held.
     final class RecordingBackend: EventBackend {
