@@ -43,7 +43,7 @@ extension EventBackend {
             makeRows: makeRows)
         var run = BackendIngestRun(backend: self, rowWriter: rowWriter, options: options)
         do {
-            while let batch = pipeline.next() {
+            while let batch = await pipeline.nextBatch() {
                 batch.errors.forEach(onInvalidLine)
                 run.take(batch)
                 if let failure = batch.failure { throw failure }

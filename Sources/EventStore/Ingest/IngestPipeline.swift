@@ -38,6 +38,8 @@ final class IngestPipeline: @unchecked Sendable {
     /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
     private var consumed: [[MeasurementEvent]] = []
     private let capacity = 4
+    /// A consumer waiting in ``nextBatch()`` for the reader, resumed by the next ``send(_:)`` or ``finish()``.
+    private var waiter: CheckedContinuation<Batch?, Never>?
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
@@ -63,6 +65,27 @@ final class IngestPipeline: @unchecked Sendable {
         let batch = queue.removeFirst()
         condition.broadcast()
         return batch
+    }
+
+    /// ``next()`` for an async caller, which waits without blocking its thread: a thread of the cooperative pool
+    /// blocked here could not run the writes' continuations meanwhile (the pool has one thread per core).
+    func nextBatch() async -> Batch? {
+        await withCheckedContinuation { take(resuming: $0) }
+    }
+
+    /// Resumes `continuation` with the next batch, or `nil` when all input was read, or leaves it to the reader when
+    /// none is queued yet.
+    private func take(resuming continuation: CheckedContinuation<Batch?, Never>) {
+        condition.lock()
+        guard !queue.isEmpty || finished else {
+            waiter = continuation
+            condition.unlock()
+            return
+        }
+        let batch = queue.isEmpty ? nil : queue.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        continuation.resume(returning: batch)
     }
 
     /// Hands written events back to the reader thread, which releases them (the writer is the bottleneck).
@@ -99,11 +122,14 @@ final class IngestPipeline: @unchecked Sendable {
             condition.unlock()
             return false
         }
-        queue.append(batch)
+        let waiting = waiter
+        waiter = nil
+        if waiting == nil { queue.append(batch) }
         condition.broadcast()
         let garbage = consumed
         consumed.removeAll()
         condition.unlock()
+        waiting?.resume(returning: batch)
         _ = consume garbage  // released here, on the reader thread
         return true
     }
@@ -111,8 +137,11 @@ final class IngestPipeline: @unchecked Sendable {
     private func finish() {
         condition.lock()
         finished = true
+        let waiting = waiter
+        waiter = nil
         condition.broadcast()
         condition.unlock()
+        waiting?.resume(returning: nil)
     }
 
     private struct Stop: Error {}
