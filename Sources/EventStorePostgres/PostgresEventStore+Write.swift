@@ -273,4 +273,10 @@ extension PostgresEventStore: IngestRowWriter {
             return try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
         }
     }
+
+    /// Summarises the time index's ranges the ingest filled (``summarizeTimeIndex()``).
+    /// - Throws: ``StoreError`` when the server could not be reached or refused; the events stay stored.
+    package func finishIngest() async throws(StoreError) {
+        try await summarizeTimeIndex()
+    }
 }

@@ -49,6 +49,9 @@ public final class PostgresEventStore: Sendable {
     let logger = Logger(label: "alstats.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
     let partitions = Mutex<Set<Int64>>([])
+    /// The partitions of `events` written since their time index's new ranges were last summarised
+    /// (``summarizeTimeIndex()``), by name.
+    let partitionsToSummarize = Mutex<Set<String>>([])
     /// Whether the last claim of ids found one already stored: the next write then claims with `ON CONFLICT` at
     /// once instead of trying `COPY` first (a stream of retried batches would fail every `COPY`), and goes back to
     /// `COPY` after a claim that found none.

@@ -105,6 +105,50 @@ struct PostgresTimeIndexTests {
 
     /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)`, as 0001 made it) moves to the
     /// BRIN index when a store opens it, with its events and their export unchanged.
+    /// An ingest ends with every filled range of the time index summarised (``PostgresEventStore/finishIngest()``):
+    /// autovacuum drops the summary requests of a bulk load's ranges, and a read by time reads an unsummarised range
+    /// whole. A file of two months, its events long enough to fill several ranges in each.
+    @Test func anIngestLeavesNoFilledRangeOfTheTimeIndexWithoutItsSummary() async throws {
+        let folder = TemporaryDatabase()
+        let file = folder.file("events.ndjson")
+        let note = String(repeating: "n", count: 900)
+        // 10,000 events in March, then 6,000 in April.
+        let lines = (0..<16_000).map { number in
+            let time =
+                number < 10_000
+                ? Self.start + Int64(number) * 3 * Self.minute
+                : Self.start + 31 * Self.day + Int64(number - 10_000) * 3 * Self.minute
+            return NDJSONCodec.line(
+                for: MeasurementEvent(
+                    id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r\(number % 3)", "note": note],
+                    timestamp: time))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let summary = try await store.ingestNDJSON([IngestInput(path: file)], onInvalidLine: { _ in })
+            #expect(summary.stored == 16_000)
+            let rangesFilled = try await PostgresTestDatabase.column(
+                url,
+                """
+                SELECT (pg_relation_size(i.indrelid) / (128 * 8192))::bigint FROM pg_partition_tree('events_by_time') AS t
+                JOIN pg_index AS i ON i.indexrelid = t.relid WHERE t.isleaf AND pg_relation_size(i.indrelid) > 0
+                ORDER BY i.indrelid::regclass::text
+                """, as: Int.self)
+            #expect(rangesFilled.count == 2 && rangesFilled.allSatisfy { $0 >= 2 }, "March and April: \(rangesFilled)")
+            // What summarising now would add: nothing (the range still filling in each partition it leaves alone).
+            let unsummarised = try await PostgresTestDatabase.column(
+                url,
+                """
+                SELECT brin_summarize_new_values(i.indexrelid::regclass)::bigint FROM pg_partition_tree('events_by_time')
+                AS t JOIN pg_index AS i ON i.indexrelid = t.relid WHERE t.isleaf
+                """, as: Int.self)
+            #expect(!unsummarised.isEmpty && unsummarised.allSatisfy { $0 == 0 }, "\(unsummarised)")
+            #expect(try await store.summarizeTimeIndex() == 0, "the ingest left no partition to summarise")
+            await store.close()
+        }
+    }
+
     @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)

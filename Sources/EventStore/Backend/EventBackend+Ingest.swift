@@ -183,6 +183,7 @@ private struct BackendIngestRun {
             while !inFlight.isEmpty {
                 try await awaitOldest()
             }
+            try await rowWriter?.finishIngest()
             return
         }
         pending.removeAll()

@@ -31,4 +31,10 @@ package protocol IngestRowWriter: EventBackend {
     func writeRows(
         _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> Int
+
+    /// Brings what the ingest's writes left for later up to date, once they are all committed, so that the ingest
+    /// returns with its events as quick to read as the rest (PostgreSQL: the summaries of the time index's new
+    /// ranges).
+    /// - Throws: ``StoreError`` when it could not be done; the events stay stored.
+    func finishIngest() async throws(StoreError)
 }
