@@ -23,7 +23,8 @@ extension PostgresEventStore {
     /// own under an advisory lock (two writers creating one month at once do not collide), before the batch's
     /// transaction: creating a partition locks `events`, which the batch should not hold for long. A timestamp in the
     /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
-    /// share a month, and a partition's name is a `String` to make).
+    /// share a month, and a partition's name is a `String` to make). Every write comes here first, so this is also
+    /// where the partitions written are noted for ``summarizeTimeIndex()`` (``partitionsToSummarize``).
     func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) {
         var missing: [Int64: (name: String, start: Int64, end: Int64)] = [:]
         var written: Set<String> = []

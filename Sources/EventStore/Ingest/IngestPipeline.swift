@@ -56,7 +56,8 @@ final class IngestPipeline: @unchecked Sendable {
         }
     }
 
-    /// The next batch, waiting for it; `nil` when all input was read.
+    /// The next batch, waiting for it on the caller's thread; `nil` when all input was read. For a caller on a
+    /// thread of its own (the SQLite ingest); an async caller uses ``nextBatch()``.
     func next() -> Batch? {
         condition.lock()
         defer { condition.unlock() }
