@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +6,7 @@ import TestSupport
 
 extension ServeProcess {
     /// One request on a new connection; nil when the connection failed (the server is gone).
-    func request(
+    public func request(
         _ method: String, _ path: String, key: String? = "w1", contentType: String = "application/x-ndjson",
         body: String = ""
     ) -> HTTPAnswer? {
@@ -16,12 +15,16 @@ extension ServeProcess {
 }
 
 /// A response read off a plain socket: HTTP/1.1, one request per connection.
-struct HTTPAnswer: Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: String
+public struct HTTPAnswer: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The headers, by lowercased name.
+    public var headers: [String: String]
+    /// The body, as text.
+    public var body: String
 
-    static func fetch(
+    /// Sends one request to `127.0.0.1:port` and reads the whole answer; nil when the connection failed.
+    public static func fetch(
         port: Int, _ method: String, _ path: String, key: String?, contentType: String, body: [UInt8]
     ) -> HTTPAnswer? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -59,7 +62,8 @@ struct HTTPAnswer: Sendable {
         return parse(String(decoding: received, as: UTF8.self))
     }
 
-    static func parse(_ text: String) -> HTTPAnswer? {
+    /// The answer in `text` (a status line, headers, a blank line, the body); nil when it is not one.
+    public static func parse(_ text: String) -> HTTPAnswer? {
         guard let split = text.range(of: "\r\n\r\n") else { return nil }
         let lines = text[..<split.lowerBound].split(separator: "\r\n")
         guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "")
