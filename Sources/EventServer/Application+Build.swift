@@ -90,6 +90,8 @@ private func assembleApplication(
     let writer = GroupCommitWriter(
         store: backend, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
     let recorder = LinkHitRecorder(writer: writer, logger: logger)
+    let upkeep = StoreUpkeep(
+        backend: backend, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)
     let catalog = LinkCatalog(store: links)
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
@@ -108,7 +110,7 @@ private func assembleApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: [writer, recorder],
+        services: [writer, recorder, upkeep],
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

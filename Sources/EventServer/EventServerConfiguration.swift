@@ -30,6 +30,9 @@ public struct EventServerConfiguration: Sendable {
     public var verifiedLinks = VerifiedLinkConfig()
     /// The redaction applied to every event before storage.
     public var redactor: Redactor = Redactor()
+    /// How often the store's upkeep runs (``StoreUpkeep``: on PostgreSQL, the summaries of the time index's ranges
+    /// that the collector's writes filled).
+    public var upkeepInterval: Duration = .seconds(30)
     /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.
     public var clock: any EventClock = SystemEventClock()
 

@@ -16,6 +16,7 @@ final class ServerMetrics: Sendable {
     private let failedCommits: Counter
     private let accepted: Counter
     private let duplicates: Counter
+    private let failedUpkeeps: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
 
     /// The labels of one `alstats_http_requests_total` series.
@@ -36,6 +37,7 @@ final class ServerMetrics: Sendable {
         failedCommits = Counter(label: "alstats_commits_failed_total", factory: factory)
         accepted = Counter(label: "alstats_events_accepted_total", factory: factory)
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
+        failedUpkeeps = Counter(label: "alstats_upkeep_failed_total", factory: factory)
     }
 
     /// One answered request of `route` (the route pattern, never the raw path) with `status`. The counter of
@@ -78,6 +80,9 @@ final class ServerMetrics: Sendable {
         commitLatency.record(duration: duration)
         if !succeeded { failedCommits.increment() }
     }
+
+    /// One call of the store's upkeep (``StoreUpkeep``) that failed.
+    func upkeepFailed() { failedUpkeeps.increment() }
 
     /// The Prometheus text exposition of every metric.
     func exposition() -> String { registry.emitToString() }

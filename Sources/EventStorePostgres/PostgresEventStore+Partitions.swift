@@ -24,7 +24,7 @@ extension PostgresEventStore {
     /// transaction: creating a partition locks `events`, which the batch should not hold for long. A timestamp in the
     /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
     /// share a month, and a partition's name is a `String` to make). Every write comes here first, so this is also
-    /// where the partitions written are noted for ``summarizeTimeIndex()`` (``partitionsToSummarize``).
+    /// where the partitions written are noted for ``summarizeTimeIndex(lockTimeout:)`` (``partitionsToSummarize``).
     func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) {
         var missing: [Int64: (name: String, start: Int64, end: Int64)] = [:]
         var written: Set<String> = []
@@ -61,15 +61,21 @@ extension PostgresEventStore {
     /// partitions written since the last call, and returns how many it summarised.
     ///
     /// The index summarises a range when autovacuum takes the request a filled range leaves (`autosummarize`), but
-    /// autovacuum keeps at most 256 such requests and visits a database about once a minute: a bulk load fills
-    /// ranges far faster (a range holds about 1,700 realistic events), and PostgreSQL drops the rest (logging each).
-    /// An unsummarised range is read by every read by time, so right after an ingest of 200,000 events a one-minute
-    /// window read all 12,804 pages of its partition (87 ms) instead of 1,024 (7.5 ms). An ingest therefore ends with
-    /// this call (``finishIngest()``). It takes the partitions' `SHARE UPDATE EXCLUSIVE` lock, as `VACUUM` does: it
-    /// waits for an autovacuum of one of them to be cancelled (about a second), never for a writer.
-    /// - Throws: ``StoreError`` when the server could not be reached or refused.
+    /// autovacuum keeps at most 256 such requests and visits a database about once a minute: a bulk load, or a
+    /// collector taking more than about 7,000 events a second, fills ranges faster (a range holds about 1,700
+    /// realistic events), and PostgreSQL drops the rest (logging each). An unsummarised range is read by every read
+    /// by time, so right after an ingest of 200,000 events a one-minute window read all 12,804 pages of its
+    /// partition (87 ms) instead of 1,024 (7.5 ms). An ingest therefore ends with this call (``finishIngest()``),
+    /// and a server calls it every so often (``upkeep()``). It takes the partitions' `SHARE UPDATE EXCLUSIVE`
+    /// lock, as `VACUUM` does: never waiting for a writer, but for an autovacuum of one of them to be cancelled
+    /// (about a second), a `VACUUM` or another process's summaries.
+    /// - Parameter lockTimeout: how long to wait for those locks at most; `nil` waits as long as it takes.
+    /// - Returns: the ranges summarised, or `nil` when a lock was not had in time (the partitions are left for the
+    ///   next call).
+    /// - Throws: ``StoreError`` when the server could not be reached or refused; the partitions are left for the
+    ///   next call.
     @discardableResult
-    func summarizeTimeIndex() async throws(StoreError) -> Int {
+    func summarizeTimeIndex(lockTimeout: Duration? = nil) async throws(StoreError) -> Int? {
         let written = partitionsToSummarize.withLock { written in
             defer { written.removeAll() }
             return written.sorted()
@@ -77,16 +83,42 @@ extension PostgresEventStore {
         guard !written.isEmpty else { return 0 }
         var binds = PostgresBindings()
         binds.append(written)
+        let summarize = { (connection: PostgresConnection) async throws -> Int in
+            try await self.rows(PostgresSQL.statement("summarize_time_index"), binds, on: connection) {
+                try $0[0].decode(Int.self)
+            }.reduce(0, +)
+        }
+        let what = "summarising the time index of \(written.joined(separator: ", "))"
         do {
-            return try await withConnection(doing: "summarising the time index of \(written.joined(separator: ", "))") {
-                connection in
-                try await self.rows(PostgresSQL.statement("summarize_time_index"), binds, on: connection) {
-                    try $0[0].decode(Int.self)
-                }.reduce(0, +)
+            guard let lockTimeout else { return try await withConnection(doing: what, summarize) }
+            let (seconds, attoseconds) = lockTimeout.components
+            let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+            let summarised: Int? = try await inTransaction(doing: what) { connection in
+                try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
+                do {
+                    return try await summarize(connection)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.lockNotAvailable {
+                    return nil  // the transaction is aborted: its COMMIT rolls it back
+                }
             }
+            if summarised == nil { partitionsToSummarize.withLock { $0.formUnion(written) } }
+            return summarised
         } catch {
             partitionsToSummarize.withLock { $0.formUnion(written) }
             throw error
         }
+    }
+
+    /// SQLSTATE `lock_not_available`: a lock not had within `lock_timeout`.
+    static let lockNotAvailable = "55P03"
+
+    /// How long ``upkeep()`` waits for a partition's lock: another server's summaries of the same partition, or a
+    /// `VACUUM`, hold it; the partition is then left for the next call.
+    static let upkeepLockTimeout = Duration.seconds(2)
+
+    /// Summarises the time index's ranges that this store's writes filled since the last call
+    /// (``summarizeTimeIndex(lockTimeout:)``), waiting at most ``upkeepLockTimeout`` for a partition's lock.
+    public func upkeep() async throws(StoreError) {
+        try await summarizeTimeIndex(lockTimeout: Self.upkeepLockTimeout)
     }
 }

@@ -274,9 +274,21 @@ extension PostgresEventStore: IngestRowWriter {
         }
     }
 
-    /// Summarises the time index's ranges the ingest filled (``summarizeTimeIndex()``).
-    /// - Throws: ``StoreError`` when the server could not be reached or refused; the events stay stored.
+    /// Summarises the time index's ranges the ingest filled (``summarizeTimeIndex(lockTimeout:)``), waiting at most
+    /// ``finishLockTimeout`` for a partition's lock: an autovacuum of the partition is cancelled for it after
+    /// `deadlock_timeout` (a second by default), but a `VACUUM` run by hand may hold it for minutes, and the ingest's
+    /// events are all committed by now.
+    /// - Throws: ``StoreError`` when the server could not be reached or refused, or the lock was held too long; the
+    ///   events stay stored and the partitions are left for the next summary (``upkeep()``).
     package func finishIngest() async throws(StoreError) {
-        try await summarizeTimeIndex()
+        guard try await summarizeTimeIndex(lockTimeout: Self.finishLockTimeout) == nil else { return }
+        throw StoreError(
+            .io, path: location,
+            "the time index of the months written was not summarised: another session held a partition's lock for "
+                + "\(Self.finishLockTimeout) (a VACUUM, or another process summarising); `alstats serve` or autovacuum "
+                + "summarises it later, and reads by time in those months read more pages until then")
     }
+
+    /// How long the end of an ingest waits for a partition's lock to summarise its time index.
+    static let finishLockTimeout = Duration.seconds(5)
 }

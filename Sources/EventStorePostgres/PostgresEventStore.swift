@@ -50,7 +50,7 @@ public final class PostgresEventStore: Sendable {
     /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
     let partitions = Mutex<Set<Int64>>([])
     /// The partitions of `events` written since their time index's new ranges were last summarised
-    /// (``summarizeTimeIndex()``), by name.
+    /// (``summarizeTimeIndex(lockTimeout:)``), by name.
     let partitionsToSummarize = Mutex<Set<String>>([])
     /// Whether the last claim of ids found one already stored: the next write then claims with `ON CONFLICT` at
     /// once instead of trying `COPY` first (a stream of retried batches would fail every `COPY`), and goes back to

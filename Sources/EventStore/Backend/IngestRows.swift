@@ -35,6 +35,7 @@ package protocol IngestRowWriter: EventBackend {
     /// Brings what the ingest's writes left for later up to date, once they are all committed, so that the ingest
     /// returns with its events as quick to read as the rest (PostgreSQL: the summaries of the time index's new
     /// ranges).
-    /// - Throws: ``StoreError`` when it could not be done; the events stay stored.
+    /// - Throws: ``StoreError`` when it could not be done; the events stay stored, and the ingest reports it in
+    ///   ``IngestSummary/unfinished`` without failing.
     func finishIngest() async throws(StoreError)
 }

@@ -1,7 +1,8 @@
 -- summarize_time_index: summarises the filled ranges of the BRIN time index (events_by_time, Migrations/0006) that
 -- have no summary yet, in the given partitions of events; the range still filling is left for later.
 -- Parameters: $1 the partitions' names. Columns: ranges, how many ranges were summarised in each partition.
--- Used by: PostgresEventStore.summarizeTimeIndex (at the end of an ingest).
+-- Used by: PostgresEventStore.summarizeTimeIndex (at the end of an ingest, and in upkeep, which serve calls
+-- every 30 s).
 SELECT brin_summarize_new_values(i.indexrelid::regclass)::bigint AS ranges
 FROM pg_partition_tree('events_by_time'::regclass) AS t
 JOIN pg_index AS i ON i.indexrelid = t.relid

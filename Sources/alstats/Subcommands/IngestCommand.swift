@@ -42,6 +42,7 @@ extension ALStatsCommand {
                 let summary = try await ingest(into: store.backend, terminal: terminal)
                 try await store.close()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+                if let unfinished = summary.unfinished { printError("alstats ingest: warning: \(unfinished)") }
                 if summary.invalid > 0 {
                     let outcome =
                         summary.committed

@@ -61,6 +61,13 @@
                     "The most events waiting for a commit; more get 503 with Retry-After.", valueName: "n"))
             var queueEvents: Int = 100_000
 
+            @Option(
+                name: .customLong("upkeep-seconds"),
+                help: ArgumentHelp(
+                    "How often the store's upkeep runs (PostgreSQL: summaries of the time index's filled ranges).",
+                    valueName: "seconds"))
+            var upkeepSeconds: Double = 30
+
             /// The log formats of `--log-format`.
             enum LogFormat: String, ExpressibleByArgument {
                 case text, json
@@ -71,6 +78,9 @@
                     throw ValidationError("--port must be 0 to 65535, not \(port)")
                 }
                 guard queueEvents > 0 else { throw ValidationError("--queue-events must be at least 1") }
+                guard upkeepSeconds >= 0.01, upkeepSeconds <= 86_400 else {
+                    throw ValidationError("--upkeep-seconds must be 0.01 to 86400, not \(upkeepSeconds)")
+                }
                 if noAuth, !ServeCommand.isLoopback(host) {
                     throw ValidationError(
                         "--no-auth is refused on \(host): it would let anyone write; use --host 127.0.0.1 or set keys")
@@ -115,6 +125,7 @@
                 configuration.durability = durability
                 configuration.trustProxy = trustProxy
                 configuration.maximumQueuedEvents = queueEvents
+                configuration.upkeepInterval = .seconds(upkeepSeconds)
                 configuration.verifiedLinks = try verifiedLinks()
                 let app: EventServerApplication
                 let location = store.backend.location

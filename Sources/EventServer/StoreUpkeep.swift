@@ -1,0 +1,43 @@
+import EventStore
+import Logging
+import ServiceLifecycle
+
+/// Calls the store's ``EventStore/EventBackend/upkeep()`` every ``interval`` while the server runs, off the write
+/// path: on PostgreSQL it summarises the ranges of the time index that the collector's writes filled, which
+/// autovacuum leaves undone when ranges fill faster than it visits (docs/postgres-layout.md, "Summaries"); on
+/// SQLite it has nothing to do. A failed call is logged as a warning and counted in
+/// `alstats_upkeep_failed_total`; what it left is done by the next one, and no event is affected.
+///
+/// Run as a `Service` after the writer in the same group: at shutdown it stops first, without a last call (the
+/// next start, or autovacuum, summarises what is left).
+final class StoreUpkeep: Service, Sendable {
+    /// How long between two calls.
+    let interval: Duration
+    private let backend: any EventBackend
+    private let metrics: ServerMetrics
+    private let logger: Logger
+
+    init(backend: any EventBackend, interval: Duration, metrics: ServerMetrics, logger: Logger) {
+        self.backend = backend
+        self.interval = interval
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Waits ``interval``, calls the upkeep, and again, until graceful shutdown (which ends the wait at once).
+    func run() async {
+        while true {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            } catch {
+                return  // shutting down, or cancelled
+            }
+            do throws(StoreError) {
+                try await backend.upkeep()
+            } catch {
+                metrics.upkeepFailed()
+                logger.warning("the store's upkeep failed (it is tried again in \(interval)): \(error.message)")
+            }
+        }
+    }
+}
