@@ -78,11 +78,16 @@ struct PostgresRollups {
         struct Counted: Hashable {
             var key: LinkVisitorCountKey
             var visitor: String
+
+            static func == (lhs: Counted, rhs: Counted) -> Bool {
+                lhs.key == rhs.key && lhs.visitor.hasSameBytes(as: rhs.visitor)
+            }
         }
         var added: Set<Counted> = []
         for visitor in sorted {
             let seen = existing.filter {
-                $0.day == visitor.day && $0.slug == visitor.slug && $0.visitor == visitor.visitor
+                $0.day == visitor.day && $0.slug.hasSameBytes(as: visitor.slug)
+                    && $0.visitor.hasSameBytes(as: visitor.visitor)
             }
             for scope in LinkVisitorCountKey.Scope.allCases {
                 let key = LinkVisitorCountKey(visitor, scope: scope)

@@ -16,6 +16,27 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
     enum Storage: Sendable, Hashable {
         case uuid(high: UInt64, low: UInt64)
         case text(String)
+
+        /// Text ids are equal when their bytes are (``Swift/String/hasSameBytes(as:)``), as the databases' unique
+        /// ids are: two ids that differ only in Unicode normalisation are two events.
+        static func == (lhs: Storage, rhs: Storage) -> Bool {
+            switch (lhs, rhs) {
+            case (.uuid(let lh, let ll), .uuid(let rh, let rl)): return lh == rh && ll == rl
+            case (.text(let left), .text(let right)): return left.hasSameBytes(as: right)
+            default: return false
+            }
+        }
+
+        /// `String`'s hash, which equal bytes always share.
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .uuid(let high, let low):
+                hasher.combine(high)
+                hasher.combine(low)
+            case .text(let text):
+                hasher.combine(text)
+            }
+        }
     }
 
     let storage: Storage
@@ -68,13 +89,14 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
         return Int64(high >> 16)
     }
 
-    /// Orders ids by their text, which for UUIDv7 ids is their time order.
+    /// Orders ids by the bytes of their text (as SQLite's and PostgreSQL's `COLLATE "C"` order them), which for
+    /// UUIDv7 ids is their time order.
     public static func < (lhs: EventID, rhs: EventID) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.uuid(let lh, let ll), .uuid(let rh, let rl)):
             return (lh, ll) < (rh, rl)
         default:
-            return lhs.description < rhs.description
+            return lhs.description.utf8.lexicographicallyPrecedes(rhs.description.utf8)
         }
     }
 

@@ -16,12 +16,14 @@ struct SplitMix: RandomNumberGenerator {
 /// Events for the parity tests, deterministic for `seed`, over `days` UTC days from 2026-03-22: random UUID and
 /// text ids, duplicates of earlier ids (with other content), the three App Links events, another event name,
 /// secrets in URLs and extra fields (redacted by both stores), hits of hosted links (people and crawlers, 200 and
-/// 404, visitors seen again) and arrivals at link URLs and at URLs that only look like them.
+/// 404, visitors seen again) and arrivals at link URLs and at URLs that only look like them. Some text ids, refs and
+/// referer apps are the same text in two Unicode normalisations (`é` as U+00E9 and as `e` + U+0301): two ids and
+/// two groups for both stores, as their bytes differ.
 func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEvent] {
     var random = SplitMix(state: seed)
     let start: Int64 = 1_774_137_600_000
-    let refs = ["feed", "search", "share", "email", nil]
-    let apps = ["Facebook", "Messenger", "Mail", nil]
+    let refs = ["feed", "search", "share", "email", "caf\u{E9}", "cafe\u{301}", nil]
+    let apps = ["Facebook", "Messenger", "Mail", "R\u{E9}seau", "Re\u{301}seau", nil]
     let hosts = ["shop.example.net", "video.example.org", "recipes.example.com"]
     let slugs = ["invite", "spring-sale", "promo_2"]
     var events: [MeasurementEvent] = []
@@ -31,6 +33,7 @@ func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEven
         switch Int.random(in: 0..<20, using: &random) {
         case 0 where !events.isEmpty: id = events[Int.random(in: 0..<events.count, using: &random)].id
         case 1: id = EventID("evt-\(index % 97)-\(Int.random(in: 0..<3, using: &random))")
+        case 2: id = EventID(["\u{E9}vt-\(index % 13)", "e\u{301}vt-\(index % 13)"].randomElement(using: &random)!)
         default: id = EventID(uuidHigh: random.next(), low: random.next())
         }
         var fields: [String: String] = [:]

@@ -28,3 +28,22 @@ struct ASCIIBytesTests {
         #expect(UInt8(ascii: "[").asciiLowercased == UInt8(ascii: "["), "only A to Z move")
     }
 }
+
+/// `hasSameBytes(as:)`: byte equality of text, where `String`'s `==` is canonical equivalence.
+struct SameBytesTests {
+    @Test func textIsTheSameOnlyWhenItsBytesAre() {
+        #expect("caf\u{E9}" == "cafe\u{301}")
+        #expect(!"caf\u{E9}".hasSameBytes(as: "cafe\u{301}"))
+        #expect("caf\u{E9}".hasSameBytes(as: "caf\u{E9}"))
+        #expect("".hasSameBytes(as: ""))
+        #expect(!"".hasSameBytes(as: "a"))
+        let long = String(repeating: "ab", count: 40)
+        #expect(long.hasSameBytes(as: String(repeating: "ab", count: 40)))
+        #expect(!long.hasSameBytes(as: String(repeating: "ab", count: 39) + "ac"))
+        // A bridged or otherwise non-contiguous string is walked: a Substring made into a String keeps its bytes.
+        #expect(String("xx" + long + "yy").dropFirst(2).dropLast(2).description.hasSameBytes(as: long))
+        let none: String? = nil
+        #expect(none.hasSameBytes(as: nil) && !none.hasSameBytes(as: "") && !Optional("").hasSameBytes(as: nil))
+        #expect(Optional("caf\u{E9}").hasSameBytes(as: "caf\u{E9}"))
+    }
+}

@@ -3,6 +3,23 @@ import Testing
 @testable import MeasurementEvents
 
 struct EventIDTests {
+    /// Text ids compare and order by their bytes, as the databases' unique ids do: the same text in two Unicode
+    /// normalisations is two ids (`String`'s `==` would make them one, and an event a false duplicate).
+    @Test func textIdsCompareAndOrderByTheirBytes() {
+        let composed = EventID("caf\u{E9}")  // é as one scalar
+        let decomposed = EventID("cafe\u{301}")  // e and a combining accent
+        #expect(composed.description == decomposed.description, "String equality calls them equal")
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed, EventID("caf\u{E9}")]).count == 2)
+        // By bytes: 63 61 66 65 cc 81 before 63 61 66 c3 a9.
+        #expect(decomposed < composed && !(composed < decomposed))
+        #expect([composed, EventID("cafe"), decomposed].sorted() == [EventID("cafe"), decomposed, composed])
+        #expect(EventID("caf\u{E9}") == composed)
+        let uuid = EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab")
+        #expect(uuid == EventID("0192f5c3-8a1b-7c4d-9e2f-0123456789ab"))
+        #expect(uuid != EventID("0192F5C3-8A1B-7C4D-9E2F-0123456789AB"))
+    }
+
     @Test func generatedIdsAreVersion7AndRoundTripThroughText() {
         let id = EventID()
         let text = id.description

@@ -18,6 +18,14 @@ package struct LinkRollupKey: Hashable {
     package var status: Int64?
     package var crawler: Int64?
 
+    /// Equal when every dimension has the same bytes, as ``RollupKey``'s.
+    package static func == (lhs: LinkRollupKey, rhs: LinkRollupKey) -> Bool {
+        lhs.bucket == rhs.bucket && lhs.status == rhs.status && lhs.crawler == rhs.crawler
+            && lhs.name.hasSameBytes(as: rhs.name) && lhs.slug.hasSameBytes(as: rhs.slug)
+            && lhs.origin.hasSameBytes(as: rhs.origin) && lhs.ref.hasSameBytes(as: rhs.ref)
+            && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName)
+    }
+
     /// The group of `event`, or `nil` when it is neither a hit with a `slug` nor an arrival at a link URL.
     package init?(_ event: MeasurementEvent) {
         let fields = event.fields
@@ -148,6 +156,12 @@ package struct LinkVisitorKey: Hashable {
     package var refererAppName: String?
     package var visitor: String
 
+    /// Equal when every field has the same bytes, as ``RollupKey``'s.
+    package static func == (lhs: LinkVisitorKey, rhs: LinkVisitorKey) -> Bool {
+        lhs.day == rhs.day && lhs.slug.hasSameBytes(as: rhs.slug) && lhs.ref.hasSameBytes(as: rhs.ref)
+            && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName) && lhs.visitor.hasSameBytes(as: rhs.visitor)
+    }
+
     /// The row of a hit `event` of `key`, or `nil` unless it is a person's page view (status 200, crawler 0)
     /// with a `visitor`.
     package init?(_ event: MeasurementEvent, key: LinkRollupKey) {
@@ -190,6 +204,12 @@ package struct LinkVisitorCountKey: Hashable {
     package var ref: String?
     package var refererAppName: String?
 
+    /// Equal when every field has the same bytes, as ``RollupKey``'s.
+    package static func == (lhs: LinkVisitorCountKey, rhs: LinkVisitorCountKey) -> Bool {
+        lhs.day == rhs.day && lhs.scope == rhs.scope && lhs.slug.hasSameBytes(as: rhs.slug)
+            && lhs.ref.hasSameBytes(as: rhs.ref) && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName)
+    }
+
     /// The group of `visitor` in `scope`: its ref and referer app kept where the scope groups by them.
     package init(_ visitor: LinkVisitorKey, scope: Scope) {
         day = visitor.day
@@ -203,9 +223,9 @@ package struct LinkVisitorCountKey: Hashable {
     package func matches(ref: String?, refererAppName: String?) -> Bool {
         switch scope {
         case .all: return true
-        case .ref: return ref == self.ref
-        case .refererApp: return refererAppName == self.refererAppName
-        case .both: return ref == self.ref && refererAppName == self.refererAppName
+        case .ref: return ref.hasSameBytes(as: self.ref)
+        case .refererApp: return refererAppName.hasSameBytes(as: self.refererAppName)
+        case .both: return ref.hasSameBytes(as: self.ref) && refererAppName.hasSameBytes(as: self.refererAppName)
         }
     }
 

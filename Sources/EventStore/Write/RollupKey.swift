@@ -22,6 +22,16 @@ package struct RollupKey: Hashable {
         self.name = name
     }
 
+    /// Equal when every dimension has the same bytes (``Swift/String/hasSameBytes(as:)``), as the rollup tables'
+    /// unique keys and a rebuild from the events group them: text that differs only in Unicode normalisation is two
+    /// groups.
+    package static func == (lhs: RollupKey, rhs: RollupKey) -> Bool {
+        lhs.bucket == rhs.bucket && lhs.success == rhs.success && lhs.name.hasSameBytes(as: rhs.name)
+            && lhs.ref.hasSameBytes(as: rhs.ref) && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName)
+            && lhs.type.hasSameBytes(as: rhs.type) && lhs.sourceURLHost.hasSameBytes(as: rhs.sourceURLHost)
+            && lhs.error.hasSameBytes(as: rhs.error)
+    }
+
     /// Hashes the bucket and the dimensions that vary most (equality still compares every dimension):
     /// this runs once per stored event, so hashing three strings instead of seven matters.
     package func hash(into hasher: inout Hasher) {
@@ -80,6 +90,12 @@ package struct SeriesKey: Hashable {
     package var name: String
     package var type: String?
     package var success: Int64?
+
+    /// Equal when every dimension has the same bytes, as ``RollupKey``'s.
+    package static func == (lhs: SeriesKey, rhs: SeriesKey) -> Bool {
+        lhs.bucket == rhs.bucket && lhs.success == rhs.success && lhs.name.hasSameBytes(as: rhs.name)
+            && lhs.type.hasSameBytes(as: rhs.type)
+    }
 
     func bind(to statement: SQLiteStatement, count: Int) {
         statement.bind(1, bucket)

@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension String {
+    /// Whether this text and `other` are the same UTF-8 bytes. `String`'s `==` is canonical equivalence: `café` as
+    /// U+00E9 and as `e` + U+0301 are equal to it, while SQLite and PostgreSQL (`COLLATE "C"`) keep them apart. An
+    /// id, and a dimension of a rollup group, compare this way, so that what the writers merge in Swift is what
+    /// the SQL over the stored events (a rebuild of the rollups, an analyst's query) would group.
+    @inlinable package func hasSameBytes(as other: String) -> Bool {
+        let (mine, theirs) = (utf8, other.utf8)
+        guard mine.count == theirs.count else { return false }
+        // Native and small strings lend their bytes in place; anything else is walked.
+        let compared = mine.withContiguousStorageIfAvailable { left in
+            theirs.withContiguousStorageIfAvailable { right in
+                guard let a = left.baseAddress, let b = right.baseAddress else { return true }  // both empty
+                return memcmp(a, b, left.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? mine.elementsEqual(theirs)
+    }
+}
+
+extension String? {
+    /// Whether both are `nil`, or both are text of the same UTF-8 bytes (``Swift/String/hasSameBytes(as:)``).
+    @inlinable package func hasSameBytes(as other: String?) -> Bool {
+        switch (self, other) {
+        case (nil, nil): return true
+        case (let mine?, let theirs?): return mine.hasSameBytes(as: theirs)
+        default: return false
+        }
+    }
+}
