@@ -8,8 +8,10 @@ import ServiceLifecycle
 /// SQLite it has nothing to do. A failed call is logged as a warning and counted in
 /// `alstats_upkeep_failed_total`; what it left is done by the next one, and no event is affected.
 ///
-/// Run as a `Service` after the writer in the same group: at shutdown it stops first, without a last call (the
-/// next start, or autovacuum, summarises what is left).
+/// Run as a `Service` after the writer in the same group: at shutdown it stops first, without a last call, and a
+/// call under way is cancelled; what is left waits for autovacuum, or for the next upkeep of a server that writes
+/// the same partitions. A summary that waits more than 2 s for a partition's lock (another server's summary, a
+/// `VACUUM`) is not a failure: it is left for the next call.
 final class StoreUpkeep: Service, Sendable {
     /// How long between two calls.
     let interval: Duration
@@ -32,11 +34,14 @@ final class StoreUpkeep: Service, Sendable {
             } catch {
                 return  // shutting down, or cancelled
             }
-            do throws(StoreError) {
-                try await backend.upkeep()
+            do {
+                // A call waiting on an unreachable database must not hold up the shutdown.
+                try await cancelWhenGracefulShutdown { try await self.backend.upkeep() }
             } catch {
+                if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 metrics.upkeepFailed()
-                logger.warning("the store's upkeep failed (it is tried again in \(interval)): \(error.message)")
+                let message = (error as? StoreError)?.message ?? "\(error)"
+                logger.warning("the store's upkeep failed (it is tried again in \(interval)): \(message)")
             }
         }
     }

@@ -23,9 +23,12 @@ extension PostgresEventStore {
     /// own under an advisory lock (two writers creating one month at once do not collide), before the batch's
     /// transaction: creating a partition locks `events`, which the batch should not hold for long. A timestamp in the
     /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
-    /// share a month, and a partition's name is a `String` to make). Every write comes here first, so this is also
-    /// where the partitions written are noted for ``summarizeTimeIndex(lockTimeout:)`` (``partitionsToSummarize``).
-    func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) {
+    /// share a month, and a partition's name is a `String` to make).
+    /// - Returns: the partitions the timestamps fall in, by name: the write notes them in ``partitionsToSummarize``
+    ///   once it has committed (noted before, a summary between the note and the commit would find nothing yet and
+    ///   forget them).
+    @discardableResult
+    func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) -> Set<String> {
         var missing: [Int64: (name: String, start: Int64, end: Int64)] = [:]
         var written: Set<String> = []
         let known = partitions.withLock { $0 }
@@ -40,8 +43,7 @@ extension PostgresEventStore {
             guard !known.contains(partition.start), missing[partition.start] == nil else { continue }
             missing[partition.start] = partition
         }
-        partitionsToSummarize.withLock { $0.formUnion(written) }
-        guard !missing.isEmpty else { return }
+        guard !missing.isEmpty else { return written }
         let sorted = missing.values.sorted { $0.start < $1.start }
         try await inTransaction(doing: "creating the month partitions of events") { connection in
             try await self.run("SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))", on: connection)
@@ -52,6 +54,7 @@ extension PostgresEventStore {
             }
         }
         partitions.withLock { $0.formUnion(missing.keys) }
+        return written
     }
 
     /// The default partition of `events` (Migrations/0001): timestamps before 1900 or after 9999.
@@ -70,10 +73,11 @@ extension PostgresEventStore {
     /// lock, as `VACUUM` does: never waiting for a writer, but for an autovacuum of one of them to be cancelled
     /// (about a second), a `VACUUM` or another process's summaries.
     /// - Parameter lockTimeout: how long to wait for those locks at most; `nil` waits as long as it takes.
-    /// - Returns: the ranges summarised, or `nil` when a lock was not had in time (the partitions are left for the
-    ///   next call).
-    /// - Throws: ``StoreError`` when the server could not be reached or refused; the partitions are left for the
-    ///   next call.
+    /// - Returns: the ranges summarised, or `nil` when a lock was not had in time (the partitions stay noted for
+    ///   this store's next call: a server's next upkeep; an ingest's process ends, and autovacuum summarises them
+    ///   when it next vacuums the partition).
+    /// - Throws: ``StoreError`` when the server could not be reached or refused; the partitions stay noted, as for
+    ///   `nil`.
     @discardableResult
     func summarizeTimeIndex(lockTimeout: Duration? = nil) async throws(StoreError) -> Int? {
         let written = partitionsToSummarize.withLock { written in
@@ -90,10 +94,10 @@ extension PostgresEventStore {
         }
         let what = "summarising the time index of \(written.joined(separator: ", "))"
         do {
-            guard let lockTimeout else { return try await withConnection(doing: what, summarize) }
+            guard let lockTimeout else { return try await withConnection(doing: what, lost: Self.noSummary, summarize) }
             let (seconds, attoseconds) = lockTimeout.components
             let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
-            let summarised: Int? = try await inTransaction(doing: what) { connection in
+            let summarised: Int? = try await inTransaction(doing: what, lost: Self.noSummary) { connection in
                 try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
                 do {
                     return try await summarize(connection)
@@ -108,6 +112,9 @@ extension PostgresEventStore {
             throw error
         }
     }
+
+    /// What a failed summary leaves undone, for its error's message.
+    static let noSummary = "those ranges stay without a summary"
 
     /// SQLSTATE `lock_not_available`: a lock not had within `lock_timeout`.
     static let lockNotAvailable = "55P03"

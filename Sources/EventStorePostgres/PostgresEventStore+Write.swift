@@ -64,15 +64,17 @@ extension PostgresEventStore {
         let ids = plan.candidates.isEmpty ? nil : plan.idLines()
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
-        try await ensurePartitions(for: plan.timestamps)
+        let written = try await ensurePartitions(for: plan.timestamps)
         let now = PostgresEventStore.nowMilliseconds()
-        return try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
+        let stored = try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
             let (stored, deviceLosses) = try await self.write(
                 plan, ids, skipping: held, claimed: claimed, on: connection)
             try await self.addCompleteness(
                 PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
             return stored
         }
+        partitionsToSummarize.withLock { $0.formUnion(written) }
+        return stored
     }
 
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
@@ -278,15 +280,24 @@ extension PostgresEventStore: IngestRowWriter {
     /// ``finishLockTimeout`` for a partition's lock: an autovacuum of the partition is cancelled for it after
     /// `deadlock_timeout` (a second by default), but a `VACUUM` run by hand may hold it for minutes, and the ingest's
     /// events are all committed by now.
-    /// - Throws: ``StoreError`` when the server could not be reached or refused, or the lock was held too long; the
-    ///   events stay stored and the partitions are left for the next summary (``upkeep()``).
+    /// - Throws: ``StoreError`` when the summaries were not done (the server could not be reached or refused, or the
+    ///   lock was held too long), saying that every event is stored and what summarises the ranges instead.
     package func finishIngest() async throws(StoreError) {
-        guard try await summarizeTimeIndex(lockTimeout: Self.finishLockTimeout) == nil else { return }
+        let reason: String
+        do throws(StoreError) {
+            guard try await summarizeTimeIndex(lockTimeout: Self.finishLockTimeout) == nil else { return }
+            reason =
+                "another session held a partition's lock for \(Self.finishLockTimeout) (a VACUUM, or another process "
+                + "summarising)"
+        } catch {
+            reason = error.message  // says the ranges stay without a summary (``noSummary``), not that events were lost
+        }
+        let partitions = partitionsToSummarize.withLock { $0.sorted() }.joined(separator: ", ")
         throw StoreError(
             .io, path: location,
-            "the time index of the months written was not summarised: another session held a partition's lock for "
-                + "\(Self.finishLockTimeout) (a VACUUM, or another process summarising); `alstats serve` or autovacuum "
-                + "summarises it later, and reads by time in those months read more pages until then")
+            "every event is stored, but the time index of \(partitions) was not summarised: \(reason). Reads by time "
+                + "in those months read more pages until autovacuum next vacuums them (or run VACUUM on them); "
+                + "ingesting again is not needed")
     }
 
     /// How long the end of an ingest waits for a partition's lock to summarise its time index.

@@ -137,23 +137,26 @@ public final class PostgresEventStore: Sendable {
     /// The schema version this binary migrates databases to.
     public static var latestSchemaVersion: Int { PostgresMigrator.latestVersion }
 
-    /// Runs `body` with a connection of the pool; any error becomes a ``StoreError`` saying what was being done.
+    /// Runs `body` with a connection of the pool; any error becomes a ``StoreError`` saying what was being done, and
+    /// `lost`: what a failure leaves undone.
     func withConnection<Result: Sendable>(
-        doing what: String, _ body: (PostgresConnection) async throws -> Result
+        doing what: String, lost: String = "nothing of it was stored",
+        _ body: (PostgresConnection) async throws -> Result
     ) async throws(StoreError) -> Result {
         do {
             return try await client.withConnection { connection in try await body(connection) }
         } catch {
-            throw storeError(error, doing: what)
+            throw storeError(error, doing: what, lost: lost)
         }
     }
 
     /// Runs `body` in a transaction of its own on one connection: committed when it returns, rolled back when it
     /// throws (or the connection is lost, when the server rolls it back).
     func inTransaction<Result: Sendable>(
-        doing what: String, _ body: (PostgresConnection) async throws -> Result
+        doing what: String, lost: String = "nothing of it was stored",
+        _ body: (PostgresConnection) async throws -> Result
     ) async throws(StoreError) -> Result {
-        try await withConnection(doing: what) { connection in
+        try await withConnection(doing: what, lost: lost) { connection in
             try await connection.query("BEGIN", logger: self.logger)
             do {
                 let result = try await body(connection)
@@ -187,8 +190,8 @@ public final class PostgresEventStore: Sendable {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
     }
 
-    /// A ``StoreError`` for `error`, naming the server and what was being done.
-    func storeError(_ error: any Error, doing what: String) -> StoreError {
+    /// A ``StoreError`` for `error`, naming the server, what was being done and what was `lost`.
+    func storeError(_ error: any Error, doing what: String, lost: String = "nothing of it was stored") -> StoreError {
         if let error = error as? StoreError { return error }
         guard let error = error as? PSQLError else {
             return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error)")
@@ -199,11 +202,11 @@ public final class PostgresEventStore: Sendable {
             let message = error.serverInfo?[.message] ?? "no message"
             return StoreError(
                 .io, path: location,
-                "PostgreSQL at \(location) refused \(what) (SQLSTATE \(state)): \(message); nothing of it was stored")
+                "PostgreSQL at \(location) refused \(what) (SQLSTATE \(state)): \(message); \(lost)")
         case .serverClosedConnection, .connectionError, .uncleanShutdown, .clientClosedConnection, .poolClosed:
             return StoreError(
                 .io, path: location,
-                "lost the connection to PostgreSQL at \(location) while \(what): nothing of it was stored; "
+                "lost the connection to PostgreSQL at \(location) while \(what): \(lost); "
                     + "check that the server is up and try again")
         default:
             return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error.code)")

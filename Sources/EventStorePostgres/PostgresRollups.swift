@@ -82,6 +82,11 @@ struct PostgresRollups {
             static func == (lhs: Counted, rhs: Counted) -> Bool {
                 lhs.key == rhs.key && lhs.visitor.hasSameBytes(as: rhs.visitor)
             }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(key)
+                visitor.hashBytes(into: &hasher)
+            }
         }
         var added: Set<Counted> = []
         for visitor in sorted {
@@ -158,9 +163,11 @@ struct PostgresRollups {
         elements.map { (key: sortKey($0), element: $0) }.sorted { order($0.key, $1.key) }.map(\.element)
     }
 
-    /// A total order of sort keys: element by element, `nil` first.
+    /// A total order of sort keys: element by element, `nil` first, text by its bytes (so that text that differs
+    /// only in Unicode normalisation, two rows of the tables, is never taken for one: every writer locks the rows in
+    /// this one order).
     static func order(_ left: [String?], _ right: [String?]) -> Bool {
-        for (a, b) in zip(left, right) where a != b {
+        for (a, b) in zip(left, right) where !a.hasSameBytes(as: b) {
             guard let a else { return true }
             guard let b else { return false }
             return a.utf8.lexicographicallyPrecedes(b.utf8)

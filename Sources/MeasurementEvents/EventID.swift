@@ -27,14 +27,14 @@ public struct EventID: Sendable, Hashable, Comparable, CustomStringConvertible {
             }
         }
 
-        /// `String`'s hash, which equal bytes always share.
+        /// The bits of a UUID, the bytes of a text (``Swift/String/hashBytes(into:)``).
         func hash(into hasher: inout Hasher) {
             switch self {
             case .uuid(let high, let low):
                 hasher.combine(high)
                 hasher.combine(low)
             case .text(let text):
-                hasher.combine(text)
+                text.hashBytes(into: &hasher)
             }
         }
     }

@@ -23,7 +23,32 @@ extension String {
     }
 }
 
+extension String {
+    /// Feeds this text's UTF-8 bytes, and their count, to `hasher`: the hash that goes with
+    /// ``hasSameBytes(as:)``. `String`'s own hash normalises the text first, so all the normalisations of a text,
+    /// which are many for text with many accents, would share one hash: a flood of them would make a set or a
+    /// dictionary that holds them slow.
+    @inlinable package func hashBytes(into hasher: inout Hasher) {
+        let bytes = utf8
+        hasher.combine(bytes.count)
+        let hashed: Void? = bytes.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in bytes { hasher.combine(byte) }
+        }
+    }
+}
+
 extension String? {
+    /// ``Swift/String/hashBytes(into:)`` of the text, or a mark of its absence.
+    @inlinable package func hashBytes(into hasher: inout Hasher) {
+        if let text = self {
+            hasher.combine(true)
+            text.hashBytes(into: &hasher)
+        } else {
+            hasher.combine(false)
+        }
+    }
+
     /// Whether both are `nil`, or both are text of the same UTF-8 bytes (``Swift/String/hasSameBytes(as:)``).
     @inlinable package func hasSameBytes(as other: String?) -> Bool {
         switch (self, other) {

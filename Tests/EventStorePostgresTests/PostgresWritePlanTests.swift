@@ -99,4 +99,17 @@ struct PostgresWritePlanTests {
         #expect(rows.groups.count == 3 && rows.group == [0, 1, 2, 2])
         #expect(rows.groups[2].success == 1 && rows.groups[1].ref == "r" && rows.groups[0].success == 0)
     }
+
+    /// The rollup upserts' lock order is a strict order by bytes: two texts that differ only in Unicode
+    /// normalisation (two rows of a rollup table) are never taken for one, and every writer sorts them alike.
+    @Test func theRollupLockOrderComparesTextByItsBytes() {
+        let composed: [String?] = ["feed", "caf\u{E9}"]
+        let decomposed: [String?] = ["feed", "cafe\u{301}"]
+        #expect(PostgresRollups.order(decomposed, composed) && !PostgresRollups.order(composed, decomposed))
+        let keys: [[String?]] = [composed, ["feed", "f"], decomposed, ["feed", nil], [nil, "x"]]
+        let sorted = PostgresRollups.inLockOrder(keys) { $0 }
+        let expected: [[String?]] = [[nil, "x"], ["feed", nil], decomposed, composed, ["feed", "f"]]
+        #expect(sorted.map { $0.map { $0?.utf8.map { $0 } } } == expected.map { $0.map { $0?.utf8.map { $0 } } })
+        for key in keys { #expect(!PostgresRollups.order(key, key)) }
+    }
 }

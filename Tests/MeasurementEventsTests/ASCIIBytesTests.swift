@@ -29,7 +29,8 @@ struct ASCIIBytesTests {
     }
 }
 
-/// `hasSameBytes(as:)`: byte equality of text, where `String`'s `==` is canonical equivalence.
+/// `hasSameBytes(as:)` and `hashBytes(into:)`: byte equality of text, where `String`'s `==` is canonical
+/// equivalence, and a hash to go with it.
 struct SameBytesTests {
     @Test func textIsTheSameOnlyWhenItsBytesAre() {
         #expect("caf\u{E9}" == "cafe\u{301}")
@@ -40,10 +41,28 @@ struct SameBytesTests {
         let long = String(repeating: "ab", count: 40)
         #expect(long.hasSameBytes(as: String(repeating: "ab", count: 40)))
         #expect(!long.hasSameBytes(as: String(repeating: "ab", count: 39) + "ac"))
-        // A bridged or otherwise non-contiguous string is walked: a Substring made into a String keeps its bytes.
         #expect(String("xx" + long + "yy").dropFirst(2).dropLast(2).description.hasSameBytes(as: long))
         let none: String? = nil
         #expect(none.hasSameBytes(as: nil) && !none.hasSameBytes(as: "") && !Optional("").hasSameBytes(as: nil))
         #expect(Optional("caf\u{E9}").hasSameBytes(as: "caf\u{E9}"))
+    }
+
+    /// Equal bytes hash alike; the normalisations of a text hash apart (with `String`'s hash they all collide).
+    @Test func textHashesByItsBytes() {
+        func hash(_ text: String?) -> Int {
+            var hasher = Hasher()
+            text.hashBytes(into: &hasher)
+            return hasher.finalize()
+        }
+        #expect(hash("caf\u{E9}") == hash("caf\u{E9}"))
+        #expect(hash("caf\u{E9}") != hash("cafe\u{301}"))
+        #expect("caf\u{E9}".hashValue == "cafe\u{301}".hashValue)
+        #expect(hash(nil) != hash(""))
+        // Ten accents, each in either form: 1,024 texts, all one to `String`, each its own hash here.
+        let forms = (0..<1_024).map { mask in
+            (0..<10).map { mask >> $0 & 1 == 0 ? "\u{E9}" : "e\u{301}" }.joined()
+        }
+        #expect(Set(forms.map { hash($0) }).count == 1_024)
+        #expect(Set(forms).count == 1)
     }
 }

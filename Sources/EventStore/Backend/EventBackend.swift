@@ -117,6 +117,10 @@ public protocol EventBackend: AnyObject, Sendable {
 }
 
 extension EventBackend {
+    /// Nothing: a backend that leaves no work for later (a conformer of its own keeps compiling when this
+    /// requirement is added).
+    public func upkeep() async throws(StoreError) {}
+
     /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn

@@ -26,6 +26,18 @@ package struct LinkRollupKey: Hashable {
             && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName)
     }
 
+    /// Hashes what ``==`` compares, text by its bytes.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(bucket)
+        hasher.combine(status)
+        hasher.combine(crawler)
+        name.hashBytes(into: &hasher)
+        slug.hashBytes(into: &hasher)
+        origin.hashBytes(into: &hasher)
+        ref.hashBytes(into: &hasher)
+        refererAppName.hashBytes(into: &hasher)
+    }
+
     /// The group of `event`, or `nil` when it is neither a hit with a `slug` nor an arrival at a link URL.
     package init?(_ event: MeasurementEvent) {
         let fields = event.fields
@@ -162,6 +174,15 @@ package struct LinkVisitorKey: Hashable {
             && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName) && lhs.visitor.hasSameBytes(as: rhs.visitor)
     }
 
+    /// Hashes what ``==`` compares, text by its bytes.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(day)
+        slug.hashBytes(into: &hasher)
+        ref.hashBytes(into: &hasher)
+        refererAppName.hashBytes(into: &hasher)
+        visitor.hashBytes(into: &hasher)
+    }
+
     /// The row of a hit `event` of `key`, or `nil` unless it is a person's page view (status 200, crawler 0)
     /// with a `visitor`.
     package init?(_ event: MeasurementEvent, key: LinkRollupKey) {
@@ -208,6 +229,15 @@ package struct LinkVisitorCountKey: Hashable {
     package static func == (lhs: LinkVisitorCountKey, rhs: LinkVisitorCountKey) -> Bool {
         lhs.day == rhs.day && lhs.scope == rhs.scope && lhs.slug.hasSameBytes(as: rhs.slug)
             && lhs.ref.hasSameBytes(as: rhs.ref) && lhs.refererAppName.hasSameBytes(as: rhs.refererAppName)
+    }
+
+    /// Hashes what ``==`` compares, text by its bytes.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(day)
+        hasher.combine(scope)
+        slug.hashBytes(into: &hasher)
+        ref.hashBytes(into: &hasher)
+        refererAppName.hashBytes(into: &hasher)
     }
 
     /// The group of `visitor` in `scope`: its ref and referer app kept where the scope groups by them.

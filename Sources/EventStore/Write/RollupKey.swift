@@ -36,10 +36,10 @@ package struct RollupKey: Hashable {
     /// this runs once per stored event, so hashing three strings instead of seven matters.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(bucket)
-        hasher.combine(name)
-        hasher.combine(ref)
+        name.hashBytes(into: &hasher)
+        ref.hashBytes(into: &hasher)
         hasher.combine(success)
-        hasher.combine(refererAppName)
+        refererAppName.hashBytes(into: &hasher)
     }
 
     /// Upserts `count` more events of this group. Statements/upsert_rollup.sql.
@@ -95,6 +95,14 @@ package struct SeriesKey: Hashable {
     package static func == (lhs: SeriesKey, rhs: SeriesKey) -> Bool {
         lhs.bucket == rhs.bucket && lhs.success == rhs.success && lhs.name.hasSameBytes(as: rhs.name)
             && lhs.type.hasSameBytes(as: rhs.type)
+    }
+
+    /// Hashes what ``==`` compares, text by its bytes.
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(bucket)
+        name.hashBytes(into: &hasher)
+        type.hashBytes(into: &hasher)
+        hasher.combine(success)
     }
 
     func bind(to statement: SQLiteStatement, count: Int) {
