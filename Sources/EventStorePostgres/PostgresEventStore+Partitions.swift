@@ -72,14 +72,14 @@ extension PostgresEventStore {
     /// and a server calls it every so often (``upkeep()``). It takes the partitions' `SHARE UPDATE EXCLUSIVE`
     /// lock, as `VACUUM` does: never waiting for a writer, but for an autovacuum of one of them to be cancelled
     /// (about a second), a `VACUUM` or another process's summaries.
-    /// - Parameter lockTimeout: how long to wait for those locks at most; `nil` waits as long as it takes.
+    /// - Parameter lockTimeout: how long to wait for those locks at most.
     /// - Returns: the ranges summarised, or `nil` when a lock was not had in time (the partitions stay noted for
     ///   this store's next call: a server's next upkeep; an ingest's process ends, and autovacuum summarises them
     ///   when it next vacuums the partition).
     /// - Throws: ``StoreError`` when the server could not be reached or refused; the partitions stay noted, as for
     ///   `nil`.
     @discardableResult
-    func summarizeTimeIndex(lockTimeout: Duration? = nil) async throws(StoreError) -> Int? {
+    func summarizeTimeIndex(lockTimeout: Duration) async throws(StoreError) -> Int? {
         let written = partitionsToSummarize.withLock { written in
             defer { written.removeAll() }
             return written.sorted()
@@ -87,20 +87,16 @@ extension PostgresEventStore {
         guard !written.isEmpty else { return 0 }
         var binds = PostgresBindings()
         binds.append(written)
-        let summarize = { (connection: PostgresConnection) async throws -> Int in
-            try await self.rows(PostgresSQL.statement("summarize_time_index"), binds, on: connection) {
-                try $0[0].decode(Int.self)
-            }.reduce(0, +)
-        }
         let what = "summarising the time index of \(written.joined(separator: ", "))"
         do {
-            guard let lockTimeout else { return try await withConnection(doing: what, lost: Self.noSummary, summarize) }
             let (seconds, attoseconds) = lockTimeout.components
             let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
             let summarised: Int? = try await inTransaction(doing: what, lost: Self.noSummary) { connection in
                 try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
                 do {
-                    return try await summarize(connection)
+                    return try await self.rows(PostgresSQL.statement("summarize_time_index"), binds, on: connection) {
+                        try $0[0].decode(Int.self)
+                    }.reduce(0, +)
                 } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.lockNotAvailable {
                     return nil  // the transaction is aborted: its COMMIT rolls it back
                 }

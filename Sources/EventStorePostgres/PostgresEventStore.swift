@@ -140,8 +140,7 @@ public final class PostgresEventStore: Sendable {
     /// Runs `body` with a connection of the pool; any error becomes a ``StoreError`` saying what was being done, and
     /// `lost`: what a failure leaves undone.
     func withConnection<Result: Sendable>(
-        doing what: String, lost: String = "nothing of it was stored",
-        _ body: (PostgresConnection) async throws -> Result
+        doing what: String, lost: String = nothingStored, _ body: (PostgresConnection) async throws -> Result
     ) async throws(StoreError) -> Result {
         do {
             return try await client.withConnection { connection in try await body(connection) }
@@ -153,8 +152,7 @@ public final class PostgresEventStore: Sendable {
     /// Runs `body` in a transaction of its own on one connection: committed when it returns, rolled back when it
     /// throws (or the connection is lost, when the server rolls it back).
     func inTransaction<Result: Sendable>(
-        doing what: String, lost: String = "nothing of it was stored",
-        _ body: (PostgresConnection) async throws -> Result
+        doing what: String, lost: String = nothingStored, _ body: (PostgresConnection) async throws -> Result
     ) async throws(StoreError) -> Result {
         try await withConnection(doing: what, lost: lost) { connection in
             try await connection.query("BEGIN", logger: self.logger)
@@ -190,8 +188,11 @@ public final class PostgresEventStore: Sendable {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
     }
 
+    /// What a failed write leaves undone, for its error's message.
+    static let nothingStored = "nothing of it was stored"
+
     /// A ``StoreError`` for `error`, naming the server, what was being done and what was `lost`.
-    func storeError(_ error: any Error, doing what: String, lost: String = "nothing of it was stored") -> StoreError {
+    func storeError(_ error: any Error, doing what: String, lost: String = nothingStored) -> StoreError {
         if let error = error as? StoreError { return error }
         guard let error = error as? PSQLError else {
             return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error)")

@@ -144,7 +144,9 @@ struct PostgresTimeIndexTests {
                 AS t JOIN pg_index AS i ON i.indexrelid = t.relid WHERE t.isleaf
                 """, as: Int.self)
             #expect(!unsummarised.isEmpty && unsummarised.allSatisfy { $0 == 0 }, "\(unsummarised)")
-            #expect(try await store.summarizeTimeIndex() == 0, "the ingest left no partition to summarise")
+            #expect(
+                try await store.summarizeTimeIndex(lockTimeout: .seconds(5)) == 0,
+                "the ingest left no partition to summarise")
             await store.close()
         }
     }

@@ -6,9 +6,6 @@ extension EventStore: EventBackend {
     /// The database file.
     public var location: String { path }
 
-    /// Nothing: every write keeps SQLite's indexes whole, and ``close()`` refreshes its query statistics.
-    public func upkeep() {}
-
     /// Commits any batch the writer holds and lets SQLite refresh its query statistics (`PRAGMA optimize`).
     /// The file itself is closed when the last reference to the store goes.
     /// - Throws: ``StoreError`` when the held batch could not be committed.

@@ -81,8 +81,8 @@ public struct IngestSummary: Sendable, Hashable {
     /// Whether the events were committed (false after a strict ingest with an invalid line).
     public var committed = true
     /// What the backend could not finish after the ingest's last commit, or `nil`: on PostgreSQL, the summaries of
-    /// the time index's new ranges (``IngestRowWriter/finishIngest()``). Every event counted in ``stored`` is stored
-    /// either way; the next upkeep (`alstats serve` calls it) or autovacuum finishes the rest.
+    /// the time index's new ranges (``IngestRowWriter/finishIngest()``), and why. Every event counted in ``stored``
+    /// is stored either way; autovacuum's next `VACUUM` of the partitions (or one by hand) finishes the rest.
     public var unfinished: String?
 }
 
