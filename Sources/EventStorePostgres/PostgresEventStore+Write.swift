@@ -272,7 +272,9 @@ extension PostgresEventStore: IngestRowWriter {
                 }
                 own.append(chunk)
             }
-            return try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
+            let stored = try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
+            summarizeWhileIngesting(after: own.reduce(0) { $0 + $1.count })
+            return stored
         }
     }
 
@@ -283,6 +285,7 @@ extension PostgresEventStore: IngestRowWriter {
     /// - Throws: ``StoreError`` when the summaries were not done (the server could not be reached or refused, or the
     ///   lock was held too long), saying that every event is stored and what summarises the ranges instead.
     package func finishIngest() async throws(StoreError) {
+        await endIngestSummaries()
         let reason: String
         do throws(StoreError) {
             guard try await summarizeTimeIndex(lockTimeout: Self.finishLockTimeout) == nil else { return }

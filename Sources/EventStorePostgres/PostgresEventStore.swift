@@ -52,6 +52,8 @@ public final class PostgresEventStore: Sendable {
     /// The partitions of `events` written since their time index's new ranges were last summarised
     /// (``summarizeTimeIndex(lockTimeout:)``), by name.
     let partitionsToSummarize = Mutex<Set<String>>([])
+    /// The summaries of the time index an ingest starts while its writes go on (``summarizeWhileIngesting(after:)``).
+    let ingestSummaries = Mutex<IngestSummaries>(IngestSummaries())
     /// Whether the last claim of ids found one already stored: the next write then claims with `ON CONFLICT` at
     /// once instead of trying `COPY` first (a stream of retried batches would fail every `COPY`), and goes back to
     /// `COPY` after a claim that found none.

@@ -23,6 +23,7 @@ package enum PostgresSQL {
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
         EmbeddedSQLFile("select_link_visitors.sql", PackageResources.select_link_visitors_sql),
+        EmbeddedSQLFile("summarize_filled_ranges.sql", PackageResources.summarize_filled_ranges_sql),
         EmbeddedSQLFile("summarize_time_index.sql", PackageResources.summarize_time_index_sql),
         EmbeddedSQLFile("upsert_completeness.sql", PackageResources.upsert_completeness_sql),
         EmbeddedSQLFile("upsert_link_rollup.sql", PackageResources.upsert_link_rollup_sql),

@@ -103,8 +103,6 @@ struct PostgresTimeIndexTests {
         }
     }
 
-    /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)`, as 0001 made it) moves to the
-    /// BRIN index when a store opens it, with its events and their export unchanged.
     /// An ingest ends with every filled range of the time index summarised (``PostgresEventStore/finishIngest()``):
     /// autovacuum drops the summary requests of a bulk load's ranges, and a read by time reads an unsummarised range
     /// whole. A file of two months, its events long enough to fill several ranges in each.
@@ -136,7 +134,7 @@ struct PostgresTimeIndexTests {
                 ORDER BY i.indrelid::regclass::text
                 """, as: Int.self)
             #expect(rangesFilled.count == 2 && rangesFilled.allSatisfy { $0 >= 2 }, "March and April: \(rangesFilled)")
-            // What summarising now would add: nothing (the range still filling in each partition it leaves alone).
+            // What summarising now would add: nothing (brin_summarize_new_values takes the range still filling too).
             let unsummarised = try await PostgresTestDatabase.column(
                 url,
                 """
@@ -151,20 +149,81 @@ struct PostgresTimeIndexTests {
         }
     }
 
+    /// Writes `count` events of about 1 KB in March (1,000 fill about a range of the time index) a minute apart,
+    /// with summaries left to alstats once the month's partition exists, and returns the partition's pages.
+    static func fillMarch(_ store: PostgresEventStore, url: String, count: Int = 12_000) async throws -> Int {
+        let note = String(repeating: "n", count: 900)
+        let events = (0..<count).map { number in
+            MeasurementEvent(
+                id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r", "note": note],
+                timestamp: Self.start + Int64(number) * Self.minute)
+        }
+        #expect(try await store.writeBatches([Array(events[0..<1])]) == [1])
+        try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
+        var stored = 1
+        for start in stride(from: 1, to: events.count, by: 4_000) {
+            stored += try await store.writeBatches([Array(events[start..<min(start + 4_000, events.count)])])[0]
+        }
+        #expect(stored == count)
+        let pages = try await PostgresTestDatabase.column(
+            url, "SELECT (pg_relation_size('events_2026_03') / 8192)::bigint", as: Int.self)
+        return pages.first ?? 0
+    }
+
+    /// How many ranges of March's time index a summary now would add.
+    static func unsummarisedInMarch(_ url: String) async throws -> Int {
+        try await PostgresTestDatabase.column(
+            url,
+            """
+            SELECT brin_summarize_new_values(i.indexrelid::regclass)::bigint FROM pg_index AS i
+            WHERE i.indrelid = 'events_2026_03'::regclass
+            """, as: Int.self
+        ).reduce(0, +)
+    }
+
+    /// A summary during an ingest (Statements/summarize_filled_ranges.sql) summarises every range below the last
+    /// two whole ones and the one still filling, which the writers may still add to (a range summarised early has
+    /// its summary rewritten for every row added after), and the next one starts where it stopped.
+    @Test func aSummaryDuringAnIngestLeavesTheLastRangesToItsEnd() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let pages = try await Self.fillMarch(store, url: url)
+            let (whole, ranges) = (pages / 128, (pages + 127) / 128)
+            #expect(whole >= 8, "the events filled \(pages) pages")
+            await store.summarizeFilledRanges()
+            let below = store.ingestSummaries.withLock { $0.below["events_2026_03"] }
+            #expect(below == Int64((whole - 2) * 128), "\(pages) pages")
+            await store.summarizeFilledRanges()
+            #expect(store.ingestSummaries.withLock { $0.below["events_2026_03"] } == below, "nothing more filled")
+            #expect(try await Self.unsummarisedInMarch(url) == ranges - (whole - 2), "\(pages) pages")
+            await store.close()
+        }
+    }
+
+    /// The writes of an ingest start a summary once ``PostgresEventStore/eventsPerIngestSummary`` events came since
+    /// the last one, and the end of the ingest waits for it; fewer events start none.
+    @Test func anIngestsWritesStartSummariesThatItsEndWaitsFor() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let pages = try await Self.fillMarch(store, url: url)
+            store.summarizeWhileIngesting(after: PostgresEventStore.eventsPerIngestSummary - 1)
+            #expect(store.ingestSummaries.withLock { $0.generation } == 0, "too few events for a summary")
+            store.summarizeWhileIngesting(after: 1)
+            #expect(store.ingestSummaries.withLock { $0.generation } == 1)
+            await store.endIngestSummaries()
+            #expect(store.ingestSummaries.withLock { $0.running == nil && $0.below.isEmpty && $0.eventsSince == 0 })
+            let (whole, ranges) = (pages / 128, (pages + 127) / 128)
+            #expect(try await Self.unsummarisedInMarch(url) == ranges - (whole - 2), "\(pages) pages")
+            await store.close()
+        }
+    }
+
     /// A summary that meets a partition's lock held elsewhere (another server's upkeep, a `VACUUM`) gives up after
     /// its lock timeout without an error and leaves the partition for the next call, which summarises it.
     @Test func aSummaryThatMeetsAHeldLockLeavesItsPartitionsForTheNextCall() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
-            let note = String(repeating: "n", count: 900)
-            let events = (0..<3_000).map { number in
-                MeasurementEvent(
-                    id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r", "note": note],
-                    timestamp: Self.start + Int64(number) * Self.minute)
-            }
-            #expect(try await store.writeBatches([Array(events[0..<1])]) == [1])
-            try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
-            #expect(try await store.writeBatches([Array(events[1...])]) == [2_999])
+            _ = try await Self.fillMarch(store, url: url, count: 3_000)
             try await PostgresTestDatabase.withConnection(url) { holder in
                 try await holder.query("BEGIN", logger: PostgresTestDatabase.logger)
                 try await holder.query(
@@ -179,6 +238,8 @@ struct PostgresTimeIndexTests {
         }
     }
 
+    /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)`, as 0001 made it) moves to the
+    /// BRIN index when a store opens it, with its events and their export unchanged.
     @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)

@@ -1,5 +1,6 @@
--- summarize_time_index: summarises the filled ranges of the BRIN time index (events_by_time, Migrations/0006) that
--- have no summary yet, in the given partitions of events; the range still filling is left for later.
+-- summarize_time_index: summarises the ranges of the BRIN time index (events_by_time, Migrations/0006) that have no
+-- summary yet, in the given partitions of events, the range still filling included (brin_summarize_new_values takes
+-- it; rows added to it later update its summary).
 -- Parameters: $1 the partitions' names. Columns: ranges, how many ranges were summarised in each partition.
 -- Used by: PostgresEventStore.summarizeTimeIndex (at the end of an ingest, and in upkeep, which serve calls
 -- every 30 s).
