@@ -17,6 +17,7 @@ final class ServerMetrics: Sendable {
     private let accepted: Counter
     private let duplicates: Counter
     private let failedUpkeeps: Counter
+    private let deferredUpkeeps: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
 
     /// The labels of one `alstats_http_requests_total` series.
@@ -38,6 +39,7 @@ final class ServerMetrics: Sendable {
         accepted = Counter(label: "alstats_events_accepted_total", factory: factory)
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
         failedUpkeeps = Counter(label: "alstats_upkeep_failed_total", factory: factory)
+        deferredUpkeeps = Counter(label: "alstats_upkeep_deferred_total", factory: factory)
     }
 
     /// One answered request of `route` (the route pattern, never the raw path) with `status`. The counter of
@@ -83,6 +85,10 @@ final class ServerMetrics: Sendable {
 
     /// One call of the store's upkeep (``StoreUpkeep``) that failed.
     func upkeepFailed() { failedUpkeeps.increment() }
+
+    /// One call of the store's upkeep that left part of its work for the next call, another session holding what
+    /// it needs (``EventStore/UpkeepOutcome/deferred(_:)``).
+    func upkeepDeferred() { deferredUpkeeps.increment() }
 
     /// The Prometheus text exposition of every metric.
     func exposition() -> String { registry.emitToString() }

@@ -11,7 +11,8 @@ import ServiceLifecycle
 /// Run as a `Service` after the writer in the same group: at shutdown it stops first, without a last call, and a
 /// call under way is cancelled; what is left waits for autovacuum, or for the next upkeep of a server that writes
 /// the same partitions. A summary that waits more than 2 s for a partition's lock (another server's summary, a
-/// `VACUUM`) is not a failure: it is left for the next call.
+/// `VACUUM`) is not a failure: it is left for the next call, logged as a notice and counted in
+/// `alstats_upkeep_deferred_total`.
 final class StoreUpkeep: Service, Sendable {
     /// How long between two calls.
     let interval: Duration
@@ -36,7 +37,11 @@ final class StoreUpkeep: Service, Sendable {
             }
             do {
                 // A call waiting on an unreachable database must not hold up the shutdown.
-                try await cancelWhenGracefulShutdown { try await self.backend.upkeep() }
+                let outcome = try await cancelWhenGracefulShutdown { try await self.backend.upkeep() }
+                if case .deferred(let reason) = outcome {
+                    metrics.upkeepDeferred()
+                    logger.notice("the store's upkeep left part of its work for its next call: \(reason)")
+                }
             } catch {
                 if Task.isShuttingDownGracefully || Task.isCancelled { return }
                 metrics.upkeepFailed()

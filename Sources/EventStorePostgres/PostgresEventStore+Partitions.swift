@@ -184,8 +184,14 @@ extension PostgresEventStore {
 
     /// Summarises the time index's ranges that this store's writes filled since the last call
     /// (``summarizeTimeIndex(lockTimeout:)``), waiting at most ``upkeepLockTimeout`` for a partition's lock.
-    public func upkeep() async throws(StoreError) {
-        try await summarizeTimeIndex(lockTimeout: Self.upkeepLockTimeout)
+    /// - Returns: ``UpkeepOutcome/deferred(_:)`` when a partition's lock was not had in time (the partitions stay
+    ///   noted for the next call).
+    @discardableResult
+    public func upkeep() async throws(StoreError) -> UpkeepOutcome {
+        guard try await summarizeTimeIndex(lockTimeout: Self.upkeepLockTimeout) == nil else { return .done }
+        return .deferred(
+            "another session held a partition's lock for \(Self.upkeepLockTimeout) (a VACUUM, or another server "
+                + "summarising); its time index is summarised on a later call")
     }
 }
 

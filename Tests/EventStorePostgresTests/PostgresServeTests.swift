@@ -45,21 +45,26 @@ struct PostgresServeTests {
         }
     }
 
+    /// Makes March's partition with a first event, so that autovacuum and `autosummarize` can be turned off for
+    /// it (nothing but serve may summarise it then), and starts `alstats serve` on the database with an upkeep every
+    /// 0.2 s.
+    static func serveMarchLeftToAlstats(_ url: String) async throws -> ServeProcess {
+        let store = try await PostgresEventStore(url: url)
+        let first = MeasurementEvent(
+            id: EventID("first"), name: EventName.navIn, fields: ["ref": "r"], timestamp: Self.start)
+        #expect(try await store.writeBatches([[first]]) == [1])
+        await store.close()
+        try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
+        return try ServeProcess(database: url, arguments: ["--upkeep-seconds", "0.2"])
+    }
+
     /// Under a collector's load, ranges of the time index fill faster than autovacuum takes the requests to
     /// summarise them (it keeps 256 and visits once a minute), and an unsummarised range is read whole by every read
     /// by time. serve's upkeep (`--upkeep-seconds`) summarises them. Here autovacuum and `autosummarize` are off for
     /// the month, so that nothing else does: without the upkeep the window would read all the month's pages.
     @Test func serveSummarisesTheTimeIndexRangesItsWritesFilled() async throws {
         try await PostgresTestDatabase.with { url in
-            // The month's partition, made by a first event; then nothing but serve may summarise it.
-            let store = try await PostgresEventStore(url: url)
-            let first = MeasurementEvent(
-                id: EventID("first"), name: EventName.navIn, fields: ["ref": "r"], timestamp: Self.start)
-            #expect(try await store.writeBatches([[first]]) == [1])
-            await store.close()
-            try await PostgresTestDatabase.leaveSummariesToAlstats(url, partition: "events_2026_03")
-
-            let server = try ServeProcess(database: url, arguments: ["--upkeep-seconds", "0.2"])
+            let server = try await Self.serveMarchLeftToAlstats(url)
             // 12,000 events of about 1 KB, a minute apart: about 12 ranges of 128 pages.
             let note = String(repeating: "n", count: 900)
             var accepted = 0
@@ -98,6 +103,48 @@ struct PostgresServeTests {
             let reopened = try await PostgresEventStore(url: url)
             #expect(try await reopened.count() == 12_001)
             await reopened.close()
+        }
+    }
+
+    /// The value of `name` in a `/metrics` exposition, or nil when it is not there.
+    static func metric(_ name: String, in exposition: String) -> Double? {
+        exposition.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+            Double($0.split(separator: " ")[1])
+        }
+    }
+
+    /// An upkeep that meets a partition's lock held longer than it waits (another server summarising, a `VACUUM`)
+    /// is no failure: `/metrics` counts it in `alstats_upkeep_deferred_total`, not in `alstats_upkeep_failed_total`,
+    /// and the log has a notice. (That a later call summarises the partition is
+    /// `PostgresTimeIndexTests.aSummaryThatMeetsAHeldLockLeavesItsPartitionsForTheNextCall`.)
+    @Test func anUpkeepThatMeetsAHeldLockIsCountedAsDeferred() async throws {
+        try await PostgresTestDatabase.with { url in
+            let server = try await Self.serveMarchLeftToAlstats(url)
+            try await PostgresTestDatabase.withConnection(url) { holder in
+                try await holder.query("BEGIN", logger: PostgresTestDatabase.logger)
+                try await holder.query(
+                    "LOCK TABLE events_2026_03 IN SHARE UPDATE EXCLUSIVE MODE", logger: PostgresTestDatabase.logger)
+                let body = (0..<50).map { number in
+                    NDJSONCodec.line(
+                        for: MeasurementEvent(
+                            id: EventID("e\(number)"), name: EventName.navIn, fields: ["ref": "r"],
+                            timestamp: Self.start + Int64(number + 1) * Self.minute))
+                }.joined(separator: "\n")
+                #expect(server.request("POST", "/v1/events", body: body)?.status == 200)
+                var deferred: Double?
+                for _ in 0..<80 where (deferred ?? 0) < 1 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    deferred = server.request("GET", "/metrics", key: "r1").flatMap {
+                        Self.metric("alstats_upkeep_deferred_total", in: $0.body)
+                    }
+                }
+                #expect((deferred ?? 0) >= 1, "the upkeep waits 2 s for the lock, then defers")
+                try await holder.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+            }
+            let metrics = server.request("GET", "/metrics", key: "r1")?.body ?? ""
+            #expect(Self.metric("alstats_upkeep_failed_total", in: metrics) == 0, "\(metrics)")
+            #expect(server.stop(with: SIGTERM) == 0, "\(server.stderr)")
+            #expect(server.stderr.contains("left part of its work"), "\(server.stderr)")
         }
     }
 }

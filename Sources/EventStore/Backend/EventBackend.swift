@@ -106,9 +106,12 @@ public protocol EventBackend: AnyObject, Sendable {
     /// PostgreSQL summarises the ranges of the time index that its writes filled (autovacuum drops its requests
     /// for them when ranges fill faster than it visits); SQLite has nothing to do (every write keeps its indexes
     /// whole).
+    /// - Returns: ``UpkeepOutcome/done``, or ``UpkeepOutcome/deferred(_:)`` when part of it was left for the next
+    ///   call because another session held what it needs (a lock); that is no failure.
     /// - Throws: ``StoreError`` when it could not be done; what was left stays for the next call, and no stored
     ///   event is affected.
-    func upkeep() async throws(StoreError)
+    @discardableResult
+    func upkeep() async throws(StoreError) -> UpkeepOutcome
 
     /// Finishes with the backend: commits what it holds and releases what outlives the object (a server
     /// backend's connections). Call it once, last; a call after it may fail.
@@ -119,7 +122,8 @@ public protocol EventBackend: AnyObject, Sendable {
 extension EventBackend {
     /// Nothing: a backend that leaves no work for later (a conformer of its own keeps compiling when this
     /// requirement is added).
-    public func upkeep() async throws(StoreError) {}
+    @discardableResult
+    public func upkeep() async throws(StoreError) -> UpkeepOutcome { .done }
 
     /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
     public func writeBatches(
@@ -130,4 +134,12 @@ extension EventBackend {
             try await writeBatches(batches, losses: losses)
         }
     }
+}
+
+/// What a call of ``EventBackend/upkeep()`` did.
+public enum UpkeepOutcome: Sendable, Equatable {
+    /// Everything due was done, or nothing was due.
+    case done
+    /// Part of it was left for the next call, because another session held what it needs: why, for a log line.
+    case deferred(String)
 }

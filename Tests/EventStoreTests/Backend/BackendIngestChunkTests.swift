@@ -40,7 +40,7 @@ struct BackendIngestChunkTests {
         func deleteLink(slug: String) async throws(StoreError) -> Bool { try await store.deleteLink(slug: slug) }
         func recordPublicURL(_ url: LinkPublicURL) async throws(StoreError) { try await store.recordPublicURL(url) }
         func publicURLs() async throws(StoreError) -> [String] { try await store.publicURLs() }
-        func upkeep() async throws(StoreError) { try await store.upkeep() }
+        func upkeep() async throws(StoreError) -> UpkeepOutcome { try await store.upkeep() }
         func close() async throws(StoreError) { try await store.close() }
     }
 
