@@ -21,7 +21,7 @@ extension PostgresEventStore {
 
     /// Creates the month partitions of `timestamps` that this store has not seen yet, in a transaction of their
     /// own under an advisory lock (two writers creating one month at once do not collide), before the batch's
-    /// transaction: creating a partition locks `events`, which the batch should not hold for long. A timestamp in the
+    /// transaction (``createPartitions(_:on:)`` says how, and why it waits for no writer). A timestamp in the
     /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
     /// share a month, and a partition's name is a `String` to make).
     /// - Returns: the partitions the timestamps fall in, by name: the write notes them in ``partitionsToSummarize``
@@ -46,15 +46,42 @@ extension PostgresEventStore {
         guard !missing.isEmpty else { return written }
         let sorted = missing.values.sorted { $0.start < $1.start }
         try await inTransaction(doing: "creating the month partitions of events") { connection in
-            try await self.run("SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))", on: connection)
-            for partition in sorted {
-                try await self.run(
-                    "CREATE TABLE IF NOT EXISTS \(partition.name) PARTITION OF events "
-                        + "FOR VALUES FROM (\(partition.start)) TO (\(partition.end))", on: connection)
-            }
+            try await self.createPartitions(sorted, on: connection)
         }
         partitions.withLock { $0.formUnion(missing.keys) }
         return written
+    }
+
+    /// Creates the `partitions` that do not exist yet, inside the transaction open on `connection`, under the
+    /// advisory lock of partition creation (held to its end).
+    ///
+    /// Each is made as a table of its own (`LIKE events`: the columns with their collations, `NOT NULL`s and
+    /// defaults), then attached (`ALTER TABLE events ATTACH PARTITION`, which gives it `events_by_time` with the
+    /// parent's options). `CREATE TABLE ... PARTITION OF events` would take `ACCESS EXCLUSIVE` on `events`, and so
+    /// wait for every transaction that has written to or read `events` (another server's batch, a strict ingest that
+    /// runs for minutes, a long query) while the writers behind it queued. `ATTACH PARTITION` takes `SHARE UPDATE
+    /// EXCLUSIVE` on `events`, which no write or read conflicts with, and `ACCESS EXCLUSIVE` on the new table and on
+    /// the default partition (`events_other`, which it checks for rows of the new month).
+    func createPartitions(
+        _ partitions: [(name: String, start: Int64, end: Int64)], on connection: PostgresConnection
+    ) async throws {
+        try await run("SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))", on: connection)
+        var names = PostgresBindings()
+        names.append(partitions.map(\.name))
+        let existing = Set(
+            try await rows(
+                "SELECT n FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NOT NULL", names, on: connection
+            ) {
+                try $0[0].decode(String.self)
+            })
+        for partition in partitions where !existing.contains(partition.name) {
+            try await run(
+                "CREATE TABLE \(partition.name) (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
+                    + "INCLUDING STORAGE INCLUDING COMPRESSION)", on: connection)
+            try await run(
+                "ALTER TABLE events ATTACH PARTITION \(partition.name) "
+                    + "FOR VALUES FROM (\(partition.start)) TO (\(partition.end))", on: connection)
+        }
     }
 
     /// The default partition of `events` (Migrations/0001): timestamps before 1900 or after 9999.

@@ -63,6 +63,36 @@ struct PostgresEventStoreTests {
         }
     }
 
+    /// A new month's partition is made without waiting for the transactions that are writing `events` (another
+    /// server's batch, a strict ingest that runs for minutes): it is attached (`SHARE UPDATE EXCLUSIVE` on
+    /// `events`), not made with `CREATE TABLE ... PARTITION OF` (`ACCESS EXCLUSIVE`, which waited for them all).
+    @Test func aNewMonthsPartitionIsMadeWhileAnotherTransactionWritesEvents() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let march: Int64 = 1_774_137_600_000  // 2026-03-22
+            #expect(try await store.writeBatches([[Self.event("march", at: march)]]) == [1])
+            try await PostgresTestDatabase.withConnection(url) { writer in
+                try await writer.query("BEGIN", logger: PostgresTestDatabase.logger)
+                try await writer.query(
+                    "INSERT INTO events (id, ts_ms, name) VALUES ('open', \(march + 1), 'al_nav_in')",
+                    logger: PostgresTestDatabase.logger)
+                let done = Locked(false)
+                let write = Task {
+                    defer { done.withLock { $0 = true } }
+                    return try await store.writeBatches([[Self.event("july", at: march + 110 * 86_400_000)]])
+                }
+                for _ in 0..<200 where !done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(done.withLock { $0 }, "the write of a new month waited for the open transaction")
+                try await writer.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+                #expect(try await write.value == [1])
+            }
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms", as: String.self)
+            #expect(placed == ["events_2026_03 march", "events_2026_07 july"])
+            await store.close()
+        }
+    }
+
     /// A batch of new ids is claimed with one `COPY event_ids`; a batch that also holds stored ids, after new ones
     /// in id order, fails that `COPY` part way and is claimed again with `ON CONFLICT DO NOTHING` in the same
     /// transaction: the new ids are stored once, the stored ones keep their first event, the rollups and
