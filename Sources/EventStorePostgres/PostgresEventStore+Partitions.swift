@@ -29,6 +29,20 @@ extension PostgresEventStore {
     ///   forget them).
     @discardableResult
     func ensurePartitions(for timestamps: some Sequence<Int64>) async throws(StoreError) -> Set<String> {
+        let (written, missing) = months(of: timestamps)
+        guard !missing.isEmpty else { return written }
+        try await inTransaction(doing: "creating the month partitions of events") { connection in
+            try await self.createPartitions(missing, on: connection)
+        }
+        partitions.withLock { $0.formUnion(missing.map(\.start)) }
+        return written
+    }
+
+    /// The partitions `timestamps` fall in, by name, and the months among them whose partition this store has not
+    /// seen made (nor one of `madeAlso`, by start), in order.
+    func months(
+        of timestamps: some Sequence<Int64>, madeAlso: Set<Int64> = []
+    ) -> (written: Set<String>, missing: [(name: String, start: Int64, end: Int64)]) {
         var missing: [Int64: (name: String, start: Int64, end: Int64)] = [:]
         var written: Set<String> = []
         let known = partitions.withLock { $0 }
@@ -40,16 +54,12 @@ extension PostgresEventStore {
             }
             month = partition.start..<partition.end
             written.insert(partition.name)
-            guard !known.contains(partition.start), missing[partition.start] == nil else { continue }
+            guard !known.contains(partition.start), !madeAlso.contains(partition.start),
+                missing[partition.start] == nil
+            else { continue }
             missing[partition.start] = partition
         }
-        guard !missing.isEmpty else { return written }
-        let sorted = missing.values.sorted { $0.start < $1.start }
-        try await inTransaction(doing: "creating the month partitions of events") { connection in
-            try await self.createPartitions(sorted, on: connection)
-        }
-        partitions.withLock { $0.formUnion(missing.keys) }
-        return written
+        return (written, missing.values.sorted { $0.start < $1.start })
     }
 
     /// Creates the `partitions` that do not exist yet, inside the transaction open on `connection`, under the

@@ -50,31 +50,47 @@ extension PostgresEventStore {
     private func write(
         _ rows: [PostgresEventRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn?
     ) async throws(StoreError) -> [Int] {
-        // Each rows' redactor keeps a count of its own (as EncodedEvents does): two overlapping writes must not take
-        // each other's counts, and a write that fails drops its count with its events.
-        let altered = rows.reduce(0) { $0 + $1.redactor.takeConservativeRedactions() }
-        let plan = PostgresWritePlan(rows: rows)
-        var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
-            .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
-        if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
-        guard !plan.candidates.isEmpty || !counts.isEmpty else {
+        let prepared = PreparedWrite(rows, losses: losses)
+        guard !prepared.isEmpty else {
             await previous?.wait()
             return Array(repeating: 0, count: rows.count)
         }
-        let ids = plan.candidates.isEmpty ? nil : plan.idLines()
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
-        let written = try await ensurePartitions(for: plan.timestamps)
+        let written = try await ensurePartitions(for: prepared.plan.timestamps)
         let now = PostgresEventStore.nowMilliseconds()
-        let stored = try await inTransaction(doing: "writing \(plan.candidates.count) events") { connection in
-            let (stored, deviceLosses) = try await self.write(
-                plan, ids, skipping: held, claimed: claimed, on: connection)
-            try await self.addCompleteness(
-                PostgresEventStore.adding(deviceLosses, to: counts), now: now, on: connection)
-            return stored
+        let stored = try await inTransaction(doing: "writing \(prepared.plan.candidates.count) events") { connection in
+            try await self.write(prepared, skipping: held, claimed: claimed, now: now, on: connection)
         }
         partitionsToSummarize.withLock { $0.formUnion(written) }
         return stored
+    }
+
+    /// Writes `prepared` inside the transaction open on `connection` (its partitions made): the ids claimed but
+    /// the `held` ones, the events, their rollups and the counts for completeness.
+    /// - Returns: how many events of each batch were stored.
+    func write(
+        _ prepared: PreparedWrite, skipping held: Set<EventID>, claimed: WriteTurn?, now: Int64,
+        on connection: PostgresConnection
+    ) async throws -> [Int] {
+        let (stored, deviceLosses) = try await write(
+            prepared.plan, prepared.ids, skipping: held, claimed: claimed, on: connection)
+        let counts = PostgresEventStore.adding(deviceLosses, to: prepared.counts)
+        try await addCompleteness(counts, now: now, on: connection)
+        return stored
+    }
+
+    /// The rows of an ingest as this store's own (``makeIngestRows()`` made them).
+    /// - Throws: ``StoreError`` for rows of another store.
+    func own(_ rows: [any IngestRows]) throws(StoreError) -> [PostgresEventRows] {
+        var own: [PostgresEventRows] = []
+        for chunk in rows {
+            guard let chunk = chunk as? PostgresEventRows else {
+                throw StoreError(.io, path: location, "rows of another store were given to \(location) to write")
+            }
+            own.append(chunk)
+        }
+        return own
     }
 
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
@@ -226,7 +242,7 @@ extension PostgresEventStore {
     }
 
     /// `counts` with `losses` added, one entry per kind and reason (one upsert may touch a row only once).
-    private static func adding(
+    static func adding(
         _ losses: [DropReason: Int], to counts: [(kind: String, reason: String, count: Int)]
     ) -> [(kind: String, reason: String, count: Int)] {
         guard !losses.isEmpty else { return counts }
@@ -239,7 +255,7 @@ extension PostgresEventStore {
     }
 
     /// Adds `counts` to completeness inside the open transaction.
-    private func addCompleteness(
+    func addCompleteness(
         _ counts: [(kind: String, reason: String, count: Int)], now: Int64, on connection: PostgresConnection
     ) async throws {
         guard !counts.isEmpty else { return }
@@ -265,13 +281,7 @@ extension PostgresEventStore: IngestRowWriter {
         _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> Int {
         try await claimed.opening { () async throws(StoreError) in
-            var own: [PostgresEventRows] = []
-            for chunk in rows {
-                guard let chunk = chunk as? PostgresEventRows else {
-                    throw StoreError(.io, path: location, "rows of another store were given to \(location) to write")
-                }
-                own.append(chunk)
-            }
+            let own = try own(rows)
             let stored = try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
             summarizeWhileIngesting(after: own.reduce(0) { $0 + $1.count })
             return stored
@@ -305,4 +315,30 @@ extension PostgresEventStore: IngestRowWriter {
 
     /// How long the end of an ingest waits for a partition's lock to summarise its time index.
     static let finishLockTimeout = Duration.seconds(5)
+}
+
+/// What a write sends, made before its transaction: the plan of its events, their ids' lines for the claim, and the
+/// counts it adds to completeness.
+struct PreparedWrite {
+    let plan: PostgresWritePlan
+    /// The plan's ``PostgresWritePlan/idLines()``, or nil when it has no event.
+    let ids: ByteBuffer?
+    let counts: [(kind: String, reason: String, count: Int)]
+
+    /// Plans the events of `rows` (one batch each), with `losses` and the count of values their redaction replaced
+    /// whole.
+    init(_ rows: [PostgresEventRows], losses: [DropReason: Int]) {
+        // Each rows' redactor keeps a count of its own (as EncodedEvents does): two overlapping writes must not take
+        // each other's counts, and a write that fails drops its count with its events.
+        let altered = rows.reduce(0) { $0 + $1.redactor.takeConservativeRedactions() }
+        plan = PostgresWritePlan(rows: rows)
+        var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
+            .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
+        if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
+        self.counts = counts
+        ids = plan.candidates.isEmpty ? nil : plan.idLines()
+    }
+
+    /// Whether there is nothing to write: no event and no count.
+    var isEmpty: Bool { plan.candidates.isEmpty && counts.isEmpty }
 }

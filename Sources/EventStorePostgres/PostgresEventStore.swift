@@ -43,6 +43,8 @@ public final class PostgresEventStore: Sendable {
 
     /// The server and database, as given but without a password: how errors name the store.
     public let location: String
+    /// The most connections the pool opens (``Options/maximumConnections``, at least 1).
+    let connectionLimit: Int
 
     let client: PostgresClient
     let redactor: Redactor
@@ -70,7 +72,8 @@ public final class PostgresEventStore: Sendable {
         location = parsed.redacted
         redactor = options.redactor
         var configuration = parsed.configuration
-        configuration.options.maximumConnections = max(1, options.maximumConnections)
+        connectionLimit = max(1, options.maximumConnections)
+        configuration.options.maximumConnections = connectionLimit
         let client = PostgresClient(configuration: configuration)
         self.client = client
         runner.withLock { $0 = Task { await client.run() } }

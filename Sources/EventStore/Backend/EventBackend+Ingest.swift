@@ -15,8 +15,11 @@ extension EventBackend {
     /// chunks are in flight at once (``writeBatches(_:losses:after:claimed:)``): the next one is prepared and
     /// inserted while the one before writes its rollups and commits, and claims its ids only after the one before
     /// has claimed its own, so the first of two events with one id is the one kept. Each event is redacted by the
-    /// backend. With ``IngestOptions/strict``, every event is held in memory and written in one transaction at
-    /// the end, and nothing at all when a line was invalid.
+    /// backend. With ``IngestOptions/strict`` nothing is stored when a line is invalid: a backend that takes rows
+    /// of its own writes the chunks one after another into one transaction as they are read
+    /// (``IngestRowWriter/inOneTransaction(_:)``), holds nothing more once a line is invalid, and rolls the
+    /// transaction back at the end; any other backend has every event held in memory and written in one transaction
+    /// at the end.
     ///
     /// ```swift
     /// let summary = try await backend.ingestNDJSON([IngestInput(path: "events.ndjson")]) { print($0) }
@@ -43,15 +46,20 @@ extension EventBackend {
             makeRows: makeRows)
         var run = BackendIngestRun(backend: self, rowWriter: rowWriter, options: options)
         do {
-            while let batch = await pipeline.nextBatch() {
-                batch.errors.forEach(onInvalidLine)
-                run.take(batch)
-                if let failure = batch.failure { throw failure }
-                if run.isWriteDue { try await run.write() }
-                if run.takeProgressDue() { progress?(run.summary) }
+            if options.strict, let rowWriter {
+                try await run.ingestInOneTransaction(
+                    from: pipeline, into: rowWriter, onInvalidLine: onInvalidLine, progress: progress)
+            } else {
+                while let batch = await pipeline.nextBatch() {
+                    batch.errors.forEach(onInvalidLine)
+                    run.take(batch)
+                    if let failure = batch.failure { throw failure }
+                    if run.isWriteDue { try await run.write() }
+                    if run.takeProgressDue() { progress?(run.summary) }
+                }
+                pipeline.join()
+                try await run.finish()
             }
-            pipeline.join()
-            try await run.finish()
         } catch {
             pipeline.cancel()
             await run.settle()
@@ -118,10 +126,70 @@ private struct BackendIngestRun {
     }
 
     /// Whether the held events are due to be written (never before the end when strict).
-    var isWriteDue: Bool {
-        guard !options.strict, pendingEvents > 0 else { return false }
+    var isWriteDue: Bool { !options.strict && isChunkDue }
+
+    /// Whether the held events make a chunk: as many as a write takes, or held for the commit interval.
+    private var isChunkDue: Bool {
+        guard pendingEvents > 0 else { return false }
         return pendingEvents >= min(options.batchSize, type(of: backend).overlappedChunkLimit)
             || options.clock.nowMilliseconds() - chunkStart >= options.commitIntervalMilliseconds
+    }
+
+    /// A strict ingest into a backend that takes rows of its own: the chunks go into one transaction as they are
+    /// read, one after another. Once a line is invalid nothing more is held or written (nothing will be stored),
+    /// the rest of the input is read for its invalid lines, and the transaction is rolled back: the summary then
+    /// counts nothing stored, as the SQLite store's strict ingest does.
+    mutating func ingestInOneTransaction(
+        from pipeline: IngestPipeline, into rowWriter: any IngestRowWriter, onInvalidLine: (IngestError) -> Void,
+        progress: ((IngestSummary) -> Void)?
+    ) async throws {
+        let committed = try await rowWriter.inOneTransaction { transaction in
+            while let batch = await pipeline.nextBatch() {
+                batch.errors.forEach(onInvalidLine)
+                take(batch)
+                if let failure = batch.failure { throw failure }
+                if summary.invalid > 0 {
+                    dropHeld()
+                } else if isChunkDue {
+                    try await write(into: transaction)
+                }
+                if takeProgressDue() { progress?(summary) }
+            }
+            pipeline.join()
+            guard summary.invalid == 0 else { return false }
+            try await write(into: transaction)
+            return true
+        }
+        guard committed else {
+            summary.committed = false
+            summary.stored = 0
+            summary.duplicates = 0
+            summary.limited = [:]
+            return
+        }
+        do {
+            try await rowWriter.finishIngest()
+        } catch {
+            summary.unfinished = error.message  // every event is committed: the ingest did what it was asked
+        }
+    }
+
+    /// Writes the held rows and losses into the strict ingest's open transaction, and counts what it stored.
+    private mutating func write(into transaction: any IngestRowTransaction) async throws(StoreError) {
+        guard pendingEvents > 0 || pendingLosses.values.contains(where: { $0 > 0 }) else { return }
+        let stored = try await transaction.write(pendingRows, losses: pendingLosses)
+        summary.stored += stored
+        summary.duplicates += pendingEvents - stored
+        dropHeld()
+    }
+
+    /// Forgets the held events, rows and losses (written, or never to be).
+    private mutating func dropHeld() {
+        pending.removeAll()
+        pendingRows.removeAll()
+        pendingEvents = 0
+        pendingLosses = [:]
+        chunkStart = options.clock.nowMilliseconds()
     }
 
     /// Whether a progress report is due (about every 65,536 lines); the next one is then due 65,536 lines later.

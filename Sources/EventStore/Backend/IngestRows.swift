@@ -32,10 +32,30 @@ package protocol IngestRowWriter: EventBackend {
         _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> Int
 
+    /// Runs `body` with one transaction open on one connection, and commits it when `body` returns `true`, rolls it
+    /// back when it returns `false` or throws: a strict ingest (``IngestOptions/strict``), which stores a whole input
+    /// or nothing, writes it chunk by chunk into that transaction instead of holding every row until the end.
+    /// - Returns: whether the transaction was committed.
+    /// - Throws: what `body` threw, as it was, or ``StoreError`` when the transaction could not be opened or
+    ///   committed; nothing of it is stored then.
+    func inOneTransaction(_ body: (any IngestRowTransaction) async throws -> Bool) async throws -> Bool
+
     /// Brings what the ingest's writes left for later up to date, once they are all committed, so that the ingest
     /// returns with its events as quick to read as the rest (PostgreSQL: the summaries of the time index's new
     /// ranges).
     /// - Throws: ``StoreError`` when it could not be done; the events stay stored, and the ingest reports it in
     ///   ``IngestSummary/unfinished`` without failing.
     func finishIngest() async throws(StoreError)
+}
+
+/// The open transaction of a strict ingest (``IngestRowWriter/inOneTransaction(_:)``): every write goes into it, and
+/// none is seen by anyone else before it commits.
+package protocol IngestRowTransaction: AnyObject {
+    /// Writes the events of `rows` (made by ``IngestRowWriter/makeIngestRows()``), in their order, and adds `losses`
+    /// to completeness, inside the open transaction. An id stored before, or earlier in the transaction, is a
+    /// duplicate.
+    /// - Returns: how many events were new.
+    /// - Throws: ``StoreError`` when the server refused or could not be reached; the transaction is then rolled back
+    ///   whole.
+    func write(_ rows: [any IngestRows], losses: [DropReason: Int]) async throws(StoreError) -> Int
 }

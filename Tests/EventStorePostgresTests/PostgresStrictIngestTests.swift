@@ -1,0 +1,110 @@
+import EventReport
+import EventStore
+import Foundation
+import MeasurementEvents
+import TestSupport
+import Testing
+
+@testable import EventStorePostgres
+
+/// A strict ingest (`alstats ingest --strict`) into PostgreSQL writes its chunks into one transaction as it reads
+/// them (``PostgresEventStore/inOneTransaction(_:)``) instead of holding the whole input: all of it is stored, as the
+/// SQLite store's strict ingest stores it, or nothing when a line is invalid.
+@Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
+struct PostgresStrictIngestTests {
+    static let start: Int64 = 1_774_137_600_000  // 2026-03-22
+    static let day: Int64 = 86_400_000
+
+    /// Writes `lines` to a file in `folder` and returns its path.
+    static func file(_ lines: [String], in folder: TemporaryDatabase) throws -> String {
+        let path = folder.file("in-\(UUID()).ndjson")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// How many bytes `event_ids` takes on disk: rolled-back claims leave their pages behind.
+    static func claimPages(_ url: String) async throws -> Int {
+        try await PostgresTestDatabase.column(url, "SELECT pg_relation_size('event_ids')::bigint", as: Int.self)
+            .reduce(0, +)
+    }
+
+    /// Parity events over March and April, in chunks of 1,000: an event of 1850 first (the default partition) and
+    /// one of June last, whose partition the ingest then makes inside its transaction (made beside it, it would
+    /// wait for the default partition this transaction wrote). The two stores count, store, report and export the
+    /// same, and the store writes to June afterwards as to any month it made.
+    @Test func aStrictIngestStoresWhatTheSQLiteStoresStrictIngestStores() async throws {
+        let folder = TemporaryDatabase()
+        var events = parityEvents(count: 5_000, seed: 7, days: 20)
+        events.insert(
+            MeasurementEvent(
+                id: EventID("1850"), name: EventName.navIn, fields: ["ref": "feed"], timestamp: -3_786_825_600_000),
+            at: 0)
+        events.append(
+            MeasurementEvent(
+                id: EventID("june"), name: EventName.navIn, fields: ["ref": "feed"],
+                timestamp: Self.start + 80 * Self.day))
+        let file = try Self.file(events.map(NDJSONCodec.line(for:)), in: folder)
+        let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
+        let sqlite = try EventStore(path: folder.path)
+        let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
+        try await PostgresTestDatabase.with { url in
+            let postgres = try await PostgresEventStore(url: url)
+            // A June partition made beside the transaction would wait for it for ever: fail then, do not hang (the
+            // database is dropped with its sessions at the end).
+            let ingest = Task { try await postgres.ingestNDJSON([IngestInput(path: file)], options: options) { _ in } }
+            let done = Locked(false)
+            Task {
+                _ = await ingest.result
+                done.withLock { $0 = true }
+            }
+            for _ in 0..<600 where !done.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(100)) }
+            guard done.withLock({ $0 }) else {
+                Issue.record("the strict ingest did not end within 60 s")
+                return
+            }
+            let summary = try await ingest.value
+            #expect(summary.committed && summary.unfinished == nil)
+            #expect(summary.stored == expected.stored && summary.duplicates == expected.duplicates)
+            #expect(summary.lines == expected.lines && summary.stored > 4_000)
+            #expect(try await postgres.count() == (try sqlite.count()))
+            #expect(try await postgres.completeness() == (try sqlite.completeness()))
+            try await PostgresParityTests.expectSameReports(sqlite: sqlite, postgres: postgres)
+            try await PostgresParityTests.expectSameExports(sqlite: sqlite, postgres: postgres)
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text FROM events WHERE id IN ('1850', 'june') ORDER BY ts_ms",
+                as: String.self)
+            #expect(placed == ["events_other", "events_2026_06"])
+            let later = MeasurementEvent(
+                id: EventID("june-later"), name: EventName.navIn, fields: [:], timestamp: Self.start + 81 * Self.day)
+            #expect(try await postgres.writeBatches([[later]]) == [1])
+            await postgres.close()
+        }
+    }
+
+    /// An invalid last line: nothing is stored or counted, every invalid line is reported, and the chunks before
+    /// it went to the server as they were read (their claims' pages are left in `event_ids`: holding the whole input
+    /// until the end, as the ingest did until 2026-11-27, sent nothing). An invalid first line: nothing more is
+    /// held or sent after it.
+    @Test func aStrictIngestWithAnInvalidLineStoresNothing() async throws {
+        let folder = TemporaryDatabase()
+        let valid = parityEvents(count: 3_000, seed: 8).map(NDJSONCodec.line(for:))
+        let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
+        for (lines, sentBefore) in [(valid + [#"{"name":"#], true), ([#"{"name":"#] + valid + ["nope"], false)] {
+            let file = try Self.file(lines, in: folder)
+            try await PostgresTestDatabase.with { url in
+                let postgres = try await PostgresEventStore(url: url)
+                var invalid: [String] = []
+                let summary = try await postgres.ingestNDJSON([IngestInput(path: file)], options: options) {
+                    invalid.append($0.description)
+                }
+                #expect(!summary.committed && summary.stored == 0 && summary.duplicates == 0)
+                #expect(summary.invalid == invalid.count && invalid.count == (sentBefore ? 1 : 2))
+                #expect(try await postgres.count() == 0)
+                #expect(try await postgres.completeness().isEmpty)
+                let pages = try await Self.claimPages(url)
+                #expect(sentBefore ? pages > 0 : pages == 0, "event_ids takes \(pages) bytes")
+                await postgres.close()
+            }
+        }
+    }
+}
