@@ -21,7 +21,7 @@ extension PostgresEventStore {
 
     /// Creates the month partitions of `timestamps` that this store has not seen yet, in a transaction of their
     /// own under an advisory lock (two writers creating one month at once do not collide), before the batch's
-    /// transaction (``createPartitions(_:on:)`` says how, and why it waits for no writer). A timestamp in the
+    /// transaction (``createPartitions(_:on:)`` says how, and whom it waits for). A timestamp in the
     /// month of the one before it is passed over without working out its month again (a batch's timestamps mostly
     /// share a month, and a partition's name is a `String` to make).
     /// - Returns: the partitions the timestamps fall in, by name: the write notes them in ``partitionsToSummarize``
@@ -71,7 +71,9 @@ extension PostgresEventStore {
     /// wait for every transaction that has written to or read `events` (another server's batch, a strict ingest that
     /// runs for minutes, a long query) while the writers behind it queued. `ATTACH PARTITION` takes `SHARE UPDATE
     /// EXCLUSIVE` on `events`, which no write or read conflicts with, and `ACCESS EXCLUSIVE` on the new table and on
-    /// the default partition (`events_other`, which it checks for rows of the new month).
+    /// the default partition (`events_other`, which it checks for rows of the new month): it still waits for a
+    /// transaction that wrote `events_other` (times before 1900 or after 9999) or a read that scans it (an export or
+    /// a view over every time), and those that come after it wait for it.
     func createPartitions(
         _ partitions: [(name: String, start: Int64, end: Int64)], on connection: PostgresConnection
     ) async throws {
@@ -181,7 +183,7 @@ extension PostgresEventStore {
         binds.append(noted)
         binds.append(ingestSummaries.withLock { state in noted.map { state.below[$0] ?? 0 } })
         let timeout = Self.filledRangesLockTimeout.components
-        let milliseconds = timeout.seconds * 1_000 + timeout.attoseconds / 1_000_000_000_000_000
+        let milliseconds = max(1, timeout.seconds * 1_000 + timeout.attoseconds / 1_000_000_000_000_000)
         let summarised = try? await inTransaction(doing: "summarising filled ranges", lost: Self.noSummary) {
             connection in
             try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)

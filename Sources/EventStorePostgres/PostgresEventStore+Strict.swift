@@ -7,11 +7,11 @@ extension PostgresEventStore {
     /// back when it returns `false` or throws: a strict ingest writes its chunks into it as it reads them, so that
     /// it holds one chunk at a time instead of the whole input.
     ///
-    /// While it is open, the ids it claimed and the rollup rows it touched are held: another writer of one of those
-    /// ids, or of the same 15-minute group, waits for it to end, as writers of an SQLite file wait for a strict
-    /// ingest's one transaction. The partitions of new months are made beside it, in transactions of their own,
-    /// which wait for no writer (``createPartitions(_:on:)``); see ``PostgresIngestTransaction`` for the one case
-    /// where they are made inside it.
+    /// While it is open, the ids it claimed are held: another writer of one of them waits for it to end (as
+    /// writers of an SQLite file wait for a strict ingest's one transaction), and one that holds an id this ingest
+    /// reaches later makes a deadlock, which PostgreSQL ends by failing one of the two (re-run it). Its rollups,
+    /// link visitors and completeness counts are added up in memory and upserted once, just before it commits, in
+    /// the order every writer takes them (``PostgresIngestTransaction``).
     /// - Returns: whether the transaction was committed; its partitions are then noted for their summaries
     ///   (``finishIngest()``).
     /// - Throws: what `body` threw, as it was (an ``IngestError`` of the input, a ``StoreError`` of a write), or a
@@ -22,17 +22,26 @@ extension PostgresEventStore {
         let committed = try await withConnection(doing: "ingesting in one transaction (--strict)") { connection in
             try await connection.query("BEGIN", logger: self.logger)
             let transaction = PostgresIngestTransaction(store: self, connection: connection)
-            let commit: Bool
             do {
-                commit = try await body(transaction)
+                guard try await body(transaction) else {
+                    // Nothing is stored either way: a failed ROLLBACK must not turn the ingest's answer into an error.
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    return false
+                }
             } catch {
                 if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
                 failure = error
                 return false
             }
-            try await connection.query(commit ? "COMMIT" : "ROLLBACK", logger: self.logger)
+            do {
+                try await transaction.finish()
+            } catch {
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                throw error
+            }
+            try await connection.query("COMMIT", logger: self.logger)
             finished = (transaction.written, transaction.madeHere)
-            return commit
+            return true
         }
         if let failure { throw failure }
         if committed {
@@ -44,15 +53,18 @@ extension PostgresEventStore {
 }
 
 /// The open transaction of a strict ingest on PostgreSQL (``PostgresEventStore/inOneTransaction(_:)``): each write
-/// claims its ids, copies its events and upserts their rollups and completeness counts inside it, as a write of its
-/// own would in its own transaction.
+/// claims its ids and copies its events inside it, as a write of its own would; the rollups, link visitors and
+/// completeness counts of all its writes are added up here and upserted by ``finish()``, just before the commit.
+/// Upserted chunk by chunk, they would hold their rows (a completeness row is one per reason for the whole
+/// database) and the link visitors' lock until the end, and take them in no one order across chunks: every writer
+/// of a loss count or a page view would wait for the whole ingest, and some would deadlock with it.
 ///
-/// The partitions of new months are made beside it, on another connection, and committed at once: `ATTACH
-/// PARTITION` waits for no writer of `events`. It does wait for a writer of the default partition (`events_other`,
-/// times before 1900 or after 9999), which it checks for rows of the new month; once this transaction has written
-/// such an event, a partition made beside it would wait for it forever, so it makes them itself (they then appear
-/// to others, and the lock of partition creation is free again, only when it ends). It does so too when the store
-/// may open only one connection.
+/// The partitions of new months are made beside it, on another connection, and committed at once (`ATTACH
+/// PARTITION`: ``PostgresEventStore/createPartitions(_:on:)``). That waits for any session that holds the default
+/// partition (`events_other`, times before 1900 or after 9999), which it checks for rows of the new month; so the
+/// lines of such events are held back and sent by ``finish()``, after the last partition is made. Only when the
+/// store may open one connection are partitions made inside the transaction; they then appear to others, and the
+/// lock of partition creation is free again, only when it ends.
 final class PostgresIngestTransaction: IngestRowTransaction {
     let store: PostgresEventStore
     let connection: PostgresConnection
@@ -61,6 +73,12 @@ final class PostgresIngestTransaction: IngestRowTransaction {
     /// The months (by start) whose partitions this transaction made itself: the store learns of them only once it
     /// commits.
     private(set) var madeHere: Set<Int64> = []
+    /// The rollups of every write so far.
+    private var rollups = PostgresRollups()
+    /// The completeness counts of every write so far, by kind and reason.
+    private var counts: [String: [String: Int]] = [:]
+    /// The `COPY` lines of the events for `events_other`, sent last.
+    private var heldBack = ByteBuffer()
 
     init(store: PostgresEventStore, connection: PostgresConnection) {
         self.store = store
@@ -71,7 +89,7 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         let prepared = PreparedWrite(try store.own(rows), losses: losses)
         guard !prepared.isEmpty else { return 0 }
         let (months, missing) = store.months(of: prepared.plan.timestamps, madeAlso: madeHere)
-        if !missing.isEmpty, written.contains(PostgresEventStore.defaultPartition) || store.connectionLimit < 2 {
+        if !missing.isEmpty, store.connectionLimit < 2 {
             do {
                 try await store.createPartitions(missing, on: connection)
             } catch {
@@ -83,11 +101,29 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         }
         written.formUnion(months)
         do {
-            return try await store.write(
-                prepared, skipping: [], claimed: nil, now: PostgresEventStore.nowMilliseconds(), on: connection
-            ).reduce(0, +)
+            var events = try await store.write(
+                prepared.plan, prepared.ids, skipping: [], claimed: nil, holdingBack: true, on: connection)
+            rollups.merge(events.rollups)
+            for count in PostgresEventStore.adding(events.deviceLosses, to: prepared.counts) {
+                counts[count.kind, default: [:]][count.reason, default: 0] += count.count
+            }
+            heldBack.writeBuffer(&events.heldBack)
+            return events.stored.reduce(0, +)
         } catch {
             throw store.storeError(error, doing: "writing \(prepared.plan.candidates.count) events (--strict)")
+        }
+    }
+
+    /// Sends the held-back lines, then upserts the rollups and completeness counts of every write, in the order
+    /// every writer takes them.
+    func finish() async throws(StoreError) {
+        do {
+            if heldBack.readableBytes > 0 { try await store.copy([heldBack], on: connection) }
+            try await rollups.write(on: connection, store: store)
+            let flat = counts.flatMap { kind, reasons in reasons.map { (kind: kind, reason: $0.key, count: $0.value) } }
+            try await store.addCompleteness(flat, now: PostgresEventStore.nowMilliseconds(), on: connection)
+        } catch {
+            throw store.storeError(error, doing: "writing the rollups of an ingest (--strict)")
         }
     }
 }

@@ -69,15 +69,16 @@ extension PostgresEventStore {
     /// Writes `prepared` inside the transaction open on `connection` (its partitions made): the ids claimed but
     /// the `held` ones, the events, their rollups and the counts for completeness.
     /// - Returns: how many events of each batch were stored.
-    func write(
+    private func write(
         _ prepared: PreparedWrite, skipping held: Set<EventID>, claimed: WriteTurn?, now: Int64,
         on connection: PostgresConnection
     ) async throws -> [Int] {
-        let (stored, deviceLosses) = try await write(
-            prepared.plan, prepared.ids, skipping: held, claimed: claimed, on: connection)
-        let counts = PostgresEventStore.adding(deviceLosses, to: prepared.counts)
+        let written = try await write(
+            prepared.plan, prepared.ids, skipping: held, claimed: claimed, holdingBack: false, on: connection)
+        try await written.rollups.write(on: connection, store: self)
+        let counts = PostgresEventStore.adding(written.deviceLosses, to: prepared.counts)
         try await addCompleteness(counts, now: now, on: connection)
-        return stored
+        return written.stored
     }
 
     /// The rows of an ingest as this store's own (``makeIngestRows()`` made them).
@@ -113,21 +114,27 @@ extension PostgresEventStore {
     /// plan's ``PostgresWritePlan/idLines()``. A device's loss record (``DeviceLoss``) is stored as new counts in
     /// completeness as `device:REASON`, as the SQLite store counts it, and in no rollup; sent again, it is a
     /// duplicate and counts nothing.
-    /// - Returns: how many events of each batch were stored, and the loss counts of the new loss records.
-    private func write(
+    ///
+    /// The rollups are returned, not written: the caller upserts them (a strict ingest adds them up over its chunks
+    /// and upserts them once, at its end). With `holdingBack`, the lines of events outside the month partitions
+    /// (before 1900 or after 9999, for `events_other`) are returned instead of sent.
+    /// - Returns: how many events of each batch were stored, the loss counts of the new loss records, the rollups
+    ///   of the stored events, and the lines held back.
+    func write(
         _ plan: PostgresWritePlan, _ ids: ByteBuffer?, skipping held: Set<EventID>,
-        claimed turn: WriteTurn?, on connection: PostgresConnection
-    ) async throws -> ([Int], [DropReason: Int]) {
+        claimed turn: WriteTurn?, holdingBack: Bool, on connection: PostgresConnection
+    ) async throws -> WrittenEvents {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
-        guard let ids else { return (stored, deviceLosses) }
+        var rollups = PostgresRollups()
+        var heldBack = ByteBuffer()
+        guard let ids else { return WrittenEvents(stored, deviceLosses, rollups, heldBack) }
         let order = plan.timeOrder()
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
         if skipped?.contains(true) != true { skipped = nil }
         let claimed = try await claim(plan, ids, skipping: skipped, on: connection)
         await turn?.open(holding: plan.idSet)
-        guard claimed.contains(true) else { return (stored, deviceLosses) }
-        var rollups = PostgresRollups()
+        guard claimed.contains(true) else { return WrittenEvents(stored, deviceLosses, rollups, heldBack) }
         var groupCounts = plan.batches.map { [Int](repeating: 0, count: $0.groups.count) }
         // The claimed lines in time order, as runs of lines that lie together in their rows' text (most do: a file's
         // lines come about in time order), sent without copying them again.
@@ -137,7 +144,11 @@ extension PostgresEventStore {
                 let candidate = plan.candidates[index]
                 let (batch, position) = (candidate.batch, candidate.position)
                 let range = batches[batch].range(of: position)
-                if let last = runs.last, last.batch == batch, last.range.upperBound == range.lowerBound {
+                if holdingBack, !Self.monthsCover(plan.timestamps[index]) {
+                    _ = batches[batch].text.withUnsafeReadableBytes {
+                        heldBack.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range]))
+                    }
+                } else if let last = runs.last, last.batch == batch, last.range.upperBound == range.lowerBound {
                     runs[runs.count - 1].range = last.range.lowerBound..<range.upperBound
                 } else {
                     runs.append((batch, range))
@@ -159,8 +170,12 @@ extension PostgresEventStore {
             }
         }
         try await copy(Self.pieces(of: runs, in: plan.batches), on: connection)
-        try await rollups.write(on: connection, store: self)
-        return (stored, deviceLosses)
+        return WrittenEvents(stored, deviceLosses, rollups, heldBack)
+    }
+
+    /// Whether a month partition may hold `milliseconds` (1900 to 9999): else it belongs in `events_other`.
+    static func monthsCover(_ milliseconds: Int64) -> Bool {
+        milliseconds >= -2_208_988_800_000 && milliseconds < 253_402_300_800_000
     }
 
     /// Claims the plan's ids but the `skipped` ones: all at once with ``claimAll(_:on:)`` unless the store's last
@@ -230,7 +245,7 @@ extension PostgresEventStore {
 
     /// Sends `pieces` (lines of `COPY`'s text format, slices of the rows' text) into `events`, in pieces of at most
     /// 1 MiB.
-    private func copy(_ pieces: [ByteBuffer?], on connection: PostgresConnection) async throws {
+    func copy(_ pieces: [ByteBuffer?], on connection: PostgresConnection) async throws {
         try await connection.copyFrom(table: "events", columns: PostgresWritePlan.columns, logger: logger) { writer in
             for piece in pieces {
                 guard var piece else { preconditionFailure("a line's range lies within the text it was made in") }
@@ -341,4 +356,18 @@ struct PreparedWrite {
 
     /// Whether there is nothing to write: no event and no count.
     var isEmpty: Bool { plan.candidates.isEmpty && counts.isEmpty }
+}
+
+/// What ``PostgresEventStore/write(_:_:skipping:claimed:holdingBack:on:)`` did: how many events of each batch it
+/// stored, the loss counts of the new device loss records, the rollups of the stored events (not written yet), and
+/// the `COPY` lines it held back.
+struct WrittenEvents {
+    var stored: [Int]
+    var deviceLosses: [DropReason: Int]
+    var rollups: PostgresRollups
+    var heldBack: ByteBuffer
+
+    init(_ stored: [Int], _ deviceLosses: [DropReason: Int], _ rollups: PostgresRollups, _ heldBack: ByteBuffer) {
+        (self.stored, self.deviceLosses, self.rollups, self.heldBack) = (stored, deviceLosses, rollups, heldBack)
+    }
 }

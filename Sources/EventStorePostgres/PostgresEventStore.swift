@@ -92,6 +92,7 @@ public final class PostgresEventStore: Sendable {
 
     /// Closes every connection; the store may not be used afterwards.
     public func close() async {
+        await endIngestSummaries()  // an ingest that failed left its summary under way, if any
         let task = runner.withLock { task in
             defer { task = nil }
             return task

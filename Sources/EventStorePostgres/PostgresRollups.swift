@@ -26,6 +26,13 @@ struct PostgresRollups {
         if let visitor = group.visitor { visitors.insert(visitor) }
     }
 
+    /// Adds the counts and visitors of `other` (a strict ingest adds up its chunks' rollups and upserts them once).
+    mutating func merge(_ other: PostgresRollups) {
+        groups.merge(other.groups, uniquingKeysWith: +)
+        links.merge(other.links, uniquingKeysWith: +)
+        visitors.formUnion(other.visitors)
+    }
+
     /// Upserts every rollup inside the open transaction of `connection`.
     func write(on connection: PostgresConnection, store: PostgresEventStore) async throws {
         var days: [RollupKey: Int] = [:]

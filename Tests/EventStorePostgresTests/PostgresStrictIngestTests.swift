@@ -2,6 +2,7 @@ import EventReport
 import EventStore
 import Foundation
 import MeasurementEvents
+import PostgresNIO
 import TestSupport
 import Testing
 
@@ -28,11 +29,14 @@ struct PostgresStrictIngestTests {
             .reduce(0, +)
     }
 
-    /// Parity events over March and April, in chunks of 1,000: an event of 1850 first (the default partition) and
-    /// one of June last, whose partition the ingest then makes inside its transaction (made beside it, it would
-    /// wait for the default partition this transaction wrote). The two stores count, store, report and export the
-    /// same, and the store writes to June afterwards as to any month it made.
-    @Test func aStrictIngestStoresWhatTheSQLiteStoresStrictIngestStores() async throws {
+    /// Parity events over March and April, in chunks of 1,000, an event of 1850 first (the default partition) and
+    /// one of June last. June's partition is attached beside the transaction, which therefore must not hold
+    /// `events_other` by then (it sends the 1850 event last; sent at once, the attach waited for it for ever). The two
+    /// stores count, store, report and export the same, and the store writes to June afterwards as to any month.
+    /// With a pool of one connection the partitions are made inside the transaction (beside it, they would wait for
+    /// a connection for ever).
+    @Test(arguments: [8, 1])
+    func aStrictIngestStoresWhatTheSQLiteStoresStrictIngestStores(connections: Int) async throws {
         let folder = TemporaryDatabase()
         var events = parityEvents(count: 5_000, seed: 7, days: 20)
         events.insert(
@@ -48,9 +52,10 @@ struct PostgresStrictIngestTests {
         let sqlite = try EventStore(path: folder.path)
         let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
         try await PostgresTestDatabase.with { url in
-            let postgres = try await PostgresEventStore(url: url)
-            // A June partition made beside the transaction would wait for it for ever: fail then, do not hang (the
-            // database is dropped with its sessions at the end).
+            let postgres = try await PostgresEventStore(
+                url: url, options: PostgresEventStore.Options(maximumConnections: connections))
+            // Should June's partition wait for the transaction, fail rather than hang (the database is dropped with its
+            // sessions at the end).
             let ingest = Task { try await postgres.ingestNDJSON([IngestInput(path: file)], options: options) { _ in } }
             let done = Locked(false)
             Task {
@@ -105,6 +110,62 @@ struct PostgresStrictIngestTests {
                 #expect(sentBefore ? pages > 0 : pages == 0, "event_ids takes \(pages) bytes")
                 await postgres.close()
             }
+        }
+    }
+
+    /// Until it ends, a strict ingest's transaction holds no rollup row, no completeness row (one per reason for the
+    /// whole database) and no lock on the default partition, so that other writers of loss counts, of the same
+    /// 15-minute groups and of new months do not wait for it, nor deadlock with it: it adds them up and upserts them,
+    /// and sends its events for `events_other` (before 1900), just before it commits.
+    @Test func aStrictIngestHoldsNoRollupOrCompletenessRowAndNotTheDefaultPartitionUntilItsEnd() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let march = MeasurementEvent(
+                id: EventID("a"), name: EventName.navIn, fields: ["ref": "feed"], timestamp: Self.start)
+            #expect(try await store.writeBatches([[march]], losses: [.bufferFull: 1]) == [1])
+            let again = MeasurementEvent(
+                id: EventID("b"), name: EventName.navIn, fields: ["ref": "feed"], timestamp: Self.start + 1)
+            let old = MeasurementEvent(
+                id: EventID("c"), name: EventName.navIn, fields: ["ref": "feed"], timestamp: -3_786_825_600_000)
+            let committed = try await store.inOneTransaction { transaction in
+                let rows = PostgresEventRows([again, old], redactor: store.redactor)
+                #expect(try await transaction.write([rows], losses: [.bufferFull: 2]) == 2)
+                try await PostgresTestDatabase.withConnection(url) { other in
+                    for lock in [
+                        "SELECT count FROM completeness WHERE reason = 'buffer_full' FOR UPDATE NOWAIT",
+                        "SELECT count FROM event_rollup WHERE ref = 'feed' FOR UPDATE NOWAIT",
+                        "LOCK TABLE events_other IN ACCESS EXCLUSIVE MODE NOWAIT",
+                    ] {
+                        try await other.query("BEGIN", logger: PostgresTestDatabase.logger)
+                        do {
+                            try await other.query(PostgresQuery(unsafeSQL: lock), logger: PostgresTestDatabase.logger)
+                        } catch {
+                            Issue.record("the strict ingest held what \(lock) takes: \(String(reflecting: error))")
+                        }
+                        try await other.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+                    }
+                }
+                return true
+            }
+            #expect(committed)
+            #expect(try await store.count() == 3)
+            #expect(try await store.completeness()["dropped"]?["buffer_full"] == 3)
+            let feed = try await PostgresTestDatabase.column(
+                url, "SELECT sum(count)::bigint FROM event_rollup WHERE ref = 'feed'", as: Int.self)
+            #expect(feed == [3])
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text FROM events WHERE id = 'c'", as: String.self)
+            #expect(placed == ["events_other"])
+            await store.close()
+        }
+    }
+
+    /// The strict ingest holds back the events of `events_other` by the same bounds as the month partitions.
+    @Test func theMonthPartitionsCoverExactly1900To9999() {
+        for time: Int64 in [
+            -2_208_988_800_001, -2_208_988_800_000, 0, 253_402_300_799_999, 253_402_300_800_000, .min, .max,
+        ] {
+            #expect(PostgresEventStore.monthsCover(time) == (PostgresEventStore.monthPartition(of: time) != nil))
         }
     }
 }

@@ -136,31 +136,28 @@ private struct BackendIngestRun {
     }
 
     /// A strict ingest into a backend that takes rows of its own: the chunks go into one transaction as they are
-    /// read, one after another. Once a line is invalid nothing more is held or written (nothing will be stored),
-    /// the rest of the input is read for its invalid lines, and the transaction is rolled back: the summary then
-    /// counts nothing stored, as the SQLite store's strict ingest does.
+    /// read, one after another. The first invalid line rolls the transaction back at once (it holds ids and rows
+    /// other writers may wait for); the rest of the input is then read for its invalid lines, holding nothing, and
+    /// the summary counts nothing stored, as the SQLite store's strict ingest does.
     mutating func ingestInOneTransaction(
         from pipeline: IngestPipeline, into rowWriter: any IngestRowWriter, onInvalidLine: (IngestError) -> Void,
         progress: ((IngestSummary) -> Void)?
     ) async throws {
         let committed = try await rowWriter.inOneTransaction { transaction in
             while let batch = await pipeline.nextBatch() {
-                batch.errors.forEach(onInvalidLine)
-                take(batch)
-                if let failure = batch.failure { throw failure }
-                if summary.invalid > 0 {
-                    dropHeld()
-                } else if isChunkDue {
-                    try await write(into: transaction)
-                }
-                if takeProgressDue() { progress?(summary) }
+                try takeForStrictIngest(batch, onInvalidLine: onInvalidLine, progress: progress)
+                if summary.invalid > 0 { return false }
+                if isChunkDue { try await write(into: transaction) }
             }
             pipeline.join()
-            guard summary.invalid == 0 else { return false }
             try await write(into: transaction)
             return true
         }
         guard committed else {
+            while let batch = await pipeline.nextBatch() {
+                try takeForStrictIngest(batch, onInvalidLine: onInvalidLine, progress: progress)
+            }
+            pipeline.join()
             summary.committed = false
             summary.stored = 0
             summary.duplicates = 0
@@ -172,6 +169,19 @@ private struct BackendIngestRun {
         } catch {
             summary.unfinished = error.message  // every event is committed: the ingest did what it was asked
         }
+    }
+
+    /// Reports the invalid lines of `batch`, counts it and holds its rows, or, once a line was invalid, nothing
+    /// (nothing will be stored); reports progress when due.
+    /// - Throws: the batch's failure (the input could not be read).
+    private mutating func takeForStrictIngest(
+        _ batch: IngestPipeline.Batch, onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)?
+    ) throws {
+        batch.errors.forEach(onInvalidLine)
+        take(batch)
+        if let failure = batch.failure { throw failure }
+        if summary.invalid > 0 { dropHeld() }
+        if takeProgressDue() { progress?(summary) }
     }
 
     /// Writes the held rows and losses into the strict ingest's open transaction, and counts what it stored.

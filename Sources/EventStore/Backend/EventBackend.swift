@@ -120,8 +120,9 @@ public protocol EventBackend: AnyObject, Sendable {
 }
 
 extension EventBackend {
-    /// Nothing: a backend that leaves no work for later (a conformer of its own keeps compiling when this
-    /// requirement is added).
+    /// Nothing: a backend that leaves no work for later. A conformer whose `upkeep()` returns nothing (as the
+    /// requirement did before it returned ``UpkeepOutcome``) still compiles, but no longer implements it: this
+    /// default is called instead, so it must return an ``UpkeepOutcome``.
     @discardableResult
     public func upkeep() async throws(StoreError) -> UpkeepOutcome { .done }
 
