@@ -17,26 +17,33 @@ extension PostgresEventStore {
     /// - Throws: what `body` threw, as it was (an ``IngestError`` of the input, a ``StoreError`` of a write), or a
     ///   ``StoreError`` when the transaction could not be opened or committed; nothing of it is stored then.
     package func inOneTransaction(_ body: (any IngestRowTransaction) async throws -> Bool) async throws -> Bool {
+        try await inOneTransaction(limits: .standard, body)
+    }
+
+    /// ``inOneTransaction(_:)`` with the transaction's `limits` on what it holds back (tests lower them).
+    func inOneTransaction(
+        limits: PostgresIngestTransaction.Limits, _ body: (any IngestRowTransaction) async throws -> Bool
+    ) async throws -> Bool {
         var failure: (any Error)?
         var finished: (written: Set<String>, madeHere: Set<Int64>) = ([], [])
         let committed = try await withConnection(doing: "ingesting in one transaction (--strict)") { connection in
             try await connection.query("BEGIN", logger: self.logger)
-            let transaction = PostgresIngestTransaction(store: self, connection: connection)
+            let transaction = PostgresIngestTransaction(store: self, connection: connection, limits: limits)
             do {
                 guard try await body(transaction) else {
                     // Nothing is stored either way: a failed ROLLBACK must not turn the ingest's answer into an error.
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    await self.rollBack(connection)
                     return false
                 }
             } catch {
-                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                await self.rollBack(connection)
                 failure = error
                 return false
             }
             do {
                 try await transaction.finish()
             } catch {
-                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: self.logger) }
+                await self.rollBack(connection)
                 throw error
             }
             try await connection.query("COMMIT", logger: self.logger)
@@ -50,6 +57,17 @@ extension PostgresEventStore {
         }
         return committed
     }
+
+    /// Rolls back the transaction open on `connection`; when that fails on a connection still open, closes it, so
+    /// that the pool never hands out a connection inside the transaction (holding its ids).
+    private func rollBack(_ connection: PostgresConnection) async {
+        guard !connection.isClosed else { return }  // the server rolled it back when the connection went away
+        do {
+            try await connection.query("ROLLBACK", logger: logger)
+        } catch {
+            try? await connection.close()
+        }
+    }
 }
 
 /// The open transaction of a strict ingest on PostgreSQL (``PostgresEventStore/inOneTransaction(_:)``): each write
@@ -62,9 +80,13 @@ extension PostgresEventStore {
 /// The partitions of new months are made beside it, on another connection, and committed at once (`ATTACH
 /// PARTITION`: ``PostgresEventStore/createPartitions(_:on:)``). That waits for any session that holds the default
 /// partition (`events_other`, times before 1900 or after 9999), which it checks for rows of the new month; so the
-/// lines of such events are held back and sent by ``finish()``, after the last partition is made. Only when the
-/// store may open one connection are partitions made inside the transaction; they then appear to others, and the
-/// lock of partition creation is free again, only when it ends.
+/// lines of such events are held back and sent by ``finish()``, after the last partition is made.
+///
+/// What it holds is bounded (``Limits``): past ``Limits/heldBackBytes`` of such lines (an input whose times are all
+/// out of range, in microseconds say) they are sent at once, and from then on, as when the store may open only one
+/// connection, partitions are made inside the transaction (they then appear to others, and the lock of partition
+/// creation is free again, only when it ends); past ``Limits/rollupEntries`` rollup groups, links and visitors
+/// (an input of ever new dimensions) they are upserted at once, and their rows are then held to the end.
 final class PostgresIngestTransaction: IngestRowTransaction {
     let store: PostgresEventStore
     let connection: PostgresConnection
@@ -79,17 +101,32 @@ final class PostgresIngestTransaction: IngestRowTransaction {
     private var counts: [String: [String: Int]] = [:]
     /// The `COPY` lines of the events for `events_other`, sent last.
     private var heldBack = ByteBuffer()
+    /// Whether the transaction has written `events_other`: partitions made beside it would wait for it.
+    private var holdsDefaultPartition = false
+    let limits: Limits
 
-    init(store: PostgresEventStore, connection: PostgresConnection) {
+    /// How much a strict ingest's transaction holds back before it sends it.
+    struct Limits {
+        /// Bytes of `COPY` lines for `events_other`.
+        var heldBackBytes: Int
+        /// Rollup groups, link groups and link visitors.
+        var rollupEntries: Int
+
+        /// 16 MiB of lines (about 27,000 realistic events) and 100,000 entries (tens of MB).
+        static let standard = Limits(heldBackBytes: 16 << 20, rollupEntries: 100_000)
+    }
+
+    init(store: PostgresEventStore, connection: PostgresConnection, limits: Limits) {
         self.store = store
         self.connection = connection
+        self.limits = limits
     }
 
     func write(_ rows: [any IngestRows], losses: [DropReason: Int]) async throws(StoreError) -> Int {
         let prepared = PreparedWrite(try store.own(rows), losses: losses)
         guard !prepared.isEmpty else { return 0 }
         let (months, missing) = store.months(of: prepared.plan.timestamps, madeAlso: madeHere)
-        if !missing.isEmpty, store.connectionLimit < 2 {
+        if !missing.isEmpty, holdsDefaultPartition || store.connectionLimit < 2 {
             do {
                 try await store.createPartitions(missing, on: connection)
             } catch {
@@ -102,12 +139,22 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         written.formUnion(months)
         do {
             var events = try await store.write(
-                prepared.plan, prepared.ids, skipping: [], claimed: nil, holdingBack: true, on: connection)
+                prepared.plan, prepared.ids, skipping: [], claimed: nil, holdingBack: !holdsDefaultPartition,
+                on: connection)
             rollups.merge(events.rollups)
             for count in PostgresEventStore.adding(events.deviceLosses, to: prepared.counts) {
                 counts[count.kind, default: [:]][count.reason, default: 0] += count.count
             }
             heldBack.writeBuffer(&events.heldBack)
+            if heldBack.readableBytes > limits.heldBackBytes {
+                try await store.copy([heldBack], on: connection)
+                heldBack.clear()
+                holdsDefaultPartition = true
+            }
+            if rollups.groups.count + rollups.links.count + rollups.visitors.count > limits.rollupEntries {
+                try await rollups.write(on: connection, store: store)
+                rollups = PostgresRollups()
+            }
             return events.stored.reduce(0, +)
         } catch {
             throw store.storeError(error, doing: "writing \(prepared.plan.candidates.count) events (--strict)")

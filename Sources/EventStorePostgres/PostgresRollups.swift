@@ -95,12 +95,32 @@ struct PostgresRollups {
                 visitor.hashBytes(into: &hasher)
             }
         }
+        /// A visitor of a link on a day, compared by bytes.
+        struct Seen: Hashable {
+            var day: Int64
+            var slug: String
+            var visitor: String
+
+            static func == (lhs: Seen, rhs: Seen) -> Bool {
+                lhs.day == rhs.day && lhs.slug.hasSameBytes(as: rhs.slug) && lhs.visitor.hasSameBytes(as: rhs.visitor)
+            }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(day)
+                slug.hashBytes(into: &hasher)
+                visitor.hashBytes(into: &hasher)
+            }
+        }
+        // The stored rows of each visitor, found by a look-up: a filter of all of them for every visitor was
+        // quadratic, which a strict ingest's one write of every visitor of its input would feel.
+        var stored: [Seen: [(ref: String?, refererAppName: String?)]] = [:]
+        for row in existing {
+            stored[Seen(day: row.day, slug: row.slug, visitor: row.visitor), default: []].append(
+                (row.ref, row.refererAppName))
+        }
         var added: Set<Counted> = []
         for visitor in sorted {
-            let seen = existing.filter {
-                $0.day == visitor.day && $0.slug.hasSameBytes(as: visitor.slug)
-                    && $0.visitor.hasSameBytes(as: visitor.visitor)
-            }
+            let seen = stored[Seen(day: visitor.day, slug: visitor.slug, visitor: visitor.visitor)] ?? []
             for scope in LinkVisitorCountKey.Scope.allCases {
                 let key = LinkVisitorCountKey(visitor, scope: scope)
                 // A group counts a visitor once: when no stored row matched it, at its first new row.

@@ -47,6 +47,19 @@ struct PostgresStrictIngestTests {
             MeasurementEvent(
                 id: EventID("june"), name: EventName.navIn, fields: ["ref": "feed"],
                 timestamp: Self.start + 80 * Self.day))
+        // Device loss records (sent twice: counted once), and a value cut to the length limit, in later chunks.
+        for (index, number) in [(1_500, 1), (3_200, 2), (4_100, 1)] {
+            events.insert(
+                MeasurementEvent(
+                    id: EventID("loss-\(number)"), name: DeviceLoss.eventName,
+                    fields: ["reason": "buffer_full", "count": "\(number * 7)"], timestamp: Self.start + Int64(index)),
+                at: index)
+        }
+        events.insert(
+            MeasurementEvent(
+                id: EventID("long"), name: EventName.navIn, fields: ["note": String(repeating: "v", count: 70_000)],
+                timestamp: Self.start + 5),
+            at: 2_500)
         let file = try Self.file(events.map(NDJSONCodec.line(for:)), in: folder)
         let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
         let sqlite = try EventStore(path: folder.path)
@@ -73,6 +86,9 @@ struct PostgresStrictIngestTests {
             #expect(summary.lines == expected.lines && summary.stored > 4_000)
             #expect(try await postgres.count() == (try sqlite.count()))
             #expect(try await postgres.completeness() == (try sqlite.completeness()))
+            let completeness = try await postgres.completeness()
+            #expect(completeness["dropped"]?["device:buffer_full"] == 21, "\(completeness)")
+            #expect(completeness["altered"]?["value_truncated"] == 1, "\(completeness)")
             try await PostgresParityTests.expectSameReports(sqlite: sqlite, postgres: postgres)
             try await PostgresParityTests.expectSameExports(sqlite: sqlite, postgres: postgres)
             let placed = try await PostgresTestDatabase.column(
@@ -166,6 +182,44 @@ struct PostgresStrictIngestTests {
             -2_208_988_800_001, -2_208_988_800_000, 0, 253_402_300_799_999, 253_402_300_800_000, .min, .max,
         ] {
             #expect(PostgresEventStore.monthsCover(time) == (PostgresEventStore.monthPartition(of: time) != nil))
+        }
+    }
+
+    /// Past its limits, the transaction sends the lines for `events_other` at once and makes later months'
+    /// partitions inside itself (beside it, they would wait for it), and upserts its rollups at once: here limits
+    /// of a byte and an entry. The counts come out as with no limit.
+    @Test func pastItsLimitsTheTransactionSendsWhatItHeldAndMakesPartitionsItself() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            func event(_ id: String, _ time: Int64) -> MeasurementEvent {
+                MeasurementEvent(id: EventID(id), name: EventName.navIn, fields: ["ref": "feed"], timestamp: time)
+            }
+            let limits = PostgresIngestTransaction.Limits(heldBackBytes: 1, rollupEntries: 1)
+            let committed = try await store.inOneTransaction(limits: limits) { transaction in
+                let first = PostgresEventRows(
+                    [event("a", Self.start), event("old", -3_786_825_600_000)], redactor: store.redactor)
+                let firstStored = try await transaction.write([first], losses: [.bufferFull: 1])
+                #expect(firstStored == 2)
+                let second = PostgresEventRows(
+                    [event("june", Self.start + 80 * Self.day), event("b", Self.start + 1), event("a", Self.start)],
+                    redactor: store.redactor)
+                let secondStored = try await transaction.write([second], losses: [.bufferFull: 2])
+                #expect(secondStored == 2)
+                return true
+            }
+            #expect(committed)
+            #expect(try await store.count() == 4)
+            #expect(try await store.completeness()["dropped"]?["buffer_full"] == 3)
+            let feed = try await PostgresTestDatabase.column(
+                url, "SELECT sum(count)::bigint FROM event_rollup WHERE ref = 'feed'", as: Int.self)
+            #expect(feed == [4])
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms", as: String.self)
+            #expect(placed == ["events_other old", "events_2026_03 a", "events_2026_03 b", "events_2026_06 june"])
+            // The store learnt of June's partition at the commit.
+            #expect(store.partitions.withLock { $0.count } == 2)
+            #expect(try await store.writeBatches([[event("july", Self.start + 110 * Self.day)]]) == [1])
+            await store.close()
         }
     }
 }

@@ -154,6 +154,8 @@ private struct BackendIngestRun {
             return true
         }
         guard committed else {
+            summary.stored = 0  // rolled back: the progress reports of the rest count nothing stored
+            summary.duplicates = 0
             while let batch = await pipeline.nextBatch() {
                 try takeForStrictIngest(batch, onInvalidLine: onInvalidLine, progress: progress)
             }
