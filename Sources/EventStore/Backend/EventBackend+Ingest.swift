@@ -17,9 +17,9 @@ extension EventBackend {
     /// has claimed its own, so the first of two events with one id is the one kept. Each event is redacted by the
     /// backend. With ``IngestOptions/strict`` nothing is stored when a line is invalid: a backend that takes rows
     /// of its own writes the chunks one after another into one transaction as they are read
-    /// (``IngestRowWriter/inOneTransaction(_:)``), holds nothing more once a line is invalid, and rolls the
-    /// transaction back at the end; any other backend has every event held in memory and written in one transaction
-    /// at the end.
+    /// (``IngestRowWriter/inOneTransaction(_:)``), rolls it back at the first invalid line and reads the rest,
+    /// holding nothing, to report its invalid lines; any other backend has every event held in memory and written in
+    /// one transaction at the end.
     ///
     /// ```swift
     /// let summary = try await backend.ingestNDJSON([IngestInput(path: "events.ndjson")]) { print($0) }
@@ -161,16 +161,10 @@ private struct BackendIngestRun {
             }
             pipeline.join()
             summary.committed = false
-            summary.stored = 0
-            summary.duplicates = 0
             summary.limited = [:]
             return
         }
-        do {
-            try await rowWriter.finishIngest()
-        } catch {
-            summary.unfinished = error.message  // every event is committed: the ingest did what it was asked
-        }
+        await finishRows()
     }
 
     /// Reports the invalid lines of `batch`, counts it and holds its rows, or, once a line was invalid, nothing
@@ -249,6 +243,17 @@ private struct BackendIngestRun {
         summary.duplicates += events - stored
     }
 
+    /// Asks a backend that takes rows of its own to bring up to date what the ingest's writes left for later
+    /// (``IngestRowWriter/finishIngest()``), once every event is committed; a failure is reported in the summary
+    /// (``IngestSummary/unfinished``), not thrown: the ingest did what it was asked.
+    private mutating func finishRows() async {
+        do {
+            try await rowWriter?.finishIngest()
+        } catch {
+            summary.unfinished = error.message
+        }
+    }
+
     /// Waits for every write in flight (after a failure: what they stored is counted, their errors dropped).
     mutating func settle() async {
         while !inFlight.isEmpty {
@@ -263,11 +268,7 @@ private struct BackendIngestRun {
             while !inFlight.isEmpty {
                 try await awaitOldest()
             }
-            do {
-                try await rowWriter?.finishIngest()
-            } catch {
-                summary.unfinished = error.message  // every event is committed: the ingest did what it was asked
-            }
+            await finishRows()
             return
         }
         pending.removeAll()
