@@ -128,10 +128,8 @@ extension PostgresEventStore {
         binds.append(written)
         let what = "summarising the time index of \(written.joined(separator: ", "))"
         do {
-            let (seconds, attoseconds) = lockTimeout.components
-            let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
             let summarised: Int? = try await inTransaction(doing: what, lost: Self.noSummary) { connection in
-                try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
+                try await self.setLockTimeout(lockTimeout, on: connection)
                 do {
                     return try await self.rows(PostgresSQL.statement("summarize_time_index"), binds, on: connection) {
                         try $0[0].decode(Int.self)
@@ -182,11 +180,9 @@ extension PostgresEventStore {
         var binds = PostgresBindings()
         binds.append(noted)
         binds.append(ingestSummaries.withLock { state in noted.map { state.below[$0] ?? 0 } })
-        let timeout = Self.filledRangesLockTimeout.components
-        let milliseconds = max(1, timeout.seconds * 1_000 + timeout.attoseconds / 1_000_000_000_000_000)
         let summarised = try? await inTransaction(doing: "summarising filled ranges", lost: Self.noSummary) {
             connection in
-            try await self.run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
+            try await self.setLockTimeout(Self.filledRangesLockTimeout, on: connection)
             return try await self.rows(PostgresSQL.statement("summarize_filled_ranges"), binds, on: connection) {
                 (try $0[0].decode(String.self), try $0[2].decode(Int64.self))
             }
@@ -213,6 +209,14 @@ extension PostgresEventStore {
 
     /// What a failed summary leaves undone, for its error's message.
     static let noSummary = "those ranges stay without a summary"
+
+    /// Makes the open transaction on `connection` wait at most `timeout` for a lock (at least a millisecond: 0 would
+    /// mean no limit); past it, the statement fails with ``lockNotAvailable``.
+    func setLockTimeout(_ timeout: Duration, on connection: PostgresConnection) async throws {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        try await run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
+    }
 
     /// SQLSTATE `lock_not_available`: a lock not had within `lock_timeout`.
     static let lockNotAvailable = "55P03"
