@@ -4,7 +4,10 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+/// The time limit only turns a hang into a failure: the resolver's own timeouts are what the tests check. It is
+/// generous because a resumed async test can wait behind others for a thread of the concurrency pool; under TSan on
+/// 2 cores one waited more than a minute.
+@Suite(.timeLimit(.minutes(10)))
 struct HTTPAppLinkResolverTests {
     static let page = metaTags([
         ("al:ios:url", "example-ios://article/1"), ("al:ios:app_name", "Example"), ("al:web:should_fallback", "false"),

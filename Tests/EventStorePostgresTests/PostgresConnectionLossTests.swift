@@ -21,7 +21,8 @@ struct PostgresConnectionLossTests {
     }
 
     /// A time limit: a write that never returns after its connection was terminated must fail the run, not hang it.
-    @Test(.timeLimit(.minutes(1)), arguments: Hold.allCases)
+    /// Generous, because a resumed async test can wait behind others for a thread of the concurrency pool.
+    @Test(.timeLimit(.minutes(10)), arguments: Hold.allCases)
     func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll(hold: Hold) async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)

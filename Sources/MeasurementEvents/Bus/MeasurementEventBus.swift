@@ -298,7 +298,10 @@ public final class MeasurementEventBus: Sendable {
         }
     }
 
-    private func whenFlushed(_ completion: @escaping @Sendable () -> Void) {
+    /// Calls `completion` once every event posted before the call has reached every observer and every sink has
+    /// committed it: on this thread when there is nothing to wait for, else on the last worker to settle. Both
+    /// flushes wait on it; tests call it to check a flush without depending on the concurrency pool's queue.
+    func whenFlushed(_ completion: @escaping @Sendable () -> Void) {
         let subscriptions = state.withLock { $0.subscriptions }
         let countdown = Countdown(completion)
         for subscription in subscriptions where !subscription.isStream && !subscription.isCurrentWorker {
