@@ -130,7 +130,19 @@ extension EventStore {
         }
     }
 
+    /// Checks that `input` can be read, before anything is: a regular file by opening it. A named pipe is only
+    /// checked for read permission: opening it would wait for a writer, and closing it again would leave a writer that
+    /// opened meanwhile without a reader (killed by `SIGPIPE` at its first write) while the ingest waited for the next.
+    /// - Throws: ``IngestError`` (missing file or unreadable) naming the input.
     static func checkReadable(_ input: IngestInput) throws(IngestError) {
+        var status = stat()
+        if stat(input.path, &status) == 0, status.st_mode & S_IFMT == S_IFIFO {
+            guard access(input.path, R_OK) == 0 else {
+                throw IngestError(
+                    .unreadable, file: input.label, reason: "cannot open: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
         closeDescriptor(try openInput(input))
     }
 
