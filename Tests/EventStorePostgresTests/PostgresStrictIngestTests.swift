@@ -129,6 +129,68 @@ struct PostgresStrictIngestTests {
         }
     }
 
+    /// A strict ingest reading a named pipe: while its input is still open, its chunks are in the transaction (the ids
+    /// of the first are held: another session's claim of them waits), and the first invalid line rolls it back at
+    /// once (the ids are free again) rather than when the input ends; the rest is still read, and its invalid lines
+    /// reported.
+    @Test func aStrictIngestRollsBackAtItsFirstInvalidLineWhileItsInputIsStillOpen() async throws {
+        let folder = TemporaryDatabase()
+        let lines = parityEvents(count: 6_000, seed: 9).map(NDJSONCodec.line(for:))
+        let firstIDs = Array(Set(parityEvents(count: 6_000, seed: 9).prefix(100).map(\.id.description)))
+        let pipe = folder.file("events.fifo")
+        try #require(mkfifo(pipe, 0o600) == 0)
+        let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
+        try await PostgresTestDatabase.with { url in
+            let postgres = try await PostgresEventStore(url: url)
+            let writer = NamedPipeWriter(path: pipe)
+            defer { writer.close() }
+            let invalid = Locked<[String]>([])
+            let ingest = Task {
+                try await postgres.ingestNDJSON([IngestInput(path: pipe)], options: options) { line in
+                    invalid.withLock { $0.append(line.description) }
+                }
+            }
+            writer.write(lines: lines[..<2_000])
+            #expect(
+                try await Self.waitUntil(url, holds: firstIDs, is: true), "the first chunk never reached the server")
+            writer.write(lines: [#"{"name":"#] + lines[2_000...])
+            #expect(try await Self.waitUntil(url, holds: firstIDs, is: false), "not rolled back at the invalid line")
+            #expect(invalid.withLock { $0.count } == 1)
+            writer.write(lines: ["nope"])
+            writer.close()
+            let summary = try await ingest.value
+            #expect(writer.result(within: .seconds(30)) == 0)
+            #expect(!summary.committed && summary.stored == 0 && summary.lines == lines.count + 2)
+            #expect(summary.invalid == 2 && invalid.withLock { $0.count } == 2)
+            #expect(try await postgres.count() == 0)
+            await postgres.close()
+        }
+    }
+
+    /// Waits, for at most 30 s, until another session's claim of `ids` waits for a transaction that holds one of
+    /// them (`held` true) or goes through at once (`held` false; the claim is rolled back). Returns whether it did.
+    static func waitUntil(_ url: String, holds ids: [String], is held: Bool) async throws -> Bool {
+        try await PostgresTestDatabase.withConnection(url) { connection in
+            let logger = PostgresTestDatabase.logger
+            for _ in 0..<150 {
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query("SET LOCAL lock_timeout = '100ms'", logger: logger)
+                var waited = false
+                do {
+                    try await connection.query(
+                        "INSERT INTO event_ids (id) SELECT unnest(\(ids)::text[]) ON CONFLICT DO NOTHING",
+                        logger: logger)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+                    waited = true
+                }
+                try await connection.query("ROLLBACK", logger: logger)
+                if waited == held { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+    }
+
     /// Until it ends, a strict ingest's transaction holds no rollup row, no completeness row (one per reason for the
     /// whole database) and no lock on the default partition, so that other writers of loss counts, of the same
     /// 15-minute groups and of new months do not wait for it, nor deadlock with it: it adds them up and upserts them,
