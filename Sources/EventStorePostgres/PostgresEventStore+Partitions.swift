@@ -6,7 +6,7 @@ extension PostgresEventStore {
     static let partitionLockKey: Int64 = 0x616C_7374_6174_7302
 
     /// The month partition of an instant: its name and range [start, end) in ms since the Unix epoch, or `nil`
-    /// for an instant before 1900 or after 9999 (kept in the default partition, events_other).
+    /// for an instant before 1900 or after 9999 (kept in ``outOfRangePartition(of:)``).
     static func monthPartition(of milliseconds: Int64) -> (name: String, start: Int64, end: Int64)? {
         let day: Int64 = 86_400_000
         let days = milliseconds >= 0 ? milliseconds / day : -((-(milliseconds + 1)) / day) - 1
@@ -49,7 +49,7 @@ extension PostgresEventStore {
         var month: Range<Int64> = 0..<0
         for timestamp in timestamps where !month.contains(timestamp) {
             guard let partition = PostgresEventStore.monthPartition(of: timestamp) else {
-                written.insert(Self.defaultPartition)
+                written.insert(Self.outOfRangePartition(of: timestamp))
                 continue
             }
             month = partition.start..<partition.end
@@ -70,10 +70,9 @@ extension PostgresEventStore {
     /// parent's options). `CREATE TABLE ... PARTITION OF events` would take `ACCESS EXCLUSIVE` on `events`, and so
     /// wait for every transaction that has written to or read `events` (another server's batch, a strict ingest that
     /// runs for minutes, a long query) while the writers behind it queued. `ATTACH PARTITION` takes `SHARE UPDATE
-    /// EXCLUSIVE` on `events`, which no write or read conflicts with, and `ACCESS EXCLUSIVE` on the new table and on
-    /// the default partition (`events_other`, which it checks for rows of the new month): it still waits for a
-    /// transaction that wrote `events_other` (times before 1900 or after 9999) or a read that scans it (an export or
-    /// a view over every time), and those that come after it wait for it.
+    /// EXCLUSIVE` on `events`, which no write or read conflicts with (only `VACUUM`, `ANALYZE` or an index build of
+    /// `events` itself), and `ACCESS EXCLUSIVE` on the new table; `events` has no default partition (Migrations/0007),
+    /// which it would also lock, waiting for every read that had scanned it.
     func createPartitions(
         _ partitions: [(name: String, start: Int64, end: Int64)], on connection: PostgresConnection
     ) async throws {
@@ -96,8 +95,10 @@ extension PostgresEventStore {
         }
     }
 
-    /// The default partition of `events` (Migrations/0001): timestamps before 1900 or after 9999.
-    static let defaultPartition = "events_other"
+    /// The partition of `events` for an instant before 1900 or after 9999 (Migrations/0007).
+    static func outOfRangePartition(of milliseconds: Int64) -> String {
+        milliseconds < 0 ? "events_before_1900" : "events_after_9999"
+    }
 
     /// Summarises the ranges of the time index (`events_by_time`, BRIN: Migrations/0006) that filled in the
     /// partitions written since the last call, and returns how many it summarised.

@@ -78,15 +78,12 @@ extension PostgresEventStore {
 /// of a loss count or a page view would wait for the whole ingest, and some would deadlock with it.
 ///
 /// The partitions of new months are made beside it, on another connection, and committed at once (`ATTACH
-/// PARTITION`: ``PostgresEventStore/createPartitions(_:on:)``). That waits for any session that holds the default
-/// partition (`events_other`, times before 1900 or after 9999), which it checks for rows of the new month; so the
-/// lines of such events are held back and sent by ``finish()``, after the last partition is made.
+/// PARTITION`: ``PostgresEventStore/createPartitions(_:on:)``, which waits for nothing this transaction holds). When
+/// the store may open only one connection they are made inside the transaction: they then appear to others, and the
+/// lock of partition creation is free again, only when it ends.
 ///
-/// What it holds is bounded (``Limits``): past ``Limits/heldBackBytes`` of such lines (an input whose times are all
-/// out of range, in microseconds say) they are sent at once, and from then on, as when the store may open only one
-/// connection, partitions are made inside the transaction (they then appear to others, and the lock of partition
-/// creation is free again, only when it ends); past ``Limits/rollupEntries`` rollup groups, links and visitors
-/// (an input of ever new dimensions) they are upserted at once, and their rows are then held to the end.
+/// What it holds is bounded (``Limits``): past ``Limits/rollupEntries`` rollup groups, links and visitors (an input
+/// of ever new dimensions) they are upserted at once, and their rows are then held to the end.
 final class PostgresIngestTransaction: IngestRowTransaction {
     let store: PostgresEventStore
     let connection: PostgresConnection
@@ -99,21 +96,15 @@ final class PostgresIngestTransaction: IngestRowTransaction {
     private var rollups = PostgresRollups()
     /// The completeness counts of every write so far, by kind and reason.
     private var counts: [String: [String: Int]] = [:]
-    /// The `COPY` lines of the events for `events_other`, sent last.
-    private var heldBack = ByteBuffer()
-    /// Whether the transaction has written `events_other`: partitions made beside it would wait for it.
-    private var holdsDefaultPartition = false
     let limits: Limits
 
     /// How much a strict ingest's transaction holds back before it sends it.
     struct Limits {
-        /// Bytes of `COPY` lines for `events_other`.
-        var heldBackBytes: Int
         /// Rollup groups, link groups and link visitors.
         var rollupEntries: Int
 
-        /// 16 MiB of lines (about 27,000 realistic events) and 100,000 entries (tens of MB).
-        static let standard = Limits(heldBackBytes: 16 << 20, rollupEntries: 100_000)
+        /// 100,000 entries (tens of MB).
+        static let standard = Limits(rollupEntries: 100_000)
     }
 
     init(store: PostgresEventStore, connection: PostgresConnection, limits: Limits) {
@@ -126,7 +117,7 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         let prepared = PreparedWrite(try store.own(rows), losses: losses)
         guard !prepared.isEmpty else { return 0 }
         let (months, missing) = store.months(of: prepared.plan.timestamps, madeAlso: madeHere)
-        if !missing.isEmpty, holdsDefaultPartition || store.connectionLimit < 2 {
+        if !missing.isEmpty, store.connectionLimit < 2 {
             do {
                 try await store.createPartitions(missing, on: connection)
             } catch {
@@ -138,18 +129,10 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         }
         written.formUnion(months)
         do {
-            var events = try await store.write(
-                prepared.plan, prepared.ids, skipping: [], claimed: nil, holdingBack: !holdsDefaultPartition,
-                on: connection)
+            let events = try await store.write(prepared.plan, prepared.ids, skipping: [], claimed: nil, on: connection)
             rollups.merge(events.rollups)
             for count in PostgresEventStore.adding(events.deviceLosses, to: prepared.counts) {
                 counts[count.kind, default: [:]][count.reason, default: 0] += count.count
-            }
-            heldBack.writeBuffer(&events.heldBack)
-            if heldBack.readableBytes > limits.heldBackBytes {
-                try await store.copy([heldBack], on: connection)
-                heldBack.clear()
-                holdsDefaultPartition = true
             }
             if rollups.groups.count + rollups.links.count + rollups.visitors.count > limits.rollupEntries {
                 try await rollups.write(on: connection, store: store)
@@ -161,11 +144,9 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         }
     }
 
-    /// Sends the held-back lines, then upserts the rollups and completeness counts of every write, in the order
-    /// every writer takes them.
+    /// Upserts the rollups and completeness counts of every write, in the order every writer takes them.
     func finish() async throws(StoreError) {
         do {
-            if heldBack.readableBytes > 0 { try await store.copy([heldBack], on: connection) }
             try await rollups.write(on: connection, store: store)
             let flat = counts.flatMap { kind, reasons in reasons.map { (kind: kind, reason: $0.key, count: $0.value) } }
             try await store.addCompleteness(flat, now: PostgresEventStore.nowMilliseconds(), on: connection)

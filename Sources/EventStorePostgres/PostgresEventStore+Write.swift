@@ -74,7 +74,7 @@ extension PostgresEventStore {
         on connection: PostgresConnection
     ) async throws -> [Int] {
         let written = try await write(
-            prepared.plan, prepared.ids, skipping: held, claimed: claimed, holdingBack: false, on: connection)
+            prepared.plan, prepared.ids, skipping: held, claimed: claimed, on: connection)
         try await written.rollups.write(on: connection, store: self)
         let counts = PostgresEventStore.adding(written.deviceLosses, to: prepared.counts)
         try await addCompleteness(counts, now: now, on: connection)
@@ -116,25 +116,23 @@ extension PostgresEventStore {
     /// duplicate and counts nothing.
     ///
     /// The rollups are returned, not written: the caller upserts them (a strict ingest adds them up over its chunks
-    /// and upserts them once, at its end). With `holdingBack`, the lines of events outside the month partitions
-    /// (before 1900 or after 9999, for `events_other`) are returned instead of sent.
-    /// - Returns: how many events of each batch were stored, the loss counts of the new loss records, the rollups
-    ///   of the stored events, and the lines held back.
+    /// and upserts them once, at its end).
+    /// - Returns: how many events of each batch were stored, the loss counts of the new loss records, and the rollups
+    ///   of the stored events.
     func write(
         _ plan: PostgresWritePlan, _ ids: ByteBuffer?, skipping held: Set<EventID>,
-        claimed turn: WriteTurn?, holdingBack: Bool, on connection: PostgresConnection
+        claimed turn: WriteTurn?, on connection: PostgresConnection
     ) async throws -> WrittenEvents {
         var stored = Array(repeating: 0, count: plan.batchCount)
         var deviceLosses: [DropReason: Int] = [:]
         var rollups = PostgresRollups()
-        var heldBack = ByteBuffer()
-        guard let ids else { return WrittenEvents(stored, deviceLosses, rollups, heldBack) }
+        guard let ids else { return WrittenEvents(stored, deviceLosses, rollups) }
         let order = plan.timeOrder()
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
         if skipped?.contains(true) != true { skipped = nil }
         let claimed = try await claim(plan, ids, skipping: skipped, on: connection)
         await turn?.open(holding: plan.idSet)
-        guard claimed.contains(true) else { return WrittenEvents(stored, deviceLosses, rollups, heldBack) }
+        guard claimed.contains(true) else { return WrittenEvents(stored, deviceLosses, rollups) }
         var groupCounts = plan.batches.map { [Int](repeating: 0, count: $0.groups.count) }
         // The claimed lines in time order, as runs of lines that lie together in their rows' text (most do: a file's
         // lines come about in time order), sent without copying them again.
@@ -144,11 +142,7 @@ extension PostgresEventStore {
                 let candidate = plan.candidates[index]
                 let (batch, position) = (candidate.batch, candidate.position)
                 let range = batches[batch].range(of: position)
-                if holdingBack, !Self.monthsCover(plan.timestamps[index]) {
-                    _ = batches[batch].text.withUnsafeReadableBytes {
-                        heldBack.writeBytes(UnsafeRawBufferPointer(rebasing: $0[range]))
-                    }
-                } else if let last = runs.last, last.batch == batch, last.range.upperBound == range.lowerBound {
+                if let last = runs.last, last.batch == batch, last.range.upperBound == range.lowerBound {
                     runs[runs.count - 1].range = last.range.lowerBound..<range.upperBound
                 } else {
                     runs.append((batch, range))
@@ -170,12 +164,7 @@ extension PostgresEventStore {
             }
         }
         try await copy(Self.pieces(of: runs, in: plan.batches), on: connection)
-        return WrittenEvents(stored, deviceLosses, rollups, heldBack)
-    }
-
-    /// Whether a month partition may hold `milliseconds` (1900 to 9999): else it belongs in `events_other`.
-    static func monthsCover(_ milliseconds: Int64) -> Bool {
-        milliseconds >= -2_208_988_800_000 && milliseconds < 253_402_300_800_000
+        return WrittenEvents(stored, deviceLosses, rollups)
     }
 
     /// Claims the plan's ids but the `skipped` ones: all at once with ``claimAll(_:on:)`` unless the store's last
@@ -358,16 +347,14 @@ struct PreparedWrite {
     var isEmpty: Bool { plan.candidates.isEmpty && counts.isEmpty }
 }
 
-/// What ``PostgresEventStore/write(_:_:skipping:claimed:holdingBack:on:)`` did: how many events of each batch it
-/// stored, the loss counts of the new device loss records, the rollups of the stored events (not written yet), and
-/// the `COPY` lines it held back.
+/// What ``PostgresEventStore/write(_:_:skipping:claimed:on:)`` did: how many events of each batch it stored, the
+/// loss counts of the new device loss records, and the rollups of the stored events (not written yet).
 struct WrittenEvents {
     var stored: [Int]
     var deviceLosses: [DropReason: Int]
     var rollups: PostgresRollups
-    var heldBack: ByteBuffer
 
-    init(_ stored: [Int], _ deviceLosses: [DropReason: Int], _ rollups: PostgresRollups, _ heldBack: ByteBuffer) {
-        (self.stored, self.deviceLosses, self.rollups, self.heldBack) = (stored, deviceLosses, rollups, heldBack)
+    init(_ stored: [Int], _ deviceLosses: [DropReason: Int], _ rollups: PostgresRollups) {
+        (self.stored, self.deviceLosses, self.rollups) = (stored, deviceLosses, rollups)
     }
 }

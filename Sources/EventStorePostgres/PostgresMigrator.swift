@@ -32,12 +32,12 @@ struct PostgresMigrator {
         return version
     }
 
-    /// Applies every pending migration. Returns the versions applied.
+    /// Applies every pending migration up to `last` (tests stop at an older version). Returns the versions applied.
     @discardableResult
-    func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+    func migrate(_ connection: PostgresConnection, upTo last: Int = .max, logger: Logger) async throws -> [Int] {
         var applied: [Int] = []
         for migration in PostgresSQL.migrations {
-            guard let version = migration.migrationVersion else { continue }
+            guard let version = migration.migrationVersion, version <= last else { continue }
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrator.lockKey))", logger: logger)

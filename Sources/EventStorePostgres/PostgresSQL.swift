@@ -14,6 +14,8 @@ package enum PostgresSQL {
         EmbeddedSQLFile("0005_create_views.sql", PackageResources._005_create_views_sql),
         EmbeddedSQLFile(
             "0006_index_events_by_time_with_brin.sql", PackageResources._006_index_events_by_time_with_brin_sql),
+        EmbeddedSQLFile(
+            "0007_replace_the_default_partition.sql", PackageResources._007_replace_the_default_partition_sql),
     ]
 
     /// `Sources/EventStorePostgres/Statements/NAME.sql`, by name.

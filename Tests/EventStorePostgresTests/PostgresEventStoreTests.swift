@@ -55,7 +55,7 @@ struct PostgresEventStoreTests {
                 "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms, id", as: String.self)
             #expect(
                 placed == [
-                    "events_other e7", "events_2026_02 e3", "events_2026_03 e0", "events_2026_03 e1",
+                    "events_before_1900 e7", "events_2026_02 e3", "events_2026_03 e0", "events_2026_03 e1",
                     "events_2026_03 e4", "events_2026_03 e9", "events_2026_03 later", "events_2026_04 e10",
                     "events_2026_04 e2", "events_2026_04 e8", "events_2026_05 e5", "events_2026_06 e6",
                 ])
@@ -63,10 +63,12 @@ struct PostgresEventStoreTests {
         }
     }
 
-    /// A new month's partition is made without waiting for the transactions that are writing `events` (another
-    /// server's batch, a strict ingest that runs for minutes): it is attached (`SHARE UPDATE EXCLUSIVE` on
-    /// `events`), not made with `CREATE TABLE ... PARTITION OF` (`ACCESS EXCLUSIVE`, which waited for them all).
-    @Test func aNewMonthsPartitionIsMadeWhileAnotherTransactionWritesEvents() async throws {
+    /// A new month's partition is made without waiting for the transactions that are writing or reading `events`
+    /// (another server's batch, a strict ingest that runs for minutes, an export): it is attached (`SHARE UPDATE
+    /// EXCLUSIVE` on `events`), not made with `CREATE TABLE ... PARTITION OF` (`ACCESS EXCLUSIVE`, which waited for
+    /// them all), and `events` has no default partition, which `ATTACH` would lock too (until Migrations/0007 the
+    /// write waited here for the transaction that wrote 1850's event and read every partition).
+    @Test func aNewMonthsPartitionIsMadeWhileAnotherTransactionWritesAndReadsEvents() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             let march: Int64 = 1_774_137_600_000  // 2026-03-22
@@ -74,8 +76,11 @@ struct PostgresEventStoreTests {
             try await PostgresTestDatabase.withConnection(url) { writer in
                 try await writer.query("BEGIN", logger: PostgresTestDatabase.logger)
                 try await writer.query(
-                    "INSERT INTO events (id, ts_ms, name) VALUES ('open', \(march + 1), 'al_nav_in')",
+                    PostgresQuery(
+                        unsafeSQL: "INSERT INTO events (id, ts_ms, name) VALUES ('open', \(march + 1), 'al_nav_in'), "
+                            + "('old', -3786825600000, 'al_nav_in')"),
                     logger: PostgresTestDatabase.logger)
+                try await writer.query("SELECT count(*) FROM events", logger: PostgresTestDatabase.logger)
                 let done = Locked(false)
                 let write = Task {
                     defer { done.withLock { $0 = true } }
@@ -90,6 +95,94 @@ struct PostgresEventStoreTests {
                 url, "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms", as: String.self)
             #expect(placed == ["events_2026_03 march", "events_2026_07 july"])
             await store.close()
+        }
+    }
+
+    /// The partitions of times outside the months, `events_before_1900` and `events_after_9999` (Migrations/0007), meet
+    /// the month partitions where ``PostgresEventStore/monthPartition(of:)`` says the months begin and end: every
+    /// event is stored, each in the partition the store names for it (which it summarises).
+    @Test func theTimesOutsideTheMonthsHaveTheirPartitionsWhereTheMonthsEnd() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let times: [Int64] = [
+                -9_000_000_000_000_000, -2_208_988_800_001, -2_208_988_800_000, 253_402_300_799_999,
+                253_402_300_800_000, 9_000_000_000_000_000,
+            ]
+            let events = times.enumerated().map { Self.event("t\($0.offset)", at: $0.element) }
+            #expect(try await store.writeBatches([events]) == [events.count])
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text FROM events ORDER BY ts_ms", as: String.self)
+            let named = times.map {
+                PostgresEventStore.monthPartition(of: $0)?.name ?? PostgresEventStore.outOfRangePartition(of: $0)
+            }
+            #expect(placed == named)
+            #expect(
+                placed == [
+                    "events_before_1900", "events_before_1900", "events_1900_01", "events_9999_12", "events_after_9999",
+                    "events_after_9999",
+                ])
+            await store.close()
+        }
+    }
+
+    /// Migrations/0007 moves the rows of the default partition `events_other` into `events_before_1900` and
+    /// `events_after_9999` and leaves `events` without a default partition; a row of `events_other` inside the months
+    /// (which alstats never stores there) stops it with a clear error, and the database stays at version 6.
+    @Test func theDefaultPartitionsRowsMoveIntoTheTwoPartitionsOfTimesOutsideTheMonths() async throws {
+        for strayMonthRow in [false, true] {
+            try await PostgresTestDatabase.with { url in
+                try await PostgresTestDatabase.withConnection(url) { connection in
+                    try await PostgresMigrator(location: "test").migrate(
+                        connection, upTo: 6, logger: PostgresTestDatabase.logger)
+                    try await connection.query(
+                        PostgresQuery(
+                            unsafeSQL: "INSERT INTO events (id, ts_ms, name, ref) VALUES "
+                                + "('old', -3786825600000, 'al_nav_in', 'a'), ('far', 253402300800001, 'al_nav_out', 'b')"
+                        ),
+                        logger: PostgresTestDatabase.logger)
+                    try await connection.query(
+                        "INSERT INTO event_ids (id) VALUES ('old'), ('far')", logger: PostgresTestDatabase.logger)
+                    if strayMonthRow {
+                        try await connection.query(
+                            "INSERT INTO events_other (id, ts_ms, name) VALUES ('stray', 1774137600000, 'al_nav_in')",
+                            logger: PostgresTestDatabase.logger)
+                    }
+                }
+                guard !strayMonthRow else {
+                    await #expect {
+                        _ = try await PostgresEventStore(url: url)
+                    } throws: { error in
+                        "\(error)".contains("events_other holds events of 1900 to 9999")
+                    }
+                    let versions = try await PostgresTestDatabase.column(
+                        url, "SELECT max(version) FROM schema_migrations", as: Int64.self)
+                    #expect(versions == [6])
+                    let rows = try await PostgresTestDatabase.column(
+                        url, "SELECT count(*) FROM events_other", as: Int64.self)
+                    #expect(rows == [3])
+                    return
+                }
+                let store = try await PostgresEventStore(url: url)
+                #expect(try await store.schemaVersion == 7)
+                let placed = try await PostgresTestDatabase.column(
+                    url, "SELECT tableoid::regclass::text || ' ' || id || ' ' || ref FROM events ORDER BY ts_ms",
+                    as: String.self)
+                #expect(placed == ["events_before_1900 old a", "events_after_9999 far b"])
+                let defaults = try await PostgresTestDatabase.column(
+                    url,
+                    "SELECT count(*) FROM pg_partition_tree('events') t JOIN pg_class c ON c.oid = t.relid "
+                        + "WHERE pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'",
+                    as: Int64.self)
+                #expect(defaults == [0])
+                let indexed = try await PostgresTestDatabase.column(
+                    url,
+                    "SELECT count(*) FROM pg_indexes WHERE tablename IN ('events_before_1900', 'events_after_9999') "
+                        + "AND indexdef LIKE '%USING brin (ts_ms int8_minmax_multi_ops)%'",
+                    as: Int64.self)
+                #expect(indexed == [2])
+                #expect(try await store.writeBatches([[Self.event("old"), Self.event("new")]]) == [1])
+                await store.close()
+            }
         }
     }
 

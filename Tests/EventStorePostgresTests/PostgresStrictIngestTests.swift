@@ -29,9 +29,9 @@ struct PostgresStrictIngestTests {
             .reduce(0, +)
     }
 
-    /// Parity events over March and April, in chunks of 1,000, an event of 1850 first (the default partition) and
-    /// one of June last. June's partition is attached beside the transaction, which therefore must not hold
-    /// `events_other` by then (it sends the 1850 event last; sent at once, the attach waited for it for ever). The two
+    /// Parity events over March and April, in chunks of 1,000, an event of 1850 first (`events_before_1900`) and
+    /// one of June last. June's partition is attached beside the transaction, which has written the partition of 1850
+    /// by then (a default partition in its place, which `ATTACH` locks, made the attach wait for it for ever). The two
     /// stores count, store, report and export the same, and the store writes to June afterwards as to any month.
     /// With a pool of one connection the partitions are made inside the transaction (beside it, they would wait for
     /// a connection for ever).
@@ -94,7 +94,7 @@ struct PostgresStrictIngestTests {
             let placed = try await PostgresTestDatabase.column(
                 url, "SELECT tableoid::regclass::text FROM events WHERE id IN ('1850', 'june') ORDER BY ts_ms",
                 as: String.self)
-            #expect(placed == ["events_other", "events_2026_06"])
+            #expect(placed == ["events_before_1900", "events_2026_06"])
             let later = MeasurementEvent(
                 id: EventID("june-later"), name: EventName.navIn, fields: [:], timestamp: Self.start + 81 * Self.day)
             #expect(try await postgres.writeBatches([[later]]) == [1])
@@ -192,10 +192,10 @@ struct PostgresStrictIngestTests {
     }
 
     /// Until it ends, a strict ingest's transaction holds no rollup row, no completeness row (one per reason for the
-    /// whole database) and no lock on the default partition, so that other writers of loss counts, of the same
-    /// 15-minute groups and of new months do not wait for it, nor deadlock with it: it adds them up and upserts them,
-    /// and sends its events for `events_other` (before 1900), just before it commits.
-    @Test func aStrictIngestHoldsNoRollupOrCompletenessRowAndNotTheDefaultPartitionUntilItsEnd() async throws {
+    /// whole database) and nothing a new month's partition waits for (it has written March's and 1850's), so that
+    /// other writers of loss counts, of the same 15-minute groups and of new months do not wait for it, nor deadlock
+    /// with it: it adds the counts up and upserts them just before it commits.
+    @Test func aStrictIngestHoldsNoRollupOrCompletenessRowAndNothingANewMonthWaitsForUntilItsEnd() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             let march = MeasurementEvent(
@@ -212,7 +212,6 @@ struct PostgresStrictIngestTests {
                     for lock in [
                         "SELECT count FROM completeness WHERE reason = 'buffer_full' FOR UPDATE NOWAIT",
                         "SELECT count FROM event_rollup WHERE ref = 'feed' FOR UPDATE NOWAIT",
-                        "LOCK TABLE events_other IN ACCESS EXCLUSIVE MODE NOWAIT",
                     ] {
                         try await other.query("BEGIN", logger: PostgresTestDatabase.logger)
                         do {
@@ -220,6 +219,16 @@ struct PostgresStrictIngestTests {
                         } catch {
                             Issue.record("the strict ingest held what \(lock) takes: \(String(reflecting: error))")
                         }
+                        try await other.query("ROLLBACK", logger: PostgresTestDatabase.logger)
+                    }
+                    try await other.query("BEGIN", logger: PostgresTestDatabase.logger)
+                    try await other.query("SET LOCAL lock_timeout = '2s'", logger: PostgresTestDatabase.logger)
+                    let july = try #require(PostgresEventStore.monthPartition(of: Self.start + 110 * Self.day))
+                    do {
+                        try await store.createPartitions([july], on: other)
+                        try await other.query("COMMIT", logger: PostgresTestDatabase.logger)
+                    } catch {
+                        Issue.record("a new month's partition waited for the ingest: \(String(reflecting: error))")
                         try await other.query("ROLLBACK", logger: PostgresTestDatabase.logger)
                     }
                 }
@@ -233,30 +242,20 @@ struct PostgresStrictIngestTests {
             #expect(feed == [3])
             let placed = try await PostgresTestDatabase.column(
                 url, "SELECT tableoid::regclass::text FROM events WHERE id = 'c'", as: String.self)
-            #expect(placed == ["events_other"])
+            #expect(placed == ["events_before_1900"])
             await store.close()
         }
     }
 
-    /// The strict ingest holds back the events of `events_other` by the same bounds as the month partitions.
-    @Test func theMonthPartitionsCoverExactly1900To9999() {
-        for time: Int64 in [
-            -2_208_988_800_001, -2_208_988_800_000, 0, 253_402_300_799_999, 253_402_300_800_000, .min, .max,
-        ] {
-            #expect(PostgresEventStore.monthsCover(time) == (PostgresEventStore.monthPartition(of: time) != nil))
-        }
-    }
-
-    /// Past its limits, the transaction sends the lines for `events_other` at once and makes later months'
-    /// partitions inside itself (beside it, they would wait for it), and upserts its rollups at once: here limits
-    /// of a byte and an entry. The counts come out as with no limit.
-    @Test func pastItsLimitsTheTransactionSendsWhatItHeldAndMakesPartitionsItself() async throws {
+    /// Past its limit, the transaction upserts its rollups at once: here a limit of an entry. The counts come out as
+    /// with no limit, and a partition made beside the transaction is known to the store at once.
+    @Test func pastItsLimitTheTransactionUpsertsItsRollupsAtOnce() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
             func event(_ id: String, _ time: Int64) -> MeasurementEvent {
                 MeasurementEvent(id: EventID(id), name: EventName.navIn, fields: ["ref": "feed"], timestamp: time)
             }
-            let limits = PostgresIngestTransaction.Limits(heldBackBytes: 1, rollupEntries: 1)
+            let limits = PostgresIngestTransaction.Limits(rollupEntries: 1)
             let committed = try await store.inOneTransaction(limits: limits) { transaction in
                 let first = PostgresEventRows(
                     [event("a", Self.start), event("old", -3_786_825_600_000)], redactor: store.redactor)
@@ -277,8 +276,8 @@ struct PostgresStrictIngestTests {
             #expect(feed == [4])
             let placed = try await PostgresTestDatabase.column(
                 url, "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms", as: String.self)
-            #expect(placed == ["events_other old", "events_2026_03 a", "events_2026_03 b", "events_2026_06 june"])
-            // The store learnt of June's partition at the commit.
+            #expect(
+                placed == ["events_before_1900 old", "events_2026_03 a", "events_2026_03 b", "events_2026_06 june"])
             #expect(store.partitions.withLock { $0.count } == 2)
             #expect(try await store.writeBatches([[event("july", Self.start + 110 * Self.day)]]) == [1])
             await store.close()

@@ -238,8 +238,9 @@ struct PostgresTimeIndexTests {
         }
     }
 
-    /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)`, as 0001 made it) moves to the
-    /// BRIN index when a store opens it, with its events and their export unchanged.
+    /// A database at schema version 5 (`events_by_time` a B-tree on `(ts_ms, id)` and the default partition
+    /// `events_other`, as 0001 made them) moves to the BRIN index (and to the partitions of 0007) when a store opens
+    /// it, with its events and their export unchanged.
     @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore(url: url)
@@ -247,9 +248,13 @@ struct PostgresTimeIndexTests {
             var before: [UInt8] = []
             try await store.export { before += $0 }
             await store.close()
-            try await PostgresTestDatabase.admin(url, "DROP INDEX events_by_time")
-            try await PostgresTestDatabase.admin(url, "CREATE INDEX events_by_time ON events (ts_ms, id)")
-            try await PostgresTestDatabase.admin(url, "DELETE FROM schema_migrations WHERE version = 6")
+            for statement in [
+                "DROP TABLE events_before_1900", "DROP TABLE events_after_9999",
+                "CREATE TABLE events_other PARTITION OF events DEFAULT", "DROP INDEX events_by_time",
+                "CREATE INDEX events_by_time ON events (ts_ms, id)", "DELETE FROM schema_migrations WHERE version >= 6",
+            ] {
+                try await PostgresTestDatabase.admin(url, statement)
+            }
             #expect(try await Self.indexMethods(url).allSatisfy { $0.hasSuffix(" btree") })
 
             let reopened = try await PostgresEventStore(url: url)
