@@ -62,8 +62,8 @@ extension PostgresEventStore {
         return (written, missing.values.sorted { $0.start < $1.start })
     }
 
-    /// Creates the `partitions` that do not exist yet, inside the transaction open on `connection`, under the
-    /// advisory lock of partition creation (held to its end).
+    /// Creates the `partitions` that are not attached to `events` yet, inside the transaction open on `connection`,
+    /// under the advisory lock of partition creation (held to its end).
     ///
     /// Each is made as a table of its own (`LIKE events`: the columns with their collations, `NOT NULL`s and
     /// defaults), then attached (`ALTER TABLE events ATTACH PARTITION`, which gives it `events_by_time` with the
@@ -73,26 +73,43 @@ extension PostgresEventStore {
     /// EXCLUSIVE` on `events`, which no write or read conflicts with (only `VACUUM`, `ANALYZE` or an index build of
     /// `events` itself), and `ACCESS EXCLUSIVE` on the new table; `events` has no default partition (Migrations/0007),
     /// which it would also lock, waiting for every read that had scanned it.
+    ///
+    /// A month counts as made when a partition of `events` has its name, or its name and a suffix `_N`. A table of
+    /// its name that is not attached is a month detached by hand (archived): it is left alone, and the month's late
+    /// events get a partition named `events_YYYY_MM_N`, the first `N` from 1 that names no table.
     func createPartitions(
         _ partitions: [(name: String, start: Int64, end: Int64)], on connection: PostgresConnection
     ) async throws {
         try await run("SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))", on: connection)
         var names = PostgresBindings()
         names.append(partitions.map(\.name))
-        let existing = Set(
-            try await rows(
-                "SELECT n FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NOT NULL", names, on: connection
-            ) {
+        let attached = Set(
+            try await rows(PostgresSQL.statement("select_attached_months"), names, on: connection) {
                 try $0[0].decode(String.self)
             })
-        for partition in partitions where !existing.contains(partition.name) {
+        for partition in partitions where !attached.contains(partition.name) {
+            var name = partition.name
+            var suffix = 0
+            while try await tableExists(name, on: connection) {
+                suffix += 1
+                name = "\(partition.name)_\(suffix)"
+            }
             try await run(
-                "CREATE TABLE \(partition.name) (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
+                "CREATE TABLE \(name) (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS "
                     + "INCLUDING STORAGE INCLUDING COMPRESSION)", on: connection)
             try await run(
-                "ALTER TABLE events ATTACH PARTITION \(partition.name) "
+                "ALTER TABLE events ATTACH PARTITION \(name) "
                     + "FOR VALUES FROM (\(partition.start)) TO (\(partition.end))", on: connection)
         }
+    }
+
+    /// Whether a table (or any relation) named `name` exists where `events` is looked up.
+    private func tableExists(_ name: String, on connection: PostgresConnection) async throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(name)
+        return try await rows("SELECT to_regclass($1) IS NOT NULL", binds, on: connection) {
+            try $0[0].decode(Bool.self)
+        }.first ?? false
     }
 
     /// The partition of `events` for an instant before 1900 or after 9999 (Migrations/0007).

@@ -57,14 +57,35 @@ extension PostgresEventStore {
         }
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
-        let written = try await ensurePartitions(for: prepared.plan.timestamps)
         let now = PostgresEventStore.nowMilliseconds()
-        let stored = try await inTransaction(doing: "writing \(prepared.plan.candidates.count) events") { connection in
-            try await self.write(prepared, skipping: held, claimed: claimed, now: now, on: connection)
+        var partitionMissing = false
+        func writeOnce() async throws(StoreError) -> [Int] {
+            let written = try await ensurePartitions(for: prepared.plan.timestamps)
+            let stored = try await inTransaction(doing: "writing \(prepared.plan.candidates.count) events") {
+                connection in
+                do {
+                    return try await self.write(prepared, skipping: held, claimed: claimed, now: now, on: connection)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.noPartitionForRow {
+                    partitionMissing = true
+                    throw error
+                }
+            }
+            partitionsToSummarize.withLock { $0.formUnion(written) }
+            return stored
         }
-        partitionsToSummarize.withLock { $0.formUnion(written) }
-        return stored
+        do {
+            return try await writeOnce()
+        } catch {
+            guard partitionMissing else { throw error }
+            // A month this store made or found was detached or dropped by hand since: forget what it knew and write
+            // again, once, making the months that are missing (the transaction stored nothing).
+            partitions.withLock { $0.removeAll() }
+            return try await writeOnce()
+        }
     }
+
+    /// SQLSTATE `23514` (`check_violation`), which PostgreSQL gives a row no partition of `events` takes.
+    static let noPartitionForRow = "23514"
 
     /// Writes `prepared` inside the transaction open on `connection` (its partitions made): the ids claimed but
     /// the `held` ones, the events, their rollups and the counts for completeness.

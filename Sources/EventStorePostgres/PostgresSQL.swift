@@ -23,6 +23,7 @@ package enum PostgresSQL {
         EmbeddedSQLFile("claim_ids.sql", PackageResources.claim_ids_sql),
         EmbeddedSQLFile("insert_link_visitors.sql", PackageResources.insert_link_visitors_sql),
         EmbeddedSQLFile("rebuild_rollups.sql", PackageResources.rebuild_rollups_sql),
+        EmbeddedSQLFile("select_attached_months.sql", PackageResources.select_attached_months_sql),
         EmbeddedSQLFile("select_events.sql", PackageResources.select_events_sql),
         EmbeddedSQLFile("select_link_visitors.sql", PackageResources.select_link_visitors_sql),
         EmbeddedSQLFile("summarize_filled_ranges.sql", PackageResources.summarize_filled_ranges_sql),
@@ -42,14 +43,17 @@ package enum PostgresSQL {
     }
 
     /// The statements of a file of several (a migration, a rebuild): comment lines dropped, split at each `;` that
-    /// ends a line. Our files hold no `;` at a line's end inside a string or a function body.
+    /// ends a line outside a body quoted with `$$` (a `DO` block's or a function's, whose own statements end lines
+    /// too). Our files hold no `;` at a line's end inside a string.
     package static func split(_ text: String) -> [String] {
         var statements: [String] = []
         var current: [Substring] = []
+        var inBody = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingPrefix(while: { $0 == " " })
             if trimmed.hasPrefix("--") { continue }
-            if line.hasSuffix(";") {
+            if line.split(separator: "$$", omittingEmptySubsequences: false).count % 2 == 0 { inBody.toggle() }
+            if line.hasSuffix(";"), !inBody {
                 current.append(line.dropLast())
                 statements.append(current.joined(separator: "\n"))
                 current.removeAll()

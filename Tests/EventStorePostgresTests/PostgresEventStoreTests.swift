@@ -125,64 +125,86 @@ struct PostgresEventStoreTests {
         }
     }
 
-    /// Migrations/0007 moves the rows of the default partition `events_other` into `events_before_1900` and
-    /// `events_after_9999` and leaves `events` without a default partition; a row of `events_other` inside the months
-    /// (which alstats never stores there) stops it with a clear error, and the database stays at version 6.
-    @Test func theDefaultPartitionsRowsMoveIntoTheTwoPartitionsOfTimesOutsideTheMonths() async throws {
-        for strayMonthRow in [false, true] {
-            try await PostgresTestDatabase.with { url in
-                try await PostgresTestDatabase.withConnection(url) { connection in
-                    try await PostgresMigrator(location: "test").migrate(
-                        connection, upTo: 6, logger: PostgresTestDatabase.logger)
-                    try await connection.query(
-                        PostgresQuery(
-                            unsafeSQL: "INSERT INTO events (id, ts_ms, name, ref) VALUES "
-                                + "('old', -3786825600000, 'al_nav_in', 'a'), ('far', 253402300800001, 'al_nav_out', 'b')"
-                        ),
-                        logger: PostgresTestDatabase.logger)
-                    try await connection.query(
-                        "INSERT INTO event_ids (id) VALUES ('old'), ('far')", logger: PostgresTestDatabase.logger)
-                    if strayMonthRow {
-                        try await connection.query(
-                            "INSERT INTO events_other (id, ts_ms, name) VALUES ('stray', 1774137600000, 'al_nav_in')",
-                            logger: PostgresTestDatabase.logger)
-                    }
+    /// Migrations/0007 moves the rows of the default partition `events_other` where they belong and leaves `events`
+    /// without a default partition: times before 1900 and after 9999 into `events_before_1900` and
+    /// `events_after_9999`; events of months inside them (late events of a month detached by hand, which had no
+    /// partition) into new partitions of their months, `events_YYYY_MM`, or `events_YYYY_MM_1` beside the detached
+    /// table, which is left as it was. It takes the writers' lock of partition creation first.
+    @Test func theDefaultPartitionsRowsMoveWhereTheyBelong() async throws {
+        let march: Int64 = 1_772_323_200_000  // 2026-03-01
+        let april: Int64 = 1_775_001_600_000
+        let february: Int64 = 1_769_904_000_000
+        try await PostgresTestDatabase.with { url in
+            try await PostgresTestDatabase.withConnection(url) { connection in
+                try await PostgresMigrator(location: "test").migrate(
+                    connection, upTo: 6, logger: PostgresTestDatabase.logger)
+                for statement in [
+                    "CREATE TABLE events_2026_03 PARTITION OF events FOR VALUES FROM (\(march)) TO (\(april))",
+                    "INSERT INTO events (id, ts_ms, name) VALUES ('archived', \(march + 5), 'al_nav_in')",
+                    "ALTER TABLE events DETACH PARTITION events_2026_03",
+                    "INSERT INTO events (id, ts_ms, name, ref) VALUES ('old', -3786825600000, 'al_nav_in', 'a'), "
+                        + "('far', 253402300800001, 'al_nav_out', 'b'), ('late', \(march + 7), 'al_nav_in', 'c'), "
+                        + "('feb', \(february), 'al_nav_in', 'd'), ('end', \(march - 1), 'al_nav_in', 'e')",
+                    "INSERT INTO event_ids (id) VALUES ('archived'), ('old'), ('far'), ('late'), ('feb'), ('end')",
+                ] {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresTestDatabase.logger)
                 }
-                guard !strayMonthRow else {
-                    await #expect {
-                        _ = try await PostgresEventStore(url: url)
-                    } throws: { error in
-                        "\(error)".contains("events_other holds events of 1900 to 9999")
-                    }
-                    let versions = try await PostgresTestDatabase.column(
-                        url, "SELECT max(version) FROM schema_migrations", as: Int64.self)
-                    #expect(versions == [6])
-                    let rows = try await PostgresTestDatabase.column(
-                        url, "SELECT count(*) FROM events_other", as: Int64.self)
-                    #expect(rows == [3])
-                    return
-                }
-                let store = try await PostgresEventStore(url: url)
-                #expect(try await store.schemaVersion == 7)
-                let placed = try await PostgresTestDatabase.column(
-                    url, "SELECT tableoid::regclass::text || ' ' || id || ' ' || ref FROM events ORDER BY ts_ms",
-                    as: String.self)
-                #expect(placed == ["events_before_1900 old a", "events_after_9999 far b"])
-                let defaults = try await PostgresTestDatabase.column(
-                    url,
-                    "SELECT count(*) FROM pg_partition_tree('events') t JOIN pg_class c ON c.oid = t.relid "
-                        + "WHERE pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'",
-                    as: Int64.self)
-                #expect(defaults == [0])
-                let indexed = try await PostgresTestDatabase.column(
-                    url,
-                    "SELECT count(*) FROM pg_indexes WHERE tablename IN ('events_before_1900', 'events_after_9999') "
-                        + "AND indexdef LIKE '%USING brin (ts_ms int8_minmax_multi_ops)%'",
-                    as: Int64.self)
-                #expect(indexed == [2])
-                #expect(try await store.writeBatches([[Self.event("old"), Self.event("new")]]) == [1])
-                await store.close()
             }
+            let store = try await PostgresEventStore(url: url)
+            #expect(try await store.schemaVersion == 7)
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text || ' ' || id || ' ' || ref FROM events ORDER BY ts_ms",
+                as: String.self)
+            #expect(
+                placed == [
+                    "events_before_1900 old a", "events_2026_02 feb d", "events_2026_02 end e",
+                    "events_2026_03_1 late c", "events_after_9999 far b",
+                ])
+            let archived = try await PostgresTestDatabase.column(url, "SELECT id FROM events_2026_03", as: String.self)
+            #expect(archived == ["archived"])
+            let defaults = try await PostgresTestDatabase.column(
+                url,
+                "SELECT count(*) FROM pg_partition_tree('events') t JOIN pg_class c ON c.oid = t.relid "
+                    + "WHERE pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'",
+                as: Int64.self)
+            #expect(defaults == [0])
+            let indexed = try await PostgresTestDatabase.column(
+                url,
+                "SELECT count(*) FROM pg_indexes WHERE tablename IN "
+                    + "('events_before_1900', 'events_after_9999', 'events_2026_02', 'events_2026_03_1') "
+                    + "AND indexdef LIKE '%USING brin (ts_ms int8_minmax_multi_ops)%'",
+                as: Int64.self)
+            #expect(indexed == [4])
+            #expect(try await store.writeBatches([[Self.event("late"), Self.event("new", at: march + 9)]]) == [1])
+            let migration = try #require(PostgresSQL.migrations.last { $0.migrationVersion == 7 })
+            #expect(migration.text.contains("pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))"))
+            await store.close()
+        }
+    }
+
+    /// A month's partition detached (archived) or dropped by hand while a store runs: the store's write of a late
+    /// event of it fails once (`no partition of relation "events" found for row`), and the store forgets the
+    /// months it knew and writes again, making the month anew: `events_2026_03` when the table is gone,
+    /// `events_2026_03_1` beside a detached one, which it leaves alone. Another store finds that partition.
+    @Test func aMonthDetachedOrDroppedByHandGetsANewPartitionForItsLateEvents() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await PostgresEventStore(url: url)
+            let march: Int64 = 1_774_137_600_000  // 2026-03-22
+            #expect(try await store.writeBatches([[Self.event("first", at: march)]]) == [1])
+            try await PostgresTestDatabase.admin(url, "DROP TABLE events_2026_03")
+            #expect(try await store.writeBatches([[Self.event("second", at: march + 1)]]) == [1])
+            try await PostgresTestDatabase.admin(url, "ALTER TABLE events DETACH PARTITION events_2026_03")
+            #expect(try await store.writeBatches([[Self.event("third", at: march + 2)]]) == [1])
+            let other = try await PostgresEventStore(url: url)
+            #expect(try await other.writeBatches([[Self.event("fourth", at: march + 3)]]) == [1])
+            #expect(try await other.writeBatches([[Self.event("second", at: march + 4)]]) == [0], "its id stays taken")
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text || ' ' || id FROM events ORDER BY ts_ms", as: String.self)
+            #expect(placed == ["events_2026_03_1 third", "events_2026_03_1 fourth"])
+            let detached = try await PostgresTestDatabase.column(url, "SELECT id FROM events_2026_03", as: String.self)
+            #expect(detached == ["second"])
+            await store.close()
+            await other.close()
         }
     }
 

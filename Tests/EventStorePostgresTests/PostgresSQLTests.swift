@@ -37,6 +37,15 @@ struct PostgresSQLTests {
         #expect(PostgresSQL.split(text) == ["CREATE TABLE a (\n    x int\n)", "\nDROP TABLE a"])
     }
 
+    /// A `DO` block's statements end lines too: the block is one statement, up to the `;` after its closing `$$`.
+    @Test func splittingKeepsABodyQuotedWithDollarsWhole() {
+        let text = "DO $$\nBEGIN\n    PERFORM 1;\n    PERFORM 2;\nEND\n$$;\nSELECT $$a;$$;\nSELECT 3;\n"
+        #expect(
+            PostgresSQL.split(text) == [
+                "DO $$\nBEGIN\n    PERFORM 1;\n    PERFORM 2;\nEND\n$$", "SELECT $$a;$$", "SELECT 3",
+            ])
+    }
+
     @Test func namedParametersBecomeNumberedTextParametersOutsideStringsCommentsAndCasts() {
         let sql = PostgresNamedSQL(
             """

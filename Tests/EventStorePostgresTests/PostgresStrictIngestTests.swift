@@ -136,28 +136,28 @@ struct PostgresStrictIngestTests {
     @Test func aStrictIngestRollsBackAtItsFirstInvalidLineWhileItsInputIsStillOpen() async throws {
         let folder = TemporaryDatabase()
         let lines = parityEvents(count: 6_000, seed: 9).map(NDJSONCodec.line(for:))
-        let firstIDs = Array(Set(parityEvents(count: 6_000, seed: 9).prefix(100).map(\.id.description)))
+        let firstIDs = Set(parityEvents(count: 6_000, seed: 9).prefix(100).map(\.id.description)).sorted()
         let pipe = folder.file("events.fifo")
         try #require(mkfifo(pipe, 0o600) == 0)
         let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
         try await PostgresTestDatabase.with { url in
             let postgres = try await PostgresEventStore(url: url)
             let writer = NamedPipeWriter(path: pipe)
-            defer { writer.close() }
+            defer { writer.abandon() }
             let invalid = Locked<[String]>([])
             let ingest = Task {
                 try await postgres.ingestNDJSON([IngestInput(path: pipe)], options: options) { line in
                     invalid.withLock { $0.append(line.description) }
                 }
             }
-            writer.write(lines: lines[..<2_000])
+            writer.send(lines: lines[..<2_000])
             #expect(
                 try await Self.waitUntil(url, holds: firstIDs, is: true), "the first chunk never reached the server")
-            writer.write(lines: [#"{"name":"#] + lines[2_000...])
+            writer.send(lines: [#"{"name":"#] + lines[2_000...])
             #expect(try await Self.waitUntil(url, holds: firstIDs, is: false), "not rolled back at the invalid line")
             #expect(invalid.withLock { $0.count } == 1)
-            writer.write(lines: ["nope"])
-            writer.close()
+            writer.send(lines: ["nope"])
+            writer.finish()
             let summary = try await ingest.value
             #expect(writer.result(within: .seconds(30)) == 0)
             #expect(!summary.committed && summary.stored == 0 && summary.lines == lines.count + 2)
@@ -167,7 +167,7 @@ struct PostgresStrictIngestTests {
         }
     }
 
-    /// Waits, for at most 30 s, until another session's claim of `ids` waits for a transaction that holds one of
+    /// Waits, for at most 30 s, until another session's claim of `ids` (in order, as writers claim) waits for a transaction that holds one of
     /// them (`held` true) or goes through at once (`held` false; the claim is rolled back). Returns whether it did.
     static func waitUntil(_ url: String, holds ids: [String], is held: Bool) async throws -> Bool {
         try await PostgresTestDatabase.withConnection(url) { connection in

@@ -16,8 +16,9 @@ struct IngestNamedPipeTests {
         let pipe = folder.file("events.fifo")
         try #require(mkfifo(pipe, 0o600) == 0)
         let writer = NamedPipeWriter(path: pipe)
-        writer.write(lines: events.map(NDJSONCodec.line(for:)))
-        writer.close()
+        defer { writer.abandon() }
+        writer.send(lines: events.map(NDJSONCodec.line(for:)))
+        writer.finish()
         writer.awaitOpening()  // the ingest starts once the writer waits for a reader, as a producer started first does
         let store = try EventStore(path: folder.path)
         let ended = Locked(false)
@@ -36,8 +37,11 @@ struct IngestNamedPipeTests {
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
-        let summary = try store.ingest([IngestInput(path: pipe)], onInvalidLine: { _ in })
-        ended.withLock { $0 = true }
+        let summary: IngestSummary
+        do {
+            defer { ended.withLock { $0 = true } }
+            summary = try store.ingest([IngestInput(path: pipe)], onInvalidLine: { _ in })
+        }
         #expect(writer.result(within: .seconds(30)) == 0, "the writer's error number (32 is EPIPE: it lost its reader)")
         #expect(!unblocked.withLock { $0 }, "the ingest waited for a second writer")
         #expect(summary.stored == events.count && summary.invalid == 0)

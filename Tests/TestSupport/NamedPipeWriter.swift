@@ -7,16 +7,18 @@ import MeasurementEvents
 ///
 /// ```swift
 /// let writer = NamedPipeWriter(path: pipe)
-/// writer.write(Array("{\"name\":\"al_nav_in\"}\n".utf8))
-/// writer.close()
+/// defer { writer.abandon() }  // a test that fails before reading leaves no thread waiting in `open`
+/// writer.send(lines: [#"{"name":"al_nav_in"}"#])
+/// writer.finish()
 /// #expect(writer.result(within: .seconds(30)) == 0)
 /// ```
 public final class NamedPipeWriter: Sendable {
     private enum Command {
-        case write([UInt8])
-        case close
+        case send([UInt8])
+        case finish
     }
 
+    private let path: String
     private let thread = Locked<String?>(nil)
     private let commands = Locked<[Command]>([])
     private let commandReady = DispatchSemaphore(value: 0)
@@ -25,6 +27,7 @@ public final class NamedPipeWriter: Sendable {
 
     /// Starts the thread, which opens the pipe at `path` for writing.
     public init(path: String) {
+        self.path = path
         Thread.detachNewThread { [self] in
             var blocked = sigset_t()
             sigemptyset(&blocked)
@@ -37,19 +40,19 @@ public final class NamedPipeWriter: Sendable {
             commands: while true {
                 commandReady.wait()
                 switch commands.withLock({ $0.removeFirst() }) {
-                case .write(let bytes):
+                case .send(let bytes):
                     var offset = 0
                     while error == 0 && offset < bytes.count {
                         let written = bytes[offset...].withUnsafeBytes {
-                            Glibc.write(descriptor, $0.baseAddress, $0.count)
+                            write(descriptor, $0.baseAddress, $0.count)
                         }
                         if written < 0 { error = errno } else { offset += written }
                     }
-                case .close:
+                case .finish:
                     break commands
                 }
             }
-            if descriptor >= 0 { Glibc.close(descriptor) }
+            if descriptor >= 0 { close(descriptor) }
             outcome.withLock { $0 = error }
             ended.signal()
         }
@@ -69,15 +72,26 @@ public final class NamedPipeWriter: Sendable {
     }
 
     /// Writes `bytes` once what was given before is written.
-    public func write(_ bytes: [UInt8]) { send(.write(bytes)) }
+    public func send(_ bytes: [UInt8]) { enqueue(.send(bytes)) }
 
     /// Writes `lines`, each ended by a line feed.
-    public func write(lines: some Sequence<String>) { write(Array(lines.map { $0 + "\n" }.joined().utf8)) }
+    public func send(lines: some Sequence<String>) { send(Array(lines.map { $0 + "\n" }.joined().utf8)) }
 
     /// Closes the pipe once everything given is written: its reader then reads the end of its input.
-    public func close() { send(.close) }
+    public func finish() { enqueue(.finish) }
 
-    private func send(_ command: Command) {
+    /// Ends the thread however far it got: finishes, and, should it still wait in `open` for a reader (a test that
+    /// failed before reading), opens the pipe for reading and closes it again, which lets it go on, fail its writes
+    /// and end. For a `defer` of the test: it must come after the reading.
+    public func abandon() {
+        finish()
+        if waitsToOpen {
+            let reader = open(path, O_RDONLY | O_NONBLOCK)
+            if reader >= 0 { close(reader) }
+        }
+    }
+
+    private func enqueue(_ command: Command) {
         commands.withLock { $0.append(command) }
         commandReady.signal()
     }

@@ -1,6 +1,6 @@
 -- 0007_replace_the_default_partition: events_other, the DEFAULT partition of events (0001: times before 1900 or
 -- after 9999), becomes two range partitions, events_before_1900 [MINVALUE, 1900-01-01) and events_after_9999
--- [10000-01-01, MAXVALUE), with its rows.
+-- [10000-01-01, MAXVALUE); its rows go where they belong.
 --
 -- Why: ALTER TABLE events ATTACH PARTITION, which makes a new month's partition, takes ACCESS EXCLUSIVE on the
 -- default partition, if there is one, to check that it holds no row of the new month. The first write of a month
@@ -10,15 +10,21 @@
 -- events, which no read or write takes). The month partitions and these two cover every bigint, so every row has
 -- its partition once the writers have made its month's, which they do before they write (PostgresEventStore).
 --
--- Detaching takes ACCESS EXCLUSIVE on events until this migration commits: reads and writes wait for it, for as
--- long as copying the rows of events_other takes (none, unless events were stored with times outside 1900-9999).
--- A row of events_other inside 1900-9999 (alstats' writers never store one there: they make the month's partition
--- first) stops the migration with an error, and nothing changes.
+-- events_other may also hold events of months inside 1900-9999: those that came after their month's partition was
+-- detached (archived) by hand, when no partition had their range. Each such month gets a partition of its own,
+-- events_YYYY_MM, or events_YYYY_MM_N when a detached table has that name (which is left alone), as the writers
+-- now make one for a late event of a detached month.
+--
+-- Locks: first the advisory lock of partition creation ("alstats" and 2), which the writers take before they make
+-- a month's partition, so that an older alstats making one at the same time waits instead of deadlocking; then
+-- ACCESS EXCLUSIVE on events, until this migration commits: reads and writes of events wait for it, as long as
+-- copying the rows of events_other takes (usually none). It waits at most 10 s for that lock behind open
+-- transactions on events (a long export); past that the migration fails, changing nothing, and runs again at the
+-- next start or `alstats migrate`.
 
-DO $$ BEGIN
-    IF EXISTS (SELECT FROM events_other WHERE ts_ms >= -2208988800000 AND ts_ms < 253402300800000) THEN
-        RAISE EXCEPTION 'events_other holds events of 1900 to 9999, which belong in their month partitions: move them there, then migrate again' ; END IF ; END
-$$;
+SELECT pg_advisory_xact_lock(7020112862852182786);
+
+SET LOCAL lock_timeout = '10s';
 
 ALTER TABLE events DETACH PARTITION events_other;
 
@@ -26,12 +32,37 @@ CREATE TABLE events_before_1900 (LIKE events INCLUDING DEFAULTS INCLUDING CONSTR
 
 CREATE TABLE events_after_9999 (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION);
 
-INSERT INTO events_before_1900 SELECT * FROM events_other WHERE ts_ms < -2208988800000;
-
-INSERT INTO events_after_9999 SELECT * FROM events_other WHERE ts_ms >= 253402300800000;
-
-DROP TABLE events_other;
-
 ALTER TABLE events ATTACH PARTITION events_before_1900 FOR VALUES FROM (MINVALUE) TO (-2208988800000);
 
 ALTER TABLE events ATTACH PARTITION events_after_9999 FOR VALUES FROM (253402300800000) TO (MAXVALUE);
+
+DO $$
+DECLARE
+    month_start timestamp;
+    base text;
+    partition_name text;
+    suffix int;
+BEGIN
+    FOR month_start IN
+        SELECT DISTINCT date_trunc('month', (to_timestamp(floor(ts_ms / 1000.0)) AT TIME ZONE 'UTC'))
+        FROM events_other WHERE ts_ms >= -2208988800000 AND ts_ms < 253402300800000
+    LOOP
+        base := 'events_' || to_char(month_start, 'YYYY_MM');
+        partition_name := base;
+        suffix := 0;
+        WHILE to_regclass(partition_name) IS NOT NULL LOOP
+            suffix := suffix + 1;
+            partition_name := base || '_' || suffix;
+        END LOOP;
+        EXECUTE format('CREATE TABLE %I (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS '
+            'INCLUDING STORAGE INCLUDING COMPRESSION)', partition_name);
+        EXECUTE format('ALTER TABLE events ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', partition_name,
+            (extract(epoch FROM month_start AT TIME ZONE 'UTC') * 1000)::bigint,
+            (extract(epoch FROM (month_start + interval '1 month') AT TIME ZONE 'UTC') * 1000)::bigint);
+    END LOOP;
+END
+$$;
+
+INSERT INTO events SELECT * FROM events_other;
+
+DROP TABLE events_other;
