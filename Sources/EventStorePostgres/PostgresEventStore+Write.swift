@@ -65,7 +65,7 @@ extension PostgresEventStore {
                 connection in
                 do {
                     return try await self.write(prepared, skipping: held, claimed: claimed, now: now, on: connection)
-                } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.noPartitionForRow {
+                } catch let error as PSQLError where Self.isNoPartitionForRow(error) {
                     partitionMissing = true
                     throw error
                 }
@@ -84,8 +84,11 @@ extension PostgresEventStore {
         }
     }
 
-    /// SQLSTATE `23514` (`check_violation`), which PostgreSQL gives a row no partition of `events` takes.
-    static let noPartitionForRow = "23514"
+    /// Whether `error` is PostgreSQL's for a row no partition of `events` takes: SQLSTATE `23514` (`check_violation`,
+    /// which a `CHECK` of another table gives too) naming `events` as its table.
+    static func isNoPartitionForRow(_ error: PSQLError) -> Bool {
+        error.serverInfo?[.sqlState] == "23514" && error.serverInfo?[.tableName] == "events"
+    }
 
     /// Writes `prepared` inside the transaction open on `connection` (its partitions made): the ids claimed but
     /// the `held` ones, the events, their rollups and the counts for completeness.

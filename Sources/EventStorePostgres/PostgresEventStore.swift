@@ -78,11 +78,16 @@ public final class PostgresEventStore: Sendable {
         self.client = client
         runner.withLock { $0 = Task { await client.run() } }
         do throws(StoreError) {
+            // Only reaching the server is timed: a migration may wait for another process's (which holds the lock of
+            // migrations while it applies them) or run long on a large database, and says so itself if it fails.
             try await PostgresEventStore.within(options.connectTimeout, location: parsed.redacted) {
                 () async throws(StoreError) in
-                _ = try await self.withConnection(doing: "applying migrations") { connection in
-                    try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
+                _ = try await self.withConnection(doing: "connecting") { connection in
+                    try await connection.query("SELECT 1", logger: self.logger)
                 }
+            }
+            _ = try await withConnection(doing: "applying migrations") { connection in
+                try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
             }
         } catch {
             await close()

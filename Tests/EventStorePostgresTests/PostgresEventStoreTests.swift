@@ -129,7 +129,8 @@ struct PostgresEventStoreTests {
     /// without a default partition: times before 1900 and after 9999 into `events_before_1900` and
     /// `events_after_9999`; events of months inside them (late events of a month detached by hand, which had no
     /// partition) into new partitions of their months, `events_YYYY_MM`, or `events_YYYY_MM_1` beside the detached
-    /// table, which is left as it was. It takes the writers' lock of partition creation first.
+    /// table, which is left as it was. The months are worked out in UTC whatever the session's time zone (here
+    /// UTC+14), before 1970 too.
     @Test func theDefaultPartitionsRowsMoveWhereTheyBelong() async throws {
         let march: Int64 = 1_772_323_200_000  // 2026-03-01
         let april: Int64 = 1_775_001_600_000
@@ -145,7 +146,12 @@ struct PostgresEventStoreTests {
                     "INSERT INTO events (id, ts_ms, name, ref) VALUES ('old', -3786825600000, 'al_nav_in', 'a'), "
                         + "('far', 253402300800001, 'al_nav_out', 'b'), ('late', \(march + 7), 'al_nav_in', 'c'), "
                         + "('feb', \(february), 'al_nav_in', 'd'), ('end', \(march - 1), 'al_nav_in', 'e')",
-                    "INSERT INTO event_ids (id) VALUES ('archived'), ('old'), ('far'), ('late'), ('feb'), ('end')",
+                    "INSERT INTO events (id, ts_ms, name, ref) VALUES ('may60', -304387200000, 'al_nav_in', 'f'), "
+                        + "('june60', -302486400000, 'al_nav_in', 'g'), ('lastmay60', -302486400001, 'al_nav_in', 'h')",
+                    "INSERT INTO event_ids (id) VALUES ('archived'), ('old'), ('far'), ('late'), ('feb'), ('end'), "
+                        + "('may60'), ('june60'), ('lastmay60')",
+                    "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET timezone = %L', current_database(), "
+                        + "'Pacific/Kiritimati'); END $$",
                 ] {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresTestDatabase.logger)
                 }
@@ -157,7 +163,8 @@ struct PostgresEventStoreTests {
                 as: String.self)
             #expect(
                 placed == [
-                    "events_before_1900 old a", "events_2026_02 feb d", "events_2026_02 end e",
+                    "events_before_1900 old a", "events_1960_05 may60 f", "events_1960_05 lastmay60 h",
+                    "events_1960_06 june60 g", "events_2026_02 feb d", "events_2026_02 end e",
                     "events_2026_03_1 late c", "events_after_9999 far b",
                 ])
             let archived = try await PostgresTestDatabase.column(url, "SELECT id FROM events_2026_03", as: String.self)
@@ -171,14 +178,74 @@ struct PostgresEventStoreTests {
             let indexed = try await PostgresTestDatabase.column(
                 url,
                 "SELECT count(*) FROM pg_indexes WHERE tablename IN "
-                    + "('events_before_1900', 'events_after_9999', 'events_2026_02', 'events_2026_03_1') "
-                    + "AND indexdef LIKE '%USING brin (ts_ms int8_minmax_multi_ops)%'",
+                    + "('events_before_1900', 'events_after_9999', 'events_1960_05', 'events_1960_06', "
+                    + "'events_2026_02', 'events_2026_03_1') AND indexdef LIKE '%USING brin (ts_ms int8_minmax_multi_ops)%'",
                 as: Int64.self)
-            #expect(indexed == [4])
+            #expect(indexed == [6])
             #expect(try await store.writeBatches([[Self.event("late"), Self.event("new", at: march + 9)]]) == [1])
-            let migration = try #require(PostgresSQL.migrations.last { $0.migrationVersion == 7 })
-            #expect(migration.text.contains("pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))"))
             await store.close()
+        }
+    }
+
+    /// Under `REPEATABLE READ` as the database's default, a writer that waited for the lock of partition creation
+    /// while another session attached the month's partition finds it (the catalogs as they are now, not as its
+    /// snapshot had them) and writes into it, instead of making `events_2026_07_1`, whose attach would overlap.
+    @Test func aMonthAttachedWhileAWriterWaitsForTheLockIsFoundUnderRepeatableRead() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await PostgresTestDatabase.admin(
+                url,
+                "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', "
+                    + "current_database(), 'repeatable read'); END $$")
+            let store = try await PostgresEventStore(url: url)
+            let july: Int64 = 1_782_864_000_000  // 2026-07-01
+            let august: Int64 = 1_785_542_400_000
+            try await PostgresTestDatabase.withConnection(url) { other in
+                let logger = PostgresTestDatabase.logger
+                try await other.query("BEGIN", logger: logger)
+                try await other.query(
+                    PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))"),
+                    logger: logger)
+                let write = Task { try await store.writeBatches([[Self.event("july", at: july + 5)]]) }
+                try await Task.sleep(for: .milliseconds(300))  // the write waits for the lock, its snapshot taken
+                try await other.query(
+                    PostgresQuery(
+                        unsafeSQL: "CREATE TABLE events_2026_07 (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"),
+                    logger: logger)
+                try await other.query(
+                    PostgresQuery(
+                        unsafeSQL: "ALTER TABLE events ATTACH PARTITION events_2026_07 FOR VALUES FROM (\(july)) TO "
+                            + "(\(august))"),
+                    logger: logger)
+                try await other.query("COMMIT", logger: logger)
+                #expect(try await write.value == [1])
+            }
+            let placed = try await PostgresTestDatabase.column(
+                url, "SELECT tableoid::regclass::text FROM events", as: String.self)
+            #expect(placed == ["events_2026_07"])
+            await store.close()
+        }
+    }
+
+    /// Opening a store waits for another process's migrations however long they take: only reaching the server is
+    /// timed (here 1 s, while the lock of migrations is held for 2 s). Until 2026-11-27 the migrations ran inside
+    /// that time, and a second server starting during a long migration failed with "no connection within 10 s".
+    @Test func openingWaitsForAnotherProcesssMigrationsPastTheConnectTimeout() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await PostgresTestDatabase.withConnection(url) { other in
+                let logger = PostgresTestDatabase.logger
+                try await other.query(
+                    PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock(\(PostgresMigrator.lockKey))"), logger: logger)
+                let opening = Task {
+                    try await PostgresEventStore(
+                        url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(1)))
+                }
+                try await Task.sleep(for: .seconds(2))
+                try await other.query(
+                    PostgresQuery(unsafeSQL: "SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))"), logger: logger)
+                let store = try await opening.value
+                #expect(try await store.schemaVersion == PostgresEventStore.latestSchemaVersion)
+                await store.close()
+            }
         }
     }
 

@@ -15,14 +15,12 @@
 -- events_YYYY_MM, or events_YYYY_MM_N when a detached table has that name (which is left alone), as the writers
 -- now make one for a late event of a detached month.
 --
--- Locks: first the advisory lock of partition creation ("alstats" and 2), which the writers take before they make
--- a month's partition, so that an older alstats making one at the same time waits instead of deadlocking; then
--- ACCESS EXCLUSIVE on events, until this migration commits: reads and writes of events wait for it, as long as
--- copying the rows of events_other takes (usually none). It waits at most 10 s for that lock behind open
--- transactions on events (a long export); past that the migration fails, changing nothing, and runs again at the
--- next start or `alstats migrate`.
-
-SELECT pg_advisory_xact_lock(7020112862852182786);
+-- Locks: ACCESS EXCLUSIVE on events (and so on events_other), taken by the DETACH before anything else, until this
+-- migration commits: reads and writes of events wait for it, as long as copying the rows of events_other takes
+-- (usually none). An older alstats making a month at the same time takes SHARE UPDATE EXCLUSIVE on events before it
+-- locks events_other, so one of the two waits for the other, in that order. It waits at most 10 s for its lock behind
+-- open transactions on events (a long export); past that the migration fails, changing nothing, and runs again at
+-- the next start or `alstats migrate`.
 
 SET LOCAL lock_timeout = '10s';
 

@@ -12,6 +12,7 @@ WITH p AS (
         (pg_relation_size(i.indrelid) / current_setting('block_size')::bigint / 128 - 2) * 128 AS below
     FROM unnest($1::text[], $2::bigint[]) AS t(name, since)
     JOIN pg_index AS i ON i.indrelid = to_regclass(t.name)
+    JOIN pg_partition_tree('events'::regclass) AS tree ON tree.relid = i.indrelid
     JOIN pg_class AS c ON c.oid = i.indexrelid
     JOIN pg_am AS a ON a.oid = c.relam AND a.amname = 'brin'
 )
