@@ -227,8 +227,9 @@ struct PostgresEventStoreTests {
     }
 
     /// Opening a store waits for another process's migrations however long they take: only reaching the server is
-    /// timed (here 1 s, while the lock of migrations is held for 2 s). Until 2026-11-27 the migrations ran inside
-    /// that time, and a second server starting during a long migration failed with "no connection within 10 s".
+    /// timed (here 3 s, room for a slow connect on a loaded CI, while the lock of migrations is held for 5 s). Until
+    /// 2026-11-27 the migrations ran inside that time, and a second server starting during a long migration failed
+    /// with "no connection within 10 s".
     @Test func openingWaitsForAnotherProcesssMigrationsPastTheConnectTimeout() async throws {
         try await PostgresTestDatabase.with { url in
             try await PostgresTestDatabase.withConnection(url) { other in
@@ -237,9 +238,9 @@ struct PostgresEventStoreTests {
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let opening = Task {
                     try await PostgresEventStore(
-                        url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(1)))
+                        url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(3)))
                 }
-                try await Task.sleep(for: .seconds(2))
+                try await Task.sleep(for: .seconds(5))
                 try await other.query(
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let store = try await opening.value
