@@ -46,13 +46,17 @@ let package = Package(
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The SQL is embedded in the code (a lone copied `alstats` binary still migrates and runs its queries).
+        // The SQL is embedded in the code by the EmbedSQL plugin (a lone copied `alstats` binary still migrates and
+        // runs its queries): the schema from the top-level Migrations/, the queries from Queries/, and a module's
+        // own statements from its Statements/ folder (Plugins/EmbedSQL/EmbedSQL.swift names the folders).
+        .executableTarget(name: "embed-sql", path: "Plugins/EmbedSQLTool", swiftSettings: strict),
+        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         .target(
-            name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"],
-            resources: [.embedInCode("Migrations"), .embedInCode("Statements")], swiftSettings: strict),
+            name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], exclude: ["Statements"],
+            swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(
-            name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"],
-            resources: [.embedInCode("Queries")], swiftSettings: strict),
+            name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict,
+            plugins: ["EmbedSQL"]),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
@@ -71,8 +75,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The PostgreSQL backend: the same interfaces as EventStore's SQLite store, on postgres-nio. Its SQL is
-        // embedded like EventStore's.
+        // The PostgreSQL backend: the same interfaces as EventStore's SQLite store, on postgres-nio. Its SQL
+        // (Migrations/postgres/, its Statements/) is embedded like EventStore's.
         .target(
             name: "EventStorePostgres",
             dependencies: [
@@ -80,7 +84,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.embedInCode("Migrations"), .embedInCode("Statements")], swiftSettings: strict),
+            exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         .executableTarget(
             name: "alstats",
             dependencies: [

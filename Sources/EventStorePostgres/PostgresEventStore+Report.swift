@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresEventStore {
     /// The grouped counts of a report for `query`, the same rows as the SQLite store's
     /// ``ReportReader/rows(for:)`` for the same events, from the bundled queries' PostgreSQL forms
-    /// (`Sources/EventReport/Queries/report_groups.postgres.sql`, `report_daily` and `report_links`, which
+    /// (`Queries/report_groups.postgres.sql`, `report_daily` and `report_links`, which
     /// `alstats query` runs as well): ``ReportBuilder`` turns them into the report.
     ///
     /// ```swift
@@ -62,7 +62,7 @@ extension PostgresEventStore {
     /// test would catch.
     private static func reportSQL(_ name: String) -> PostgresNamedSQL {
         guard let query = QueryCatalog.query(named: name, dialect: .postgres) else {
-            preconditionFailure("Sources/EventReport/Queries/\(name).sql is not bundled")
+            preconditionFailure("Queries/\(name).sql is not bundled")
         }
         return PostgresNamedSQL(query.text)
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// The PostgreSQL event store: the same events, rollups, completeness, links and report rows as the SQLite
 /// ``EventStore``, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
 ///
-/// Opening connects, then applies the pending migrations of `Sources/EventStorePostgres/Migrations` under an
+/// Opening connects, then applies the pending migrations of the top-level `Migrations/postgres/` under an
 /// advisory lock (two processes starting at once apply each once). Events are partitioned by month
 /// (docs/postgres-layout.md); every batch is written in one transaction with its rollups, so several writers
 /// at once give exact rollups and store each id once.

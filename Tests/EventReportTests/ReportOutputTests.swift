@@ -106,13 +106,10 @@ struct ReportOutputTests {
 }
 
 struct QueryFileTests {
-    static let queries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/EventReport/Queries")
-
-    @Test func theBundledQueriesAreExactlyTheFilesInQueries() throws {
-        let files = try EmbeddedSQLFile.files(in: Self.queries.path)
-        #expect(!files.isEmpty)
-        #expect(BundledQueries.files == files, "list every Queries/*.sql in BundledQueries.files")
+    @Test func theBundledQueriesAreExactlyTheFilesInTheTopLevelQueriesFolder() throws {
+        let files = try EmbeddedSQLFile.files(in: Repository.path("Queries"))
+        #expect(files.count >= 17)
+        #expect(BundledQueries.files == files, "the embedded queries differ from Queries/*.sql")
     }
 
     @Test func everyBundledQueryRunsWithAndWithoutParameters() throws {
@@ -156,12 +153,12 @@ struct QueryFileTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "needs the sqlite3 CLI"))
     func everyQueryFileRunsAsItIsInSqlite3() throws {
         let database = try ReportDatabase(events: generatedEvents(count: 500, seed: 9))
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.queries.path).filter {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Repository.path("Queries")).filter {
             $0.hasSuffix(".sql") && !$0.hasSuffix(".postgres.sql")  // a PostgreSQL variant is not for sqlite3
         }
         #expect(files.count == QueryCatalog.all.count)
         for file in files {
-            let sql = try Data(contentsOf: Self.queries.appendingPathComponent(file))
+            let sql = try Data(contentsOf: URL(fileURLWithPath: Repository.path("Queries/\(file)")))
             let result = try ProcessRunner.run("/usr/bin/sqlite3", ["-bail", database.path], input: sql)
             #expect(result.status == 0, "\(file): \(result.errors)")
             #expect(result.errors.isEmpty, "\(file): \(result.errors)")

@@ -1,6 +1,7 @@
 import EventReport
 import EventStore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import EventStorePostgres
@@ -8,22 +9,16 @@ import Testing
 /// The embedded SQL index names every `.sql` file of the module's folders, and splitting a file into statements
 /// keeps each statement whole.
 struct PostgresSQLTests {
-    /// `Sources/EventStorePostgres/FOLDER`, from this file's path.
-    static func folder(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/EventStorePostgres/\(name)").path
-    }
-
-    @Test func theEmbeddedMigrationsAreExactlyTheFilesInMigrations() throws {
-        let files = try EmbeddedSQLFile.files(in: Self.folder("Migrations"))
-        #expect(!files.isEmpty)
-        #expect(PostgresSQL.migrations == files, "list every Migrations/*.sql in PostgresSQL.migrations")
+    @Test func theEmbeddedMigrationsAreExactlyTheFilesInMigrationsPostgres() throws {
+        let files = try EmbeddedSQLFile.files(in: Repository.path("Migrations/postgres"))
+        #expect(files.count >= 7)
+        #expect(PostgresSQL.migrations == files, "the embedded migrations differ from Migrations/postgres/*.sql")
     }
 
     @Test func theEmbeddedStatementsAreExactlyTheFilesInStatements() throws {
-        let files = try EmbeddedSQLFile.files(in: Self.folder("Statements"))
+        let files = try EmbeddedSQLFile.files(in: Repository.path("Sources/EventStorePostgres/Statements"))
         #expect(!files.isEmpty)
-        #expect(PostgresSQL.statements == files, "list every Statements/*.sql in PostgresSQL.statements")
+        #expect(PostgresSQL.statements == files, "the embedded statements differ from Statements/*.sql")
     }
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {

@@ -13,11 +13,6 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
         self.text = text
     }
 
-    /// Creates a file from its name and the bytes SwiftPM embedded (UTF-8).
-    package init(_ name: String, _ bytes: [UInt8]) {
-        self.init(name: name, text: String(decoding: bytes, as: UTF8.self))
-    }
-
     /// The name without `.sql`.
     package var stem: String { name.hasSuffix(".sql") ? String(name.dropLast(4)) : name }
 
@@ -26,6 +21,11 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
 }
 
 extension [EmbeddedSQLFile] {
+    /// The files of an index the EmbedSQL build plugin generated (`GeneratedSQL`'s `(name, text)` pairs).
+    package init(generated: [(name: String, text: String)]) {
+        self = generated.map { EmbeddedSQLFile(name: $0.name, text: $0.text) }
+    }
+
     /// The text of the file named `stem` of this index; a missing name is a programmer error, caught by the test
     /// that the index matches its folder (`index` names the index in the message).
     package func text(of stem: String, index: String) -> String {

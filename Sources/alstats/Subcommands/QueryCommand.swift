@@ -4,14 +4,14 @@ import EventStore
 import Foundation
 
 extension ALStatsCommand {
-    /// `alstats query`: runs one of the embedded `Sources/EventReport/Queries/NAME.sql` against the database.
+    /// `alstats query`: runs one of the embedded `Queries/NAME.sql` against the database.
     struct QueryCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "query",
             abstract: "Run one of the bundled SQL queries (Queries/NAME.sql).",
             discussion: """
                 Each query is a plain SQL file with a header comment; in the source tree, \
-                `sqlite3 alstats.sqlite < Sources/EventReport/Queries/NAME.sql` runs the same SQL (unbound parameters mean "no filter"). Parameters are given without their colon; \
+                `sqlite3 alstats.sqlite < Queries/NAME.sql` runs the same SQL (unbound parameters mean "no filter"). Parameters are given without their colon; \
                 times are ms since the Unix epoch.
 
                 Examples:

@@ -1,5 +1,5 @@
 -- report_daily: events per 15-minute UTC bucket, event name, type and success in a time window;
--- PostgreSQL's form of Sources/EventReport/Queries/report_daily.sql (same parts, same rows).
+-- PostgreSQL's form of Queries/report_daily.sql (same parts, same rows).
 -- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app; each arrives
 -- as text (alstats binds every parameter as text on PostgreSQL) and is cast here.
 -- Columns: bucket_ms, bucket_start (RFC 3339 UTC), name, type (app, web, fail or NULL), success (1, 0 or NULL),

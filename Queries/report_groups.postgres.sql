@@ -1,5 +1,5 @@
 -- report_groups: events per report dimension in a time window; PostgreSQL's form of the portable
--- Sources/EventReport/Queries/report_groups.sql (same parts, same rows): the day rollups for the whole UTC days
+-- Queries/report_groups.sql (same parts, same rows): the day rollups for the whole UTC days
 -- inside the window, the 15-minute rollups for the whole buckets of partial days, the raw events only of the
 -- partial buckets at the window's edges.
 -- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app; each arrives
