@@ -64,4 +64,7 @@ FROM (
       AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
 ) AS parts
 GROUP BY name, ref, referer_app_name, type, success, source_url_host, error
-ORDER BY events DESC, name
+-- Ties in events are ordered by every grouping column (NULLs last), so both backends give the same rows in
+-- the same order.
+ORDER BY events DESC, name, ref IS NULL, ref, referer_app_name IS NULL, referer_app_name, type IS NULL, type,
+    success IS NULL, success, source_url_host IS NULL, source_url_host, error IS NULL, error

@@ -77,4 +77,81 @@ struct DemoCLITests {
         let result = try BuiltAlstats.run(["demo", "--events", "0"])
         #expect(result.status == 64)
     }
+
+    /// What an analyst does after the demo: `sqlite3 alstats.sqlite < Queries/NAME.sql` for every SQLite query of
+    /// the top-level `Queries/` runs cleanly on the demo's database and gives the rows `alstats query NAME` gives.
+    @Test(.enabled(if: BuiltAlstats.shouldRun && (Self.hasSqlite3 || BuiltAlstats.isCI), "needs alstats and sqlite3"))
+    func everyQueryFileRunsInSqlite3OnTheDemosDatabaseAndMatchesAlstatsQuery() throws {
+        let database = try ReportDatabase(events: [])
+        let demo = try BuiltAlstats.run(["demo", "--events", "3000", "--seed", "7", "--database", database.path])
+        #expect(demo.status == 0, "\(demo.errors)")
+        let folder = Repository.root.appendingPathComponent("Queries")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".sql") && !$0.hasSuffix(".postgres.sql")
+        }.sorted()
+        #expect(files.count >= 11)
+        for file in files {
+            let sql = try Data(contentsOf: folder.appendingPathComponent(file))
+            let direct = try ProcessRunner.run(
+                "/usr/bin/sqlite3", ["-bail", "-csv", "-header", database.path], input: sql)
+            #expect(direct.status == 0 && direct.errors.isEmpty, "\(file): \(direct.errors)")
+            let name = String(file.dropLast(4))
+            let bundled = try BuiltAlstats.run(["query", name, "--database", database.path, "--format", "csv"])
+            #expect(bundled.status == 0, "\(name): \(bundled.errors)")
+            let expected = Self.csvRows(bundled.output)
+            let actual = Self.csvRows(direct.output)
+            #expect(expected.count > 1, "\(name) returns rows on the demo's data")
+            #expect(actual.count == expected.count, "\(name): sqlite3 and alstats query give as many rows")
+            for (left, right) in zip(actual, expected) where !Self.sameRow(left, right) {
+                Issue.record("\(name): sqlite3 gives \(left), alstats query \(right)")
+                break
+            }
+        }
+    }
+
+    static let hasSqlite3 = FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")
+
+    /// The records of RFC 4180 CSV text (quoted fields with doubled quotes; CRLF or LF line ends).
+    static func csvRows(_ text: String) -> [[String]] {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var closed = false  // the last character closed a quoted field: a quote now is a doubled one
+        for character in text.replacingOccurrences(of: "\r\n", with: "\n") {
+            if quoted {
+                if character == "\"" { (quoted, closed) = (false, true) } else { field.append(character) }
+                continue
+            }
+            if character == "\"" {
+                if closed { field.append("\"") }
+                (quoted, closed) = (true, false)
+                continue
+            }
+            closed = false
+            switch character {
+            case ",":
+                row.append(field)
+                field = ""
+            case "\n":
+                rows.append(row + [field])
+                row = []
+                field = ""
+            default:
+                field.append(character)
+            }
+        }
+        if !field.isEmpty || !row.isEmpty { rows.append(row + [field]) }
+        return rows
+    }
+
+    /// Equal fields, numbers equal to 12 significant digits (sqlite3 prints 15, alstats the shortest exact form).
+    static func sameRow(_ left: [String], _ right: [String]) -> Bool {
+        left.count == right.count
+            && zip(left, right).allSatisfy { a, b in
+                if a == b { return true }
+                guard let x = Double(a), let y = Double(b) else { return false }
+                return abs(x - y) <= 1e-12 * max(abs(x), abs(y))
+            }
+    }
 }

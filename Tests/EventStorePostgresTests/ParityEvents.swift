@@ -75,3 +75,53 @@ func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEven
     }
     return events
 }
+
+/// Events whose counts tie in every dimension a bundled query groups by, from 2026-03-22: six refs and six referer
+/// apps (cases, accents in two normalisations, none) with the same arrivals and returns, three source hosts with
+/// the same attempts and successes, two errors with the same failures on the same hosts, two hosted links with the
+/// same hits, on two days. A query whose ORDER BY leaves a tie undecided may give these rows in another order on
+/// each backend; the parity test compares every query's output byte for byte.
+func tiedEvents() -> [MeasurementEvent] {
+    let start: Int64 = 1_774_137_600_000
+    let texts: [String?] = ["a", "B", "b", "\u{E9}", "e\u{301}", nil]
+    var events: [MeasurementEvent] = []
+    func add(_ name: String, _ fields: [String: String?], at timestamp: Int64) {
+        let index = UInt64(events.count)
+        events.append(
+            MeasurementEvent(
+                id: EventID(uuidHigh: 0x1234_5678_9ABC_4DEF, low: 0x8000_0000_0000_0000 | index), name: name,
+                fields: fields.compactMapValues { $0 }, timestamp: timestamp))
+    }
+    for day in Int64(0)..<2 {
+        let noon = start + day * 86_400_000 + 43_200_000
+        for (position, text) in texts.enumerated() {
+            for copy in 0..<3 {
+                let at = noon + Int64(position * 10 + copy) * 60_000
+                add(EventName.navIn, [FieldName.ref: text, FieldName.refererAppName: text], at: at)
+                let back = [FieldName.ref: text, FieldName.refererAppName: text, FieldName.success: "1"]
+                add(EventName.refBackOut, back, at: at)
+            }
+        }
+        for host in ["h1.example", "H2.example", "h3.example"] {
+            for outcome in ["app", "web", "fail", "fail"] {
+                add(
+                    EventName.navOut,
+                    [
+                        FieldName.sourceURLHost: host, FieldName.type: outcome,
+                        FieldName.success: outcome == "fail" ? "0" : "1",
+                        FieldName.error: outcome == "fail" ? (host == "h1.example" ? "e_a" : "e_b") : nil,
+                        FieldName.ref: "a",
+                    ], at: noon)
+            }
+        }
+        for slug in ["s-a", "s-b"] {
+            for visitor in 0..<2 {
+                add(
+                    "alstats_link_hit",
+                    ["slug": slug, "status": "200", "crawler": "0", "visitor": "v\(visitor)", FieldName.ref: "a"],
+                    at: noon)
+            }
+        }
+    }
+    return events
+}
