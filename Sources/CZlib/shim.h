@@ -30,22 +30,34 @@ static inline size_t czlib_gzip(const uint8_t *input, size_t count, uint8_t *out
     return status == Z_STREAM_END ? written : 0;
 }
 
-/// Decompresses one gzip member of `count` bytes into `output`. Returns the decompressed length, -1 for a
-/// broken stream, -2 when the result would exceed `capacity`.
+/// Decompresses a gzip stream of `count` bytes (one member, or several one after another, as `cat a.gz b.gz`
+/// makes) into `output`. Returns the decompressed length; -1 when the stream is broken: not gzip, corrupt, a
+/// CRC-32 or length in a trailer that does not match, or input that ends before a member's trailer (a body cut
+/// short); -2 when the result would exceed `capacity`. Nothing is returned of a broken stream.
 static inline long czlib_gunzip(const uint8_t *input, size_t count, uint8_t *output, size_t capacity) {
     z_stream stream;
     memset(&stream, 0, sizeof stream);
-    if (inflateInit2(&stream, 15 + 16) != Z_OK) return -1;
+    if (count == 0 || inflateInit2(&stream, 15 + 16) != Z_OK) return -1;
     stream.next_in = (Bytef *)input;
     stream.avail_in = (uInt)count;
     stream.next_out = output;
     stream.avail_out = (uInt)capacity;
-    int status = inflate(&stream, Z_FINISH);
-    long written = (long)stream.total_out;
+    long result = -1;
+    for (;;) {
+        int status = inflate(&stream, Z_FINISH);
+        if (status == Z_STREAM_END) {
+            // zlib has checked this member's trailer; another member may follow.
+            if (stream.avail_in == 0) { result = (long)stream.total_out; break; }
+            uLong written = stream.total_out;
+            if (inflateReset(&stream) != Z_OK) break;
+            stream.total_out = written;
+            continue;
+        }
+        if ((status == Z_BUF_ERROR || status == Z_OK) && stream.avail_out == 0) result = -2;
+        break;  // Z_BUF_ERROR with input left unread or none: the stream ended before its trailer
+    }
     inflateEnd(&stream);
-    if (status == Z_STREAM_END) return written;
-    if ((status == Z_BUF_ERROR || status == Z_OK) && stream.avail_out == 0) return -2;
-    return -1;
+    return result;
 }
 
 #endif

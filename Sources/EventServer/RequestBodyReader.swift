@@ -1,12 +1,14 @@
-import CompressNIO
+import CZlib
 import Hummingbird
 import NIOCore
 
-/// Reads a POST body within serve.md's limits: 413 over 512 KiB as sent or 4 MiB decompressed, 400 for a
-/// broken gzip stream, 415 for a content type or encoding the route does not take.
+/// Reads a POST body within the collector's limits: 413 over 512 KiB as sent or 4 MiB decompressed, 400 for a
+/// broken gzip stream, 415 for a content type or encoding the route does not take (docs/http-api.md).
 ///
-/// gzip goes through compress-nio (zlib under a `maxSize`): it inflates straight into a `ByteBuffer` and
-/// stops at the limit, so a small "zip bomb" never allocates more than 4 MiB.
+/// gzip goes through the system zlib into a buffer of a bounded size, so a small "zip bomb" never allocates
+/// more than 4 MiB. A body is read whole or refused whole: a stream cut short (it ends before a member's
+/// trailer), or whose trailer's CRC-32 or length does not match what it inflates to, is a 400 and nothing of
+/// it is stored, so no line of it is acknowledged that was not read.
 enum RequestBodyReader {
     /// The media types of NDJSON bodies (`/v1/events`).
     static let ndjsonTypes: Set<String> = ["application/x-ndjson", "application/ndjson", "application/jsonl"]
@@ -48,21 +50,39 @@ enum RequestBodyReader {
         return try gunzip(&body)
     }
 
-    /// Inflates a gzip body to at most 4 MiB.
+    /// Inflates a gzip body (one member, or several one after another) to at most 4 MiB.
     ///
-    /// compress-nio stops allocating at `maxSize` but may fill the rounded-up capacity of its last buffer, so
-    /// the size is checked again: memory stays within twice the limit, and the answer is exact.
+    /// The first try gets a buffer of 16 times the compressed size (NDJSON compresses about 7 to 1), at least
+    /// 64 KiB; only a body that inflates past it is inflated again, into a buffer of the whole limit.
+    /// - Throws: ``EventServerError``: 400 for a broken or cut stream, 413 past 4 MiB.
     static func gunzip(_ body: inout ByteBuffer) throws(EventServerError) -> ByteBuffer {
-        let inflated: ByteBuffer
-        do {
-            inflated = try body.decompress(with: .gzip(), maxSize: IntakeLimits.maximumDecodedBytes)
-        } catch let error as CompressNIOError where error == .bufferOverflow {
-            throw decompressedTooLarge
-        } catch {
-            throw EventServerError(.badRequest, "the body is not a valid gzip stream")
+        let limit = IntakeLimits.maximumDecodedBytes
+        var capacity = min(limit + 1, max(65_536, body.readableBytes * 16))
+        while true {
+            var inflated = ByteBufferAllocator().buffer(capacity: capacity)
+            var result = -1
+            body.withUnsafeReadableBytes { input in
+                _ = inflated.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { output in
+                    result = czlib_gunzip(
+                        input.bindMemory(to: UInt8.self).baseAddress, input.count,
+                        output.bindMemory(to: UInt8.self).baseAddress, capacity)
+                    return max(result, 0)
+                }
+            }
+            switch result {
+            case 0...limit:
+                return inflated
+            case -2 where capacity <= limit:
+                capacity = limit + 1
+            case -2, limit...:
+                throw decompressedTooLarge
+            default:
+                throw EventServerError(
+                    .badRequest,
+                    "the body is not a whole gzip stream (corrupt, cut short before its trailer, or a CRC-32 or "
+                        + "length that does not match): nothing of it was stored; send the whole body again")
+            }
         }
-        guard inflated.readableBytes <= IntakeLimits.maximumDecodedBytes else { throw decompressedTooLarge }
-        return inflated
     }
 
     private static var decompressedTooLarge: EventServerError {
