@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
         .library(name: "EventUpload", targets: ["EventUpload"]),
+        .library(name: "EventUploadHTTPClient", targets: ["EventUploadHTTPClient"]),
         .library(name: "EventServer", targets: ["EventServer"]),
         .library(name: "EventStorePostgres", targets: ["EventStorePostgres"]),
         .executable(name: "alstats", targets: ["alstats"]),
@@ -39,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The collector's tests gzip their bodies with it.
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        // The uploader's transport for Linux (EventUploadHTTPClient) only.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The PostgreSQL backend (EventStorePostgres) only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
@@ -62,6 +65,17 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
+        // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
+        // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
+        .target(
+            name: "EventUploadHTTPClient",
+            dependencies: [
+                "EventUpload",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "EventServer",
             dependencies: [
@@ -100,7 +114,10 @@ let package = Package(
             ]
                 + (coreOnly
                     ? []
-                    : ["EventServer", "EventStorePostgres", .product(name: "Logging", package: "swift-log")]),
+                    : [
+                        "EventServer", "EventStorePostgres", "EventUploadHTTPClient",
+                        .product(name: "Logging", package: "swift-log"),
+                    ]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
         ),
         // The links benchmark calibrates its load client on a bare Hummingbird application in the bench itself;
@@ -112,7 +129,8 @@ let package = Package(
                     ? []
                     : [
                         .product(name: "Hummingbird", package: "hummingbird"),
-                        "EventStorePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                        "EventStorePostgres", "EventUploadHTTPClient",
+                        .product(name: "PostgresNIO", package: "postgres-nio"),
                         .product(name: "NIOCore", package: "swift-nio"),
                         .product(name: "Logging", package: "swift-log"),
                     ]),
@@ -141,7 +159,8 @@ let package = Package(
             dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
-            name: "EventUploadTests", dependencies: ["EventUpload", "EventStore", "MeasurementEvents", "TestSupport"],
+            name: "EventUploadTests",
+            dependencies: ["EventUpload", "EventUploadHTTPClient", "EventStore", "MeasurementEvents", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
@@ -171,7 +190,8 @@ let package = Package(
 if coreOnly {
     let server: Set = [
         "EventServer", "EventServerTests", "EventUploadTests", "EventStorePostgres", "EventStorePostgresTests",
+        "EventUploadHTTPClient",
     ]
     package.targets.removeAll { server.contains($0.name) }
-    package.products.removeAll { $0.name == "EventServer" || $0.name == "EventStorePostgres" }
+    package.products.removeAll { ["EventServer", "EventStorePostgres", "EventUploadHTTPClient"].contains($0.name) }
 }

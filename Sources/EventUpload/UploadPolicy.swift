@@ -20,14 +20,16 @@ public struct UploadPolicy: Sendable, Hashable {
     /// When the collector stays unreachable for longer than this, ``HTTPEventSink/upload()`` and a push stop
     /// with ``UploadError/Kind/unreachable``; `nil` retries for ever (the background ``HTTPEventSink/run()``).
     public var giveUpAfter: Duration?
-    /// The time one request may take, from sending to the end of the receipt.
+    /// The time one request may take, from sending to the end of the receipt (15 s): a request with no answer by
+    /// then is retried like a dropped connection. A 500-event batch is about 60 KB of gzip, so 15 s still allows
+    /// about 32 kbit/s; a collector that commits in milliseconds answers long before.
     public var requestTimeout: Duration
 
     /// Creates a policy; the defaults are those of upload.md.
     public init(
         maximumBatchEvents: Int = 500, maximumBatchBytes: Int = 512 * 1024, initialBackoff: Duration = .seconds(1),
         maximumBackoff: Duration = .seconds(300), maximumRetryAfter: Duration = .seconds(3600),
-        giveUpAfter: Duration? = nil, requestTimeout: Duration = .seconds(60)
+        giveUpAfter: Duration? = nil, requestTimeout: Duration = .seconds(15)
     ) {
         self.maximumBatchEvents = min(max(1, maximumBatchEvents), 500)
         self.maximumBatchBytes = min(max(1, maximumBatchBytes), 512 * 1024)

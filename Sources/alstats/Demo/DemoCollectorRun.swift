@@ -73,7 +73,8 @@
                 sink = try HTTPEventSink(
                     .init(
                         collector: collector.eventsURL, writeKey: writeKey, outboxPath: outboxPath,
-                        policy: UploadPolicy(giveUpAfter: .seconds(30))))
+                        policy: UploadPolicy(giveUpAfter: .seconds(30))),
+                    transport: UploadTransports.platformDefault())
             } catch {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }

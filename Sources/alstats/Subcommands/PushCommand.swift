@@ -83,7 +83,8 @@ extension ALStatsCommand {
             let pusher: EventPusher
             do {
                 pusher = try EventPusher(
-                    databasePath: databasePath, collector: URL(string: to)!, writeKey: key ?? "", policy: policy)
+                    databasePath: databasePath, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
+                    transport: UploadTransports.platformDefault())
             } catch {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }

@@ -1,0 +1,87 @@
+import AsyncHTTPClient
+import EventUpload
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// `POST` with AsyncHTTPClient, the Swift server ecosystem's HTTP client on SwiftNIO: the uploader's transport on
+/// Linux, where `URLSession` (libcurl beneath) re-sends a request on a fresh connection without its body after a
+/// dropped connection and then waits out the whole timeout, polling its socket.
+///
+/// Each request is sent whole, with its `Content-Length`, on a pooled connection; a connection that drops or an
+/// answer that is lost is an error, which the uploader retries with the whole body on the backoff schedule. The
+/// request, its answer and the receipt's body together must finish within the uploader's
+/// ``UploadPolicy/requestTimeout``; waiting blocks no thread and spins no core.
+///
+/// ```swift
+/// import EventUpload
+/// import EventUploadHTTPClient
+///
+/// let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
+/// ```
+public struct AsyncHTTPClientUploadTransport: UploadTransport {
+    /// The most bytes of an answer read: a receipt names at most 100 errors, far below this.
+    public static let maximumAnswerBytes = 1 << 20
+
+    private let client: HTTPClient
+
+    /// Creates a transport on `client`: by default AsyncHTTPClient's shared client, which needs no shutdown.
+    public init(client: HTTPClient = .shared) {
+        self.client = client
+    }
+
+    /// Sends `body` as `application/x-ndjson` with `Content-Encoding: gzip` and `writeKey` as the Basic user.
+    /// - Throws: when no whole answer arrived within `timeout` (a dropped connection, a reset, a lost answer, a
+    ///   timeout): the uploader retries.
+    public func send(_ body: Data, to endpoint: URL, writeKey: String, timeout: Duration) async throws
+        -> UploadResponse
+    {
+        var request = HTTPClientRequest(url: endpoint.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-ndjson")
+        request.headers.add(name: "Content-Encoding", value: "gzip")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Basic " + Data((writeKey + ":").utf8).base64EncodedString())
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let (client, prepared) = (self.client, request)
+        // The client's own deadline covers the request up to the answer's head; the race covers the body too.
+        return try await withThrowingTaskGroup(of: UploadResponse?.self) { group in
+            group.addTask {
+                let response = try await client.execute(prepared, timeout: TimeAmount(timeout))
+                let answer = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+                return UploadResponse(
+                    status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"),
+                    body: Data(answer.readableBytesView))
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                throw AsyncHTTPClientUploadTransportError.timedOut(timeout)
+            }
+            return response
+        }
+    }
+}
+
+/// Why ``AsyncHTTPClientUploadTransport`` had no answer, beside AsyncHTTPClient's own errors.
+public enum AsyncHTTPClientUploadTransportError: Error, CustomStringConvertible {
+    /// No whole answer within the request timeout.
+    case timedOut(Duration)
+
+    public var description: String {
+        switch self {
+        case .timedOut(let timeout): "no whole answer within \(timeout)"
+        }
+    }
+}
+
+extension TimeAmount {
+    /// The same span as `duration`, in nanoseconds.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
