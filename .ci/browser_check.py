@@ -223,7 +223,9 @@ def check_dom(dom_path, json_path, hostile):
         if row not in page.rows:
             fail(f"no hosted link row {row}")
     completeness = page.text_of("completeness")
-    if not completeness.startswith(f"{count(report['completeness']['dropped'])} events dropped, "
+    dropped = report['completeness']['dropped']
+    events = "event" if dropped == 1 else "events"  # as String(counting:) words it
+    if not completeness.startswith(f"{count(dropped)} {events} dropped, "
                                    f"{count(report['completeness']['rejected'])} rejected"):
         fail(f"#completeness shows {completeness!r}")
 

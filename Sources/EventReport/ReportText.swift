@@ -54,7 +54,8 @@ enum ReportText {
         let detail = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
         let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
         return
-            "\(count(completeness.dropped)) events dropped, \(count(completeness.rejected)) rejected\(altered)\(detail)"
+            "\(count(completeness.dropped)) \("event".pluralized(for: completeness.dropped)) dropped, "
+            + "\(count(completeness.rejected)) rejected\(altered)\(detail)"
     }
 }
 

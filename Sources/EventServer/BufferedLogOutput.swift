@@ -84,7 +84,8 @@ public final class BufferedLogOutput: Service, Sendable {
             state = stopping ? .direct : .buffering(bytes: [], dropped: 0)
             return (bytes, dropped)
         }
-        let notice = "alstats: \(dropped) log lines were dropped: the log output was slower than the requests\n"
+        let lines = "\(String(counting: dropped, "log line")) \(dropped == 1 ? "was" : "were")"
+        let notice = "alstats: \(lines) dropped: the log output was slower than the requests\n"
         let text = dropped > 0 ? bytes + Array(notice.utf8) : bytes
         guard !text.isEmpty else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

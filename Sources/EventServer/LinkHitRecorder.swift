@@ -74,7 +74,9 @@ public final class LinkHitRecorder: Service, Sendable {
                 state.losses.merge(losses) { $0 + $1 }
                 state.losses[.sinkError, default: 0] += hits.count
             }
-            logger.warning("\(hits.count) link hits were not stored (\(error)); they are counted as lost")
+            let (verb, counted) = hits.count == 1 ? ("was", "it is") : ("were", "they are")
+            let lost = String(counting: hits.count, "link hit")
+            logger.warning("\(lost) \(verb) not stored (\(error)); \(counted) counted as lost")
         }
     }
 }

@@ -33,6 +33,15 @@ struct ReportOutputTests {
         #expect(output == expected)
     }
 
+    @Test(arguments: [
+        (1, "1 event dropped, 0 rejected"), (2, "2 events dropped, 0 rejected"),
+        (1_204, "1,204 events dropped, 0 rejected"),
+    ])
+    func theCompletenessLineCountsOneDroppedEventInTheSingular(dropped: Int, line: String) {
+        let completeness = Report.Completeness(dropped: dropped, rejected: 0, altered: 0, byReason: [:])
+        #expect(ReportText.completeness(completeness) == line)
+    }
+
     @Test func tableLinesFitOneHundredColumns() throws {
         var events = generatedEvents(count: 200, seed: 11)
         events[0].fields[FieldName.refererAppName] = String(repeating: "A very long referer app name ", count: 8)

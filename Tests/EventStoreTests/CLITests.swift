@@ -33,6 +33,20 @@ struct CLITests {
     }
 
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func ingestCountsOneEventOrLineInTheSingular() throws {
+        let database = TemporaryDatabase()
+        try #"{"id":"one","name":"al_nav_out","ts":1763683200000,"fields":{"ref":"a"}}"#.write(
+            toFile: database.file("one.ndjson"), atomically: true, encoding: .utf8)
+        try #"{"name":"#.write(toFile: database.file("bad.ndjson"), atomically: true, encoding: .utf8)
+        let one = try BuiltAlstats.run(["ingest", "one.ndjson"], in: database.folder)
+        #expect(one.status == 0)
+        #expect(one.output.hasPrefix("stored 1 new event (0 already stored) in "), "\(one.output)")
+        let bad = try BuiltAlstats.run(["ingest", "bad.ndjson"], in: database.folder)
+        #expect(bad.status == 65)
+        #expect(bad.errors.contains("1 of 1 line was invalid; 0 new valid events stored"), "\(bad.errors)")
+    }
+
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func aCopiedBinaryStillMigratesANewDatabase() throws {
         let folder = TemporaryDatabase()
         let copy = folder.file("alstats")

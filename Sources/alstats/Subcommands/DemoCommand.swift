@@ -102,7 +102,8 @@ extension ALStatsCommand {
             bus.attach(sink, options: ObserverOptions(label: "sqlite", bufferCapacity: max(65_536, events)))
             let summary = await DemoSimulation(events: events, seed: seed).run(on: bus, clock: clock)
             await bus.close()
-            return "demo: \(summary.visits) visits, \(summary.posted) events through the bus into \(database.path) "
+            return "demo: \(String(counting: summary.visits, "visit")), \(String(counting: summary.posted, "event")) "
+                + "through the bus into \(database.path) "
                 + "(\(bus.statistics.totalDropped) dropped)"
         }
 
@@ -112,7 +113,10 @@ extension ALStatsCommand {
                 let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
                 let upload = outcome.upload
                 let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
-                return "demo: \(outcome.summary.visits) visits, \(outcome.summary.posted) events through the bus "
+                let counts =
+                    "\(String(counting: outcome.summary.visits, "visit")), "
+                    + String(counting: outcome.summary.posted, "event")
+                return "demo: \(counts) through the bus "
                     + "and \(outcome.eventsURL.absoluteString) into \(database.path) (\(upload.accepted) uploaded, "
                     + "\(upload.duplicates) acknowledged as duplicates, \(dropped) dropped)"
             }

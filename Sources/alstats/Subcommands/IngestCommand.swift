@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventStore
 import Foundation
+import MeasurementEvents
 
 extension ALStatsCommand {
     /// `alstats ingest FILE...`: imports NDJSON events into the database.
@@ -46,13 +47,16 @@ extension ALStatsCommand {
                 if summary.invalid > 0 {
                     let outcome =
                         summary.committed
-                        ? "the \(summary.stored) new valid events were stored" : "nothing was stored (--strict)"
+                        ? "\(String(counting: summary.stored, "new valid event")) stored"
+                        : "nothing was stored (--strict)"
+                    let verb = summary.invalid == 1 ? "was" : "were"
                     throw CLIFailure(
                         ExitStatus.dataError,
-                        "\(summary.invalid) of \(summary.lines) lines were invalid; \(outcome): fix the lines above")
+                        "\(summary.invalid) of \(String(counting: summary.lines, "line")) \(verb) invalid; \(outcome): "
+                            + "fix the lines above")
                 }
                 print(
-                    "stored \(summary.stored) new events (\(summary.duplicates) already stored) in "
+                    "stored \(String(counting: summary.stored, "new event")) (\(summary.duplicates) already stored) in "
                         + store.backend.location)
             }
         }
@@ -67,7 +71,7 @@ extension ALStatsCommand {
                 terminal
                 ? { progress in
                     FileHandle.standardError.write(
-                        Data("\rread \(progress.lines) lines, \(progress.bytes >> 20) MiB".utf8))
+                        Data("\rread \(String(counting: progress.lines, "line")), \(progress.bytes >> 20) MiB".utf8))
                 } : nil
             do {
                 if let sqlite = backend as? EventStore {

@@ -57,7 +57,7 @@ extension ALStatsCommand {
                         throw CLIFailure(error)
                     }
                     try await store.close()
-                    print("stored \(links.count) link\(links.count == 1 ? "" : "s")")
+                    print("stored \(String(counting: links.count, "link"))")
                 }
             }
         }

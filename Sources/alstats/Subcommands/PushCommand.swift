@@ -92,7 +92,8 @@ extension ALStatsCommand {
             let total = pusher.status.pending
             var progress: (@Sendable (UploadStatus) -> Void)?
             if terminal {
-                progress = { status in printProgress("\rpush: \(total - status.pending) of \(total) events answered") }
+                let events = String(counting: total, "event")
+                progress = { status in printProgress("\rpush: \(total - status.pending) of \(events) answered") }
             }
             do {
                 try await pusher.push(progress: progress)
@@ -106,8 +107,8 @@ extension ALStatsCommand {
 
         private func summary(_ status: UploadStatus, rejected: [DropReason: Int]) -> String {
             var text =
-                "push: \(status.accepted + status.duplicates) events acknowledged by \(to) (\(status.accepted) new, "
-                + "\(status.duplicates) already stored)"
+                "push: \(String(counting: status.accepted + status.duplicates, "event")) acknowledged by \(to) "
+                + "(\(status.accepted) new, \(status.duplicates) already stored)"
             let now = status.dropped.values.reduce(0, +)
             if now > 0 {
                 let reasons = status.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
