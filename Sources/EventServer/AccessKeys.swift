@@ -33,8 +33,10 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
     public enum Decision: Sendable, Hashable {
         /// The key may do this.
         case allowed
-        /// No key, a malformed header, or an unknown key: 401.
+        /// No key, or a header with no key that can be read: 401.
         case unauthenticated
+        /// A key that is not one of this server's: 401 too, with a message saying so.
+        case unknownKey
         /// A known key of a role that may not: 403.
         case forbidden
     }
@@ -100,7 +102,7 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
             granted = granted || (matches && entry.role.grants(role))
         }
         if granted { return .allowed }
-        return known ? .forbidden : .unauthenticated
+        return known ? .forbidden : .unknownKey
     }
 
     /// The key a header presents, or nil for a scheme other than Bearer and Basic or a malformed value.
@@ -127,6 +129,16 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
         let password = Array(decoded[(colon + 1)...])
         let key = password.isEmpty ? user : password
         return key.isEmpty ? nil : key
+    }
+
+    /// The key a header presents, named for a 401's message without giving it away: its first characters (a quarter
+    /// of it, at most 4, when they are printable ASCII) and its length, such as `'wr…' (11 characters)`.
+    static func maskedKey(in header: String) -> String {
+        guard let key = presentedKey(header) else { return "no key" }
+        let shown = key.prefix(min(4, key.count / 4))
+        let length = String(counting: key.count, "character")
+        guard !shown.isEmpty, shown.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "(\(length))" }
+        return "'\(String(decoding: shown, as: UTF8.self))…' (\(length))"
     }
 
     /// HTTP's optional white space around a value: a space or a tab.

@@ -1,9 +1,10 @@
-import EventServer
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+
+@testable import EventServer
 
 @Suite struct AuthRouteTests {
     static func basic(_ user: String, _ password: String) -> String {
@@ -58,11 +59,62 @@ import Testing
             #expect(keys.check(header, for: .write) == .allowed, "\(header)")
         }
         for header in [
-            "Bearer", "Bearer\tk1", "Bearerk1", "Bearer k1x", "Token k1", "Bearer  \t", "Basic",
-            "Basic " + Self.base64(":"), "Beärer k1", "Basic k1",
+            "Bearer", "Bearer\tk1", "Bearerk1", "Token k1", "Bearer  \t", "Basic", "Basic " + Self.base64(":"),
+            "Beärer k1", "Basic k1",
         ] {
             #expect(keys.check(header, for: .write) == .unauthenticated, "\(header)")
         }
+        #expect(keys.check("Bearer k1x", for: .write) == .unknownKey)
+    }
+
+    /// Over a real socket: the 401 says whether no key was sent or the key sent is not one of this server's, and
+    /// which role's key is needed, without the key sent in it; the status and challenge stay those of serve.md.
+    @Test func a401SaysWhetherAKeyWasSentAndWhichKeyIsNeeded() async throws {
+        let fixture = ServerFixture()
+        let unknown = "unknown-key-0123456789abcdef"
+        try await fixture.application().test(.live) { client in
+            let body = ByteBuffer(string: line(id: "k"))
+            try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: nil), body: body) {
+                let text = Self.unauthorizedMessage($0)
+                #expect(text.hasPrefix("no key was sent: a write key is needed"), "\(text)")
+                #expect(text.contains("Authorization: Bearer KEY"), "\(text)")
+            }
+            try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: unknown), body: body) {
+                let text = Self.unauthorizedMessage($0)
+                #expect(text.contains("the key sent, 'unkn…' (28 characters), is not a write key of this collector"))
+                #expect(!text.contains("no key was sent"), "\(text)")
+                #expect(!text.contains("unknown-"), "the key is not echoed: \(text)")
+            }
+            try await client.execute(uri: "/api/report", method: .get, headers: headers(key: unknown)) {
+                let text = Self.unauthorizedMessage($0)
+                #expect(text.contains("is not a read or admin key of this server"), "\(text)")
+            }
+            var digest = headers(key: nil)
+            digest[.authorization] = "Digest abc"
+            try await client.execute(uri: "/api/links", method: .get, headers: digest) {
+                let text = Self.unauthorizedMessage($0)
+                #expect(text.hasPrefix("the Authorization header holds no key that can be read: an admin key"))
+            }
+        }
+        #expect(try fixture.storedEvents().isEmpty)
+    }
+
+    /// The message of a 401 with the Basic challenge; an issue when the response is not one.
+    static func unauthorizedMessage(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation)
+        -> String
+    {
+        #expect(response.status == .unauthorized, sourceLocation: sourceLocation)
+        #expect(response.headers[.wwwAuthenticate] == #"Basic realm="alstats""#, sourceLocation: sourceLocation)
+        return json(response, sourceLocation: sourceLocation)["error"]?.stringValue ?? ""
+    }
+
+    @Test(arguments: [
+        ("Bearer abcdefghijkl", "'abc…' (12 characters)"), ("Bearer abc", "(3 characters)"),
+        ("Bearer a", "(1 character)"), ("Bearer " + String(repeating: "x", count: 40), "'xxxx…' (40 characters)"),
+        ("Basic " + base64("user:\u{1}password"), "(9 characters)"), ("Digest abc", "no key"),
+    ])
+    func aKeyIsNamedByAQuarterOfItAtMostFourCharactersAndItsLength(header: String, named: String) {
+        #expect(AccessKeys.maskedKey(in: header) == named)
     }
 
     static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
