@@ -56,6 +56,7 @@ struct CollectorRoutes {
     private func store(_ intake: consuming Intake, context: Context) async throws(EventServerError) -> Receipt {
         let count = intake.events.count
         let rejections = intake.rejections
+        let warnings = intake.warnings
         let losses = intake.losses
         let events = intake.events
         _ = consume intake
@@ -68,7 +69,8 @@ struct CollectorRoutes {
                 throw error.answer
             }
         }
-        let receipt = Receipt(accepted: stored, duplicates: count - stored, rejections: rejections)
+        let receipt = Receipt(
+            accepted: stored, duplicates: count - stored, rejections: rejections, warnings: warnings)
         metrics.events(
             accepted: receipt.accepted, duplicates: receipt.duplicates,
             rejected: Dictionary(rejections.map { ($0.dropReason.rawValue, 1) }, uniquingKeysWith: +))

@@ -11,10 +11,23 @@ struct Intake: Sendable {
         var dropReason: DropReason
     }
 
+    /// A field whose name is a near miss of a catalogue field name (``FieldName/nearMiss(of:)``), such as
+    /// `referer_app`: its event is stored as sent (the field among its extras), and the receipt names it.
+    struct Warning: Sendable, Hashable {
+        var line: Int
+        var field: String
+        var didYouMean: String
+    }
+
+    /// The most warnings one answer lists; the lines after them are not looked at for more.
+    static let maximumWarnings = 100
+
     /// The events to store, in the order sent.
     var events: [MeasurementEvent] = []
     /// The refused lines or calls.
     var rejections: [Rejection] = []
+    /// The near misses among the field names, in line order, at most ``maximumWarnings``.
+    var warnings: [Warning] = []
     /// Segment calls acknowledged and not stored, by type (`identify`, `group`, `alias`).
     var ignored: [String: Int] = [:]
     /// Events stored with a value cut to the length limit.
@@ -81,10 +94,25 @@ extension Intake {
         }
         do throws(NDJSONLineError) {
             var truncatedValues = 0
-            events.append(try codec.decode(utf8: text, truncatedValues: &truncatedValues))
+            let event = try codec.decode(utf8: text, truncatedValues: &truncatedValues)
+            if warnings.count < Intake.maximumWarnings { warn(of: event.fields, line: line) }
+            events.append(event)
             if truncatedValues > 0 { truncated += 1 }
         } catch {
             reject(line: line, error.reason, as: error.dropReason ?? .invalidEvent)
         }
+    }
+
+    /// Adds a warning for each field of line `line` whose name is a near miss, by name, up to the limit.
+    private mutating func warn(of fields: [String: String], line: Int) {
+        var found: [Warning] = []
+        for key in fields.keys {
+            if let suggestion = FieldName.nearMiss(of: key) {
+                found.append(Warning(line: line, field: key, didYouMean: suggestion))
+            }
+        }
+        guard !found.isEmpty else { return }
+        found.sort { $0.field < $1.field }
+        warnings += found.prefix(Intake.maximumWarnings - warnings.count)
     }
 }

@@ -39,6 +39,57 @@ import Testing
         #expect(try fixture.completeness()["rejected"]?["invalid_event"] == 2)
     }
 
+    /// Over a real socket: a field whose name is a near miss of a catalogue name is stored as sent (among the
+    /// extras), and the receipt names it, its line and the name probably meant; a field of the host's own is not
+    /// named.
+    @Test func aMisspeltFieldNameIsStoredAndNamedInTheReceiptsWarnings() async throws {
+        let fixture = ServerFixture()
+        let now = ServerFixture.now
+        let body = [
+            line(id: "w1"),
+            #"{"id":"w2","name":"al_nav_in","ts":\#(now),"fields":{"referer_app":"Facebook","campaign":"autumn"}}"#,
+            #"{"id":"w3","name":"al_nav_in","ts":\#(now),"fields":{"referrerAppName":"Mail","RefererAppName":"M"}}"#,
+            #"{"id":"w4","name":"al_nav_in","ts":\#(now),"fields":{"al_applink_data_extras_foo":"1","ref":"a"}}"#,
+        ].joined(separator: "\n")
+        try await fixture.application().test(.live) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: body)
+            ) { response in
+                #expect(response.status == .ok)
+                let receipt = json(response)
+                #expect(receipt["accepted"] == .int(4))
+                guard case .array(let warnings)? = receipt["warnings"] else { throw FixtureError("no warnings") }
+                let named: [[JSONValue?]] = [
+                    [.int(2), .string("referer_app"), .string("refererAppName")],
+                    [.int(3), .string("RefererAppName"), .string("refererAppName")],
+                    [.int(3), .string("referrerAppName"), .string("refererAppName")],
+                ]
+                #expect(warnings.map { [$0["line"], $0["field"], $0["did_you_mean"]] } == named)
+            }
+        }
+        let stored = try fixture.storedEvents()
+        #expect(stored["w2"]?.fields == ["referer_app": "Facebook", "campaign": "autumn"], "stored as sent")
+        #expect(stored["w3"]?.fields["referrerAppName"] == "Mail")
+    }
+
+    @Test func theWarningsOfOneAnswerStopAtTheirLimit() async throws {
+        let fixture = ServerFixture()
+        let now = ServerFixture.now
+        let body = (0..<150).map { #"{"id":"m\#($0)","name":"x","ts":\#(now),"fields":{"Ref":"a"}}"# }
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(),
+                body: ByteBuffer(string: body.joined(separator: "\n"))
+            ) { response in
+                let receipt = json(response)
+                #expect(receipt["accepted"] == .int(150))
+                guard case .array(let warnings)? = receipt["warnings"] else { throw FixtureError("no warnings") }
+                #expect(warnings.count == 100)
+                #expect(warnings.last?["line"] == .int(100))
+            }
+        }
+    }
+
     @Test func aBodyOfOnlyRejectedLinesIsA400AndAnEmptyBodyA200() async throws {
         let fixture = ServerFixture()
         try await fixture.application().test(.router) { client in

@@ -46,6 +46,32 @@ struct CLITests {
         #expect(bad.errors.contains("1 of 1 line was invalid; 0 new valid events stored"), "\(bad.errors)")
     }
 
+    /// A field whose name is a near miss of a catalogue name is stored as read (among the extras) and named on
+    /// stderr: how many, the first few with the name probably meant; the host's own fields are not named.
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func ingestNamesMisspeltFieldsOnStandardErrorAndStoresThemAsRead() throws {
+        let database = TemporaryDatabase()
+        let misspelt = ["referer_app", "refererApp", "referrerAppName", "RefererAppName", "source_url", "Ref"]
+        let lines = misspelt.enumerated().map { index, field in
+            #"{"id":"n\#(index)","name":"al_nav_in","ts":1763683200000,"fields":{"\#(field)":"x","campaign":"c"}}"#
+        }
+        let own = #"{"id":"own","name":"x","ts":1763683200000,"fields":{"al_applink_data_extras_foo":"1","ref":"a"}}"#
+        try (lines + [own]).joined(separator: "\n").write(
+            toFile: database.file("in.ndjson"), atomically: true, encoding: .utf8)
+        let ingest = try BuiltAlstats.run(["ingest", "in.ndjson"], in: database.folder)
+        #expect(ingest.status == 0, "\(ingest.errors)")
+        #expect(ingest.output.hasPrefix("stored 7 new events (0 already stored)"), "\(ingest.output)")
+        let errors = ingest.errors
+        #expect(errors.contains("warning: 6 fields have names close to a catalogue name"), "\(errors)")
+        let first = "in.ndjson:1: field 'referer_app' is not a catalogue name: did you mean 'refererAppName'?"
+        #expect(errors.contains(first), "\(errors)")
+        #expect(errors.contains("in.ndjson:3: field 'referrerAppName' is not a catalogue name"), "\(errors)")
+        #expect(errors.contains("  and 1 more"), "\(errors)")
+        #expect(!errors.contains("campaign") && !errors.contains("al_applink_data_extras_foo"), "\(errors)")
+        let export = try BuiltAlstats.run(["export"], in: database.folder)
+        #expect(export.output.contains(#""referer_app":"x""#), "stored as read: \(export.output)")
+    }
+
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func aCopiedBinaryStillMigratesANewDatabase() throws {
         let folder = TemporaryDatabase()

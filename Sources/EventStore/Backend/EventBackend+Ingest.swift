@@ -108,9 +108,10 @@ private struct BackendIngestRun {
         chunkStart = options.clock.nowMilliseconds()
     }
 
-    /// Counts the lines, errors and losses of `batch` and holds its events for the next write.
+    /// Counts the lines, errors, losses and near misses of `batch` and holds its events for the next write.
     mutating func take(_ batch: IngestPipeline.Batch) {
         summary.lines += batch.lines
+        summary.add(batch.nearMisses)
         summary.bytes = max(summary.bytes, batch.bytes)
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)

@@ -80,6 +80,11 @@ public struct IngestSummary: Sendable, Hashable {
     public var limited: [DropReason: Int] = [:]
     /// Whether the events were committed (false after a strict ingest with an invalid line).
     public var committed = true
+    /// Fields whose names are near misses of catalogue names (``FieldName/nearMiss(of:)``): each stored among its
+    /// event's extras, as read.
+    public var nearMissFields = 0
+    /// The first few of ``nearMissFields`` (at most 5), in input order.
+    public var firstNearMissFields: [FieldNameWarning] = []
     /// What the backend could not finish after the ingest's last commit, or `nil`: on PostgreSQL, the summaries of
     /// the time index's new ranges (``IngestRowWriter/finishIngest()``), and why. Every event counted in ``stored``
     /// is stored either way; autovacuum's next `VACUUM` of the partitions (or one by hand) finishes the rest.
@@ -191,9 +196,10 @@ private struct IngestRun {
         return true
     }
 
-    /// Writes the events of `batch` (already redacted) and counts its lines, errors and losses.
+    /// Writes the events of `batch` (already redacted) and counts its lines, errors, losses and near misses.
     mutating func take(_ batch: IngestPipeline.Batch) throws(StoreError) {
         summary.lines += batch.lines
+        summary.add(batch.nearMisses)
         summary.bytes = max(summary.bytes, batch.bytes)
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)

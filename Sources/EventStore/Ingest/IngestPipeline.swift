@@ -28,6 +28,8 @@ final class IngestPipeline: @unchecked Sendable {
         /// Events rejected over a limit (also in `errors`) and events stored with a value cut to the length
         /// limit (``DropReason/valueTruncated``), by reason: ingest adds them to the completeness table.
         var losses: [DropReason: Int] = [:]
+        /// The fields whose names are near misses of catalogue names (stored as read).
+        var nearMisses = FieldNameWarnings()
     }
 
     private let condition = NSCondition()
@@ -216,10 +218,14 @@ final class IngestPipeline: @unchecked Sendable {
         case .text(let bytes):
             if isBlank(bytes) { return }
             batch.lines += 1
-            if batch.rows != nil, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows!.append(flat) { return }
+            if batch.rows != nil, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows!.append(flat) {
+                batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0)
+                return
+            }
             do throws(NDJSONLineError) {
                 var truncated = 0
                 let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
+                batch.nearMisses.check(event.fields, file: place.file, line: place.line ?? 0)
                 if batch.rows != nil {
                     batch.rows!.append(event)
                 } else {

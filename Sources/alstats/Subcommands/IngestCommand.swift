@@ -44,6 +44,7 @@ extension ALStatsCommand {
                 try await store.close()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 if let unfinished = summary.unfinished { printError("alstats ingest: warning: \(unfinished)") }
+                if summary.nearMissFields > 0 { printError(Self.nearMisses(in: summary)) }
                 if summary.invalid > 0 {
                     let outcome =
                         summary.committed
@@ -59,6 +60,19 @@ extension ALStatsCommand {
                     "stored \(String(counting: summary.stored, "new event")) (\(summary.duplicates) already stored) in "
                         + store.backend.location)
             }
+        }
+
+        /// The warning about field names that look misspelt: how many, and the first few.
+        static func nearMisses(in summary: IngestSummary) -> String {
+            let count = summary.nearMissFields
+            var lines = [
+                "alstats ingest: warning: \(String(counting: count, "field")) \(count == 1 ? "has a name" : "have names") "
+                    + "close to a catalogue name, stored among the extras as read (docs/events.md):"
+            ]
+            lines += summary.firstNearMissFields.map { "  \($0)" }
+            let more = count - summary.firstNearMissFields.count
+            if more > 0 { lines.append("  and \(more) more") }
+            return lines.joined(separator: "\n")
         }
 
         /// Ingests the files into `backend`: SQLite through its own tuned ingest, another backend through its
