@@ -8,7 +8,7 @@
 public struct AppLinkEvent: Sendable, Hashable {
     /// The event name (`al_nav_in`, `al_nav_out`, `al_ref_back_out`, `alstats_link_rejected`).
     public var name: String
-    /// The fields, named as in events.md.
+    /// The fields, named as in docs/events.md.
     public var fields: [String: String]
 
     /// Creates an event description.

@@ -8,7 +8,7 @@ extension AppLinkURL {
     /// AppLinkURL(parsing: url).event(sourceApplication: "com.example.news")?.name   // "al_nav_in"
     /// ```
     /// - Parameter sourceApplication: the bundle id of the app that opened this one, when known.
-    /// - Returns: the event name and its fields (events.md), not yet posted.
+    /// - Returns: the event name and its fields (docs/events.md), not yet posted.
     public func event(sourceApplication: String? = nil) -> AppLinkEvent? {
         if isAppLink {
             var fields: [String: String] = [

@@ -1,8 +1,8 @@
 import MeasurementEvents
 
 extension Report {
-    /// The funnel of one hosted link (links.md, "In the report"): page views, the people and crawlers
-    /// behind them, and the App Link arrivals that followed.
+    /// The funnel of one hosted link (docs/hosted-links.md, "The funnel in the report"): page views, the people and
+    /// crawlers behind them, and the App Link arrivals that followed.
     public struct Link: Sendable, Hashable {
         /// The requested slug.
         public var slug: String

@@ -1,6 +1,6 @@
 import MeasurementEvents
 
-/// The report of shared/spec/cli.md: how outbound App Link navigations fare, which referer apps send
+/// The report of docs/cli.md ("alstats report"): how outbound App Link navigations fare, which referer apps send
 /// people in and how many go back, how each `ref` category performs, day by day, and what is missing.
 ///
 /// A report is a value computed by ``ReportBuilder`` from grouped counts (``ReportRows``), which
@@ -28,7 +28,7 @@ public struct Report: Sendable, Hashable {
     public var daily: [Day]
     /// Events that never reached the database, and App Links the library rejected.
     public var completeness: Completeness
-    /// The hosted links funnel, one entry per slug with hits or arrivals (links.md), by hits descending.
+    /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending.
     public var links: [Link] = []
 
     /// The time window: `since` inclusive, `until` exclusive, in ms since the Unix epoch; `nil` is open.

@@ -1,6 +1,6 @@
 import MeasurementEvents
 
-/// Computes a ``Report`` from grouped counts, by the definitions of shared/spec/cli.md.
+/// Computes a ``Report`` from grouped counts, by the definitions of docs/cli.md.
 ///
 /// - Success is `success == "1"`; a rate is succeeded / attempts, `nil` without attempts.
 /// - Arrivals are `al_nav_in`, returns `al_ref_back_out`, grouped by `refererAppName` or `ref` (`nil`

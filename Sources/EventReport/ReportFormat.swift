@@ -4,7 +4,7 @@ import MeasurementEvents
 public enum ReportFormat: String, Sendable, CaseIterable {
     /// Aligned text tables, readable in 100 columns; colour only when asked (a terminal without NO_COLOR).
     case table
-    /// The stable JSON contract of shared/spec/cli.md.
+    /// The stable JSON contract of docs/cli.md.
     case json
     /// One CSV table, `section,name,metric,value`, one row per number (RFC 4180 quoting).
     case csv

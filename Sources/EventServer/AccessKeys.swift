@@ -1,7 +1,7 @@
 import Foundation
 import MeasurementEvents
 
-/// What a key may do (serve.md, "Keys and roles").
+/// What a key may do (docs/http-api.md, "Keys").
 public enum AccessRole: String, Sendable, CaseIterable {
     /// Send events (`/v1/*`).
     case write

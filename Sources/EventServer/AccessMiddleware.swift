@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Lets a request through only when its key's role may do what `role` allows (serve.md): 401 with
+/// Lets a request through only when its key's role may do what `role` allows (docs/http-api.md, "Keys"): 401 with
 /// `WWW-Authenticate: Basic realm="alstats"` without a known key, 403 for a known key of another role.
 ///
 /// The 401's message says which it was: no key sent (or none that can be read), or a key that is not one of this

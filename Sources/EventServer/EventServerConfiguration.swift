@@ -2,7 +2,7 @@ import EventStore
 import HostedLinks
 import MeasurementEvents
 
-/// Everything `alstats serve` is started with (serve.md).
+/// Everything `alstats serve` is started with (docs/collector.md).
 ///
 /// ```swift
 /// var configuration = EventServerConfiguration(databasePath: "alstats.sqlite", keys: AccessKeys(write: ["w1"]))
@@ -36,7 +36,7 @@ public struct EventServerConfiguration: Sendable {
     /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.
     public var clock: any EventClock = SystemEventClock()
 
-    /// A configuration with the defaults of serve.md.
+    /// A configuration with the defaults of docs/collector.md.
     public init(databasePath: String, keys: AccessKeys) {
         self.databasePath = databasePath
         self.keys = keys

@@ -2,8 +2,8 @@ import EventStore
 import MeasurementEvents
 import NIOCore
 
-/// Segment's HTTP Tracking API (serve.md, "Segment compatibility"): `track` is stored under its `event`
-/// name, `screen` and `page` under their type with the field `name`; `properties` are flattened (events.md),
+/// Segment's HTTP Tracking API (docs/http-api.md, "Segment and RudderStack"): `track` is stored under its `event`
+/// name, `screen` and `page` under their type with the field `name`; `properties` are flattened (docs/events.md),
 /// `context.app.name` becomes the field `app`; `userId`, `anonymousId`, `traits` and the rest of `context`
 /// are not stored. `identify`, `group` and `alias` are acknowledged, counted, and not stored.
 ///

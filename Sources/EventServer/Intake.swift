@@ -47,13 +47,13 @@ struct Intake: Sendable {
 }
 
 extension DropReason {
-    /// An event over 32 KiB of JSON (serve.md): refused, counted.
+    /// An event over 32 KiB of JSON (docs/http-api.md, "Bodies"): refused, counted.
     public static let tooLarge: DropReason = "too_large"
     /// A line or call that is not a valid event (bad JSON, a missing name or time): refused, counted.
     public static let invalidEvent: DropReason = "invalid_event"
 }
 
-/// The size limits of serve.md.
+/// The size limits of docs/http-api.md ("Bodies").
 enum IntakeLimits {
     /// A body as sent (compressed or not).
     static let maximumSentBytes = 512 * 1024
@@ -64,8 +64,8 @@ enum IntakeLimits {
 }
 
 extension Intake {
-    /// Reads an NDJSON body (events.md interchange): one event per line, blank lines skipped, `\r\n` allowed.
-    /// Every other line gives an event or a rejection naming its 1-based line; a line over 32 KiB is
+    /// Reads an NDJSON body (the NDJSON line of docs/events.md): one event per line, blank lines skipped, `\r\n`
+    /// allowed. Every other line gives an event or a rejection naming its 1-based line; a line over 32 KiB is
     /// `too_large`. Never throws: any bytes give an intake.
     static func ndjson(_ body: ByteBuffer, codec: NDJSONCodec) -> Intake {
         var intake = Intake()

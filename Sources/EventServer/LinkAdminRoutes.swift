@@ -3,9 +3,9 @@ import HostedLinks
 import Hummingbird
 import MeasurementEvents
 
-/// The links API (admin key, links.md): `GET /api/links` (every link, by slug), `GET /api/links/{slug}`,
-/// `PUT /api/links/{slug}` (the link's JSON; stored, replacing one with the slug; 422 naming the field
-/// when invalid), `DELETE /api/links/{slug}` (204, or 404). The same JSON as `alstats links`.
+/// The links API (admin key, docs/http-api.md, "The links API"): `GET /api/links` (every link, by slug),
+/// `GET /api/links/{slug}`, `PUT /api/links/{slug}` (the link's JSON; stored, replacing one with the slug; 422 naming
+/// the field when invalid), `DELETE /api/links/{slug}` (204, or 404). The same JSON as `alstats links`.
 struct LinkAdminRoutes {
     typealias Context = ServerRequestContext
 

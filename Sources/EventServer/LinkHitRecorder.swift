@@ -3,7 +3,7 @@ import Logging
 import MeasurementEvents
 import ServiceLifecycle
 
-/// Records the hits of hosted link pages off the response path (links.md, "Hits"): a page handler hands
+/// Records the hits of hosted link pages off the response path (docs/hosted-links.md, "Serve it"): a page handler hands
 /// its `alstats_link_hit` event over without waiting, and this service sends what has gathered to the
 /// group-commit writer every ``interval``. A hit that cannot be kept is counted, never a slower page:
 /// a full buffer counts `buffer_full`, a batch the writer refuses (queue full, closed, failed commit)

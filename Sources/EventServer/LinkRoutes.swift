@@ -4,7 +4,7 @@ import HostedLinks
 import Hummingbird
 import MeasurementEvents
 
-/// The hosted App Link pages (links.md), with no key: `GET`/`HEAD /l/{slug}` (the page for everyone, the
+/// The hosted App Link pages (docs/hosted-links.md), with no key: `GET`/`HEAD /l/{slug}` (the page for everyone, the
 /// dynamic endpoint's parameters, `Prefer-Html-Meta-Tags: al`, a 404 page for an unknown slug), every one
 /// recorded as an `alstats_link_hit` off the response path, and the verified-link files under
 /// `/.well-known/` (404 when not configured).

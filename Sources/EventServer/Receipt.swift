@@ -1,6 +1,6 @@
 import MeasurementEvents
 
-/// The answer to a batch of events (serve.md, "The receipt"):
+/// The answer to a batch of events (docs/http-api.md, "The receipt"):
 /// `{"accepted": 98, "duplicates": 1, "rejected": 1, "errors": [{"line": 7, "reason": "missing ts"}],
 /// "warnings": []}`.
 ///

@@ -2,7 +2,7 @@ import EventReport
 import EventStore
 import Hummingbird
 
-/// The report over HTTP (read role): `GET /api/report` (the JSON contract of cli.md) and `GET /report`
+/// The report over HTTP (read role): `GET /api/report` (the JSON contract of docs/cli.md) and `GET /report`
 /// (the HTML page), from the same ``ReportSource`` and renderers as `alstats report`, with its filters as
 /// query parameters: `since`, `until`, `ref`, `referer_app`, `tz`, `top`.
 ///

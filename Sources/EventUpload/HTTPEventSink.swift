@@ -3,7 +3,7 @@ import Foundation
 import MeasurementEvents
 
 /// A sink that sends the bus's events to a collector (`alstats serve`, or anything that speaks
-/// `POST /v1/events`), at least once, through a durable SQLite outbox (shared/spec/upload.md).
+/// `POST /v1/events`), at least once, through a durable SQLite outbox (docs/upload.md).
 ///
 /// The bus's delivery thread writes every event to the outbox and commits it: that is all that happens on its
 /// way. The host runs ``run()`` (for example in a task it owns, or a `ServiceGroup`), which uploads in the

@@ -1,4 +1,4 @@
-/// How events are batched and retried on their way to the collector (shared/spec/upload.md).
+/// How events are batched and retried on their way to the collector (docs/upload.md).
 ///
 /// ```swift
 /// var policy = UploadPolicy()
@@ -25,7 +25,7 @@ public struct UploadPolicy: Sendable, Hashable {
     /// about 32 kbit/s; a collector that commits in milliseconds answers long before.
     public var requestTimeout: Duration
 
-    /// Creates a policy; the defaults are those of upload.md.
+    /// Creates a policy; the defaults are those of docs/upload.md.
     public init(
         maximumBatchEvents: Int = 500, maximumBatchBytes: Int = 512 * 1024, initialBackoff: Duration = .seconds(1),
         maximumBackoff: Duration = .seconds(300), maximumRetryAfter: Duration = .seconds(3600),

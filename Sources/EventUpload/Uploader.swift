@@ -3,7 +3,7 @@ import MeasurementEvents
 import Synchronization
 
 /// The upload loop shared by ``HTTPEventSink`` and ``EventPusher``: takes the oldest batch of a source,
-/// sends it, and handles the answer as shared/spec/upload.md says, one batch at a time.
+/// sends it, and handles the answer as docs/upload.md says, one batch at a time.
 ///
 /// - 2xx with a receipt: the batch is done; lines the receipt rejects are counted as `upload_rejected:REASON`.
 /// - A network error, 408, 429, 5xx, or a 2xx without a readable receipt: retried after ``RetrySchedule``'s

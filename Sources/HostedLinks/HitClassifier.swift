@@ -12,7 +12,8 @@ public enum HitPlatform: String, Sendable, Hashable, CaseIterable {
     case web
 }
 
-/// Reads a hit's platform, crawler flag and referrer host from its request headers (links.md, Hits).
+/// Reads a hit's platform, crawler flag and referrer host from its request headers (docs/events.md,
+/// `alstats_link_hit`).
 ///
 /// ```swift
 /// HitClassifier.platform(userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)")   // .ios

@@ -1,7 +1,7 @@
 import MeasurementEvents
 
 extension HostedLink {
-    /// Reads and validates a link from its JSON form (links.md).
+    /// Reads and validates a link from its JSON form (docs/hosted-links.md, "A link").
     /// - Throws: ``LinkValidationError`` naming the first offending field.
     public init(json: JSONValue) throws(LinkValidationError) {
         guard let object = json.objectValue else { throw LinkValidationError(field: "", reason: "must be an object") }
@@ -41,7 +41,7 @@ extension HostedLink {
         return links
     }
 
-    /// The canonical JSON form: keys in the order of links.md, absent fields left out.
+    /// The canonical JSON form: keys in the order of docs/hosted-links.md, absent fields left out.
     public var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [("slug", .string(slug))]
         for (key, value) in [("title", title), ("description", description), ("image", image)] {

@@ -2,7 +2,7 @@ extension HostedLink {
     /// URL schemes never accepted for a link's URLs, nor followed on its page.
     static let refusedSchemes: Set<String> = ["javascript", "data", "vbscript", "file"]
 
-    /// Checks the rules of links.md: the slug's form, each group's required key, absolute target URLs
+    /// Checks the rules of docs/hosted-links.md: the slug's form, each group's required key, absolute target URLs
     /// without a refused scheme, an http(s) web URL, and at least one target or a web URL.
     /// - Throws: ``LinkValidationError`` naming the first offending field.
     public func validate() throws(LinkValidationError) {

@@ -1,7 +1,7 @@
 import MeasurementEvents
 
 /// A link hosted at `/l/{slug}`: the page's title and image, the app targets by platform group, the web
-/// fallback and the query parameters the dynamic endpoint passes on (links.md).
+/// fallback and the query parameters the dynamic endpoint passes on (docs/hosted-links.md).
 ///
 /// ```swift
 /// let link = try HostedLink(json: JSONValue.parse(#"{"slug":"invite","web":{"url":"https://a.example/"}}"#))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the server knows of one `GET` or `HEAD` of `/l/{slug}`, from which ``fields(link:hasher:)``
-/// builds the `alstats_link_hit` event's fields (links.md, Hits).
+/// builds the `alstats_link_hit` event's fields (docs/events.md, `alstats_link_hit`).
 ///
 /// ```swift
 /// let request = LinkHitRequest(method: "GET", slug: "invite", status: 200, query: [("ref", "mail")],

@@ -1,7 +1,7 @@
 import MeasurementEvents
 
-/// The verified-link part of the serve config: `"ios_app_ids"` and `"android_apps"` (links.md), read from
-/// the config file's JSON; other keys of the file are left to their owners.
+/// The verified-link part of the serve config: `"ios_app_ids"` and `"android_apps"` (docs/hosted-links.md, "On your own
+/// domain"), read from the config file's JSON; other keys of the file are left to their owners.
 ///
 /// ```swift
 /// let config = try VerifiedLinkConfig(json: JSONValue.parse(#"{"ios_app_ids": ["TEAM.com.example"]}"#))

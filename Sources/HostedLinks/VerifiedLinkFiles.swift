@@ -1,8 +1,8 @@
 import MeasurementEvents
 
-/// The bodies of the verified-link files (links.md): `/.well-known/apple-app-site-association` for the
-/// configured `ios_app_ids` and `/.well-known/assetlinks.json` for the `android_apps`; `nil` when not
-/// configured (the server answers 404).
+/// The bodies of the verified-link files (docs/hosted-links.md, "On your own domain"):
+/// `/.well-known/apple-app-site-association` for the configured `ios_app_ids` and `/.well-known/assetlinks.json` for
+/// the `android_apps`; `nil` when not configured (the server answers 404).
 ///
 /// ```swift
 /// VerifiedLinkFiles.appleAppSiteAssociation(appIDs: ["TEAM.com.example.app"])

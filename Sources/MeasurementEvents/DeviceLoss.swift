@@ -1,5 +1,5 @@
 /// Events a device lost (its bus's drops, a full upload outbox), carried to the collector as an event of its
-/// own so that the collector's report counts them (shared/spec/upload.md, "Device losses").
+/// own so that the collector's report counts them (docs/events.md, `alstats_loss`).
 ///
 /// The event is named `alstats_loss`, has a random id of its own and two fields: `reason` (the device's
 /// ``DropReason``) and `count` (a decimal number). A store that writes it as a new event adds `count` to its

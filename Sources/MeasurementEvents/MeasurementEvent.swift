@@ -30,7 +30,7 @@ public struct MeasurementEvent: Sendable, Hashable {
     }
 }
 
-/// The event names of the App Links measurement-event catalogue (shared/spec/events.md).
+/// The event names of the App Links measurement-event catalogue (docs/events.md).
 public enum EventName {
     /// An inbound URL was recognised as an App Link (or a legacy `fb<APPID>://authorize` link) and opened.
     public static let navIn = "al_nav_in"

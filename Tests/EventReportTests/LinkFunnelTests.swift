@@ -6,8 +6,8 @@ import Testing
 
 @testable import EventReport
 
-/// The report's links section (links.md, "In the report"), beyond its agreement with ``LinkOracle`` that
-/// ``ReportTests`` checks for every window and filter.
+/// The report's links section (docs/hosted-links.md, "The funnel in the report"), beyond its agreement with
+/// ``LinkOracle`` that ``ReportTests`` checks for every window and filter.
 struct LinkFunnelTests {
     static let events = generatedLinkEvents(count: 4_000, seed: 21)
     static let start: Int64 = 1_774_137_600_000

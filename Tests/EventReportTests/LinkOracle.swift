@@ -4,7 +4,7 @@ import MeasurementEvents
 @testable import EventReport
 
 /// An independent computation of the report's links section straight from the events (no rollups, no
-/// SQL), by the definitions of shared/spec/links.md: the reference the store-backed section is checked
+/// SQL), by the definitions of docs/hosted-links.md: the reference the store-backed section is checked
 /// against.
 enum LinkOracle {
     /// The public URL the generated arrivals are recorded under (the workload also writes it in capitals).

@@ -4,7 +4,7 @@ import MeasurementEvents
 @testable import EventReport
 
 /// An independent computation of the report, straight from the events (no rollups, no SQL), by the
-/// definitions of shared/spec/cli.md: the reference the store-backed report is checked against.
+/// definitions of docs/cli.md: the reference the store-backed report is checked against.
 enum ReportOracle {
     /// The events `query` keeps: the first of each id, in the window, with the filters' values.
     static func kept(_ events: [MeasurementEvent], query: ReportQuery) -> [MeasurementEvent] {

@@ -68,7 +68,7 @@ import Testing
     }
 
     /// Over a real socket: the 401 says whether no key was sent or the key sent is not one of this server's, and
-    /// which role's key is needed, without the key sent in it; the status and challenge stay those of serve.md.
+    /// which role's key is needed, without the key sent in it; the status and challenge stay those of docs/http-api.md.
     @Test func a401SaysWhetherAKeyWasSentAndWhichKeyIsNeeded() async throws {
         let fixture = ServerFixture()
         let unknown = "unknown-key-0123456789abcdef"

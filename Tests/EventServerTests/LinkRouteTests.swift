@@ -9,7 +9,7 @@ import MeasurementEvents
 import NIOCore
 import Testing
 
-/// The hosted App Link routes (links.md): the page and its hits, the admin API, the verified-link files.
+/// The hosted App Link routes (docs/hosted-links.md): the page and its hits, the admin API, the verified-link files.
 @Suite struct LinkRouteTests {
     static let invite = #"""
         {"slug": "invite", "title": "Couchin'", "pass_query": ["referral"],

@@ -10,8 +10,8 @@ import Testing
     import Glibc
 #endif
 
-/// The request log (serve.md): one line per request, written off the request path through a
-/// ``BufferedLogOutput``, and never a key.
+/// The request log (docs/collector.md, "Health, metrics and logs"): one line per request, written off the request path
+/// through a ``BufferedLogOutput``, and never a key.
 @Suite struct RequestLogTests {
     /// A log file in the fixture's folder, and a logger writing text lines to it through a buffered output.
     static func logger(_ fixture: ServerFixture) -> (Logger, BufferedLogOutput, path: String, descriptor: Int32) {

@@ -4,7 +4,7 @@ import Testing
 
 /// `alstats ingest`, `report` and `migrate` on files they must not use: each is refused with one clear line
 /// on stderr and exit status 74 (the file exists, so it is not 66's "missing input"; it cannot be used as a
-/// database, which cli.md calls an I/O or database error), and the file keeps every byte.
+/// database, which docs/cli.md calls an I/O or database error), and the file keeps every byte.
 struct HostileFileCLITests {
     static let commands = ["ingest", "report", "migrate"]
 

@@ -1,6 +1,6 @@
 import MeasurementEvents
 
-/// Reads and writes the NDJSON interchange of shared/spec/events.md, one event per line:
+/// Reads and writes the NDJSON interchange of docs/events.md ("The NDJSON line"), one event per line:
 ///
 ///     {"id":"0192f5c3-...","name":"al_nav_out","ts":1763683200000,"fields":{"success":"1","type":"app"}}
 ///

@@ -1,6 +1,6 @@
 /// Turns JSON-like values into the flat `[String: String]` fields every event carries.
 ///
-/// The rule (shared/spec/events.md), deterministic for any input:
+/// The rule (docs/events.md, "Flattening"), deterministic for any input:
 /// - a string stays as it is; an integer is written in decimal; a double in its shortest round-trip form
 ///   (`0.1`, `3.0`, `1e-05`; a non-finite double as `nan`, `inf` or `-inf`); a boolean is `"1"` or `"0"`;
 ///   `null` drops the key;

@@ -1,5 +1,5 @@
 /// Replaces every value of a secret key with `REDACTED` before an event reaches storage or a terminal
-/// (shared/spec/events.md, "Secrets never reach storage").
+/// (docs/events.md, "Secrets never reach storage").
 ///
 /// A value is secret when its key, compared case-insensitively, is one of ``secretKeys``:
 /// - in flat fields, also as the last part of a flattened key (`extras/fb_access_token`);

@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import MeasurementEvents
 
-/// The output of `inspect`, `resolve` and `navigate`: readable text or JSON with the spec's key names.
+/// The output of `inspect`, `resolve` and `navigate`: readable text or JSON with the key names of docs/cli.md.
 enum DebuggerFormat: String, ExpressibleByArgument, CaseIterable {
     case text
     case json
@@ -11,7 +11,7 @@ enum DebuggerFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// `--format` and `--show-secrets`, shared by the link debugger commands.
 struct DebuggerOutputOptions: ParsableArguments {
-    @Option(help: "Output format: text (aligned, for people) or json (the key names of cli.md).")
+    @Option(help: "Output format: text (aligned, for people) or json (the key names of docs/cli.md).")
     var format: DebuggerFormat = .text
 
     @Flag(help: "Print secret values (access tokens, ...) instead of REDACTED. Keep them out of logs.")

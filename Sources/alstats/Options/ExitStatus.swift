@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// The exit statuses of shared/spec/cli.md (the BSD sysexits values).
+/// The exit statuses of docs/cli.md ("Exit status") (the BSD sysexits values).
 enum ExitStatus {
     /// Success.
     static let ok: Int32 = 0

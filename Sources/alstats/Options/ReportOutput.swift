@@ -20,7 +20,7 @@ func printReport(of database: DatabaseOptions, query: ReportQuery, format: Repor
 
 /// `--format` of `alstats report`, `query` and `demo`: the report's own formats, parsed by their names.
 extension ReportFormat: ExpressibleByArgument {
-    /// How many rows each list keeps without `--top` (cli.md): 10 in tables, all in the other formats.
+    /// How many rows each list keeps without `--top` (docs/cli.md): 10 in tables, all in the other formats.
     var defaultTop: Int? { self == .table ? 10 : nil }
 }
 

@@ -5,7 +5,7 @@ import HostedLinks
 import MeasurementEvents
 
 extension ALStatsCommand {
-    /// `alstats links put|list|show|delete`: the hosted App Links kept in the database (shared/spec/links.md).
+    /// `alstats links put|list|show|delete`: the hosted App Links kept in the database (docs/hosted-links.md).
     struct LinksCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "links",

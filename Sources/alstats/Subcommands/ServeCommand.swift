@@ -8,7 +8,7 @@
     import Logging
 
     extension ALStatsCommand {
-        /// `alstats serve`: the collector and the report over HTTP (shared/spec/serve.md).
+        /// `alstats serve`: the collector and the report over HTTP (docs/collector.md).
         struct ServeCommand: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "serve",
