@@ -15,14 +15,21 @@ import MeasurementEvents
 public final class EventPusher: Sendable {
     private let source: PushSource
     private let uploader: Uploader
+    private let batchesInFlight: Int
 
     /// Opens the database (it must exist) for a push to `collector`.
+    /// - Parameters:
+    ///   - batchesInFlight: how many requests may wait for their receipts at once (4 by default; at least 1).
+    ///     The cursor moves only past a contiguous run of acknowledged batches, so a push stopped at any point
+    ///     and run again sends again at most `batchesInFlight + 1` batches; the collector's id dedup makes those
+    ///     events duplicates, never copies.
     /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
     public init(
         databasePath: String, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
-        transport: any UploadTransport = URLSessionUploadTransport(), clock: any UploadClock = SystemUploadClock(),
-        random: any UploadRandomSource = SystemUploadRandom()
+        batchesInFlight: Int = 4, transport: any UploadTransport = URLSessionUploadTransport(),
+        clock: any UploadClock = SystemUploadClock(), random: any UploadRandomSource = SystemUploadRandom()
     ) throws(UploadError) {
+        self.batchesInFlight = max(1, batchesInFlight)
         uploader = Uploader(
             endpoint: collector, writeKey: writeKey, policy: policy, transport: transport, clock: clock,
             random: random)
@@ -38,7 +45,7 @@ public final class EventPusher: Sendable {
     /// - Throws: ``UploadError``: ``UploadError/Kind/refused(status:)`` for a refused key,
     ///   ``UploadError/Kind/unreachable`` after ``UploadPolicy/giveUpAfter`` of failures, and the others.
     public func push(progress: (@Sendable (UploadStatus) -> Void)? = nil) async throws(UploadError) {
-        try await uploader.drain(source, progress: progress)
+        try await uploader.drain(source, batchesInFlight: batchesInFlight, progress: progress)
     }
 
     /// The status: pending events, receipts' counts, drops, the last error.

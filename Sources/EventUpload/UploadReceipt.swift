@@ -1,9 +1,12 @@
 import Foundation
 import MeasurementEvents
 
-/// The collector's answer to `POST /v1/events` (shared/spec/serve.md, "The receipt"):
+/// The collector's answer to `POST /v1/events` (docs/http-api.md, "The receipt"):
 ///
-///     {"accepted": 98, "duplicates": 1, "rejected": 1, "errors": [{"line": 7, "reason": "missing ts"}]}
+///     {"accepted": 98, "duplicates": 1, "rejected": 1, "lines": 100,
+///      "errors": [{"line": 7, "code": "missing_ts", "reason": "the line has no ts"}]}
+///
+/// A receipt of an older collector, without `lines` or `code`, still reads.
 public struct UploadReceipt: Sendable, Hashable {
     /// One rejected line.
     public struct LineError: Sendable, Hashable {
@@ -21,6 +24,9 @@ public struct UploadReceipt: Sendable, Hashable {
     public var rejected: Int
     /// The rejected lines.
     public var errors: [LineError]
+    /// How many lines of the body the collector read, when it says (`lines`); the uploader takes a receipt for
+    /// another number of lines than it sent as no answer, and sends the batch again.
+    public var lines: Int?
 
     /// Reads a receipt; `nil` when `body` is not one (the counts are required, `errors` may be absent).
     public init?(body: Data) {
@@ -44,6 +50,7 @@ public struct UploadReceipt: Sendable, Hashable {
         }
         self.errors = errors
         rejected = count("rejected") ?? errors.count
+        lines = count("lines")
     }
 
     /// The drop reason of a rejected line: `upload_rejected:` and the collector's reason in snake_case, at most

@@ -2,10 +2,12 @@ import Foundation
 import MeasurementEvents
 import Synchronization
 
-/// The upload loop shared by ``HTTPEventSink`` and ``EventPusher``: takes the oldest batch of a source,
-/// sends it, and handles the answer as docs/upload.md says, one batch at a time.
+/// The upload loop shared by ``HTTPEventSink`` and ``EventPusher``: reads the oldest batches of a source, sends
+/// them (one at a time for the sink, a window of several for a push), and handles each answer as docs/upload.md
+/// says, writing the answers to the source in the order the batches were read.
 ///
-/// - 2xx with a receipt: the batch is done; lines the receipt rejects are counted as `upload_rejected:REASON`.
+/// - 2xx with a receipt that accounts for every line sent: the batch is done; lines the receipt rejects are
+///   counted as `upload_rejected:CODE`. A receipt for another number of lines (`lines`) is no answer: retried.
 /// - A network error, 408, 429, 5xx, or a 2xx without a readable receipt: retried after ``RetrySchedule``'s
 ///   delay, the same batch again (the collector's id dedup makes a resent event a duplicate, not a copy).
 /// - 413: the batch is split in two halves, each sent on its own; a lone event is dropped as
@@ -66,16 +68,21 @@ package final class Uploader: Sendable {
     }
 
     /// Sends batches from `source` until it is empty.
-    /// - Parameter progress: called after every receipt, with the status.
+    /// - Parameters:
+    ///   - batchesInFlight: how many requests may be in flight at once (at least 1). Receipts are applied to the
+    ///     source in the order the batches were read, so a push's cursor only moves past a contiguous run of
+    ///     acknowledged batches: a push stopped at any point sends again only what was not acknowledged in order,
+    ///     and the collector's id dedup absorbs what it had already stored.
+    ///   - progress: called after every receipt, with the status.
     /// - Throws: ``UploadError`` when paused (``UploadError/Kind/refused(status:)``,
     ///   ``UploadError/Kind/misdirected(status:)``), after ``UploadPolicy/giveUpAfter`` of failures
     ///   (``UploadError/Kind/unreachable``), for a failing source, and when cancelled.
-    package func drain(_ source: any UploadSource, progress: (@Sendable (UploadStatus) -> Void)? = nil)
-        async throws(UploadError)
-    {
+    package func drain(
+        _ source: any UploadSource, batchesInFlight: Int = 1, progress: (@Sendable (UploadStatus) -> Void)? = nil
+    ) async throws(UploadError) {
         await gate.acquire()
         do {
-            try await drainHoldingGate(source, progress: progress)
+            try await drainHoldingGate(source, window: max(1, batchesInFlight), progress: progress)
         } catch {
             await gate.release()
             throw error
@@ -83,46 +90,132 @@ package final class Uploader: Sendable {
         await gate.release()
     }
 
-    private func drainHoldingGate(_ source: any UploadSource, progress: (@Sendable (UploadStatus) -> Void)?)
-        async throws(UploadError)
-    {
+    private func drainHoldingGate(
+        _ source: any UploadSource, window: Int, progress: (@Sendable (UploadStatus) -> Void)?
+    ) async throws(UploadError) {
         if let pause = status.pause { throw pause }
         defer { source.endUploading() }
         let pending = try source.pendingCount()
         updateStatus { $0.pending = pending }
-        var next = try prepare(from: source, after: nil)
-        // The batch before `next` and its receipt: removed from the source while `next` is in flight.
-        var answered: (batch: UploadBatch, receipt: UploadReceipt)?
-        while let current = next {
-            // One request at a time. While it is in flight, the batch before it is acknowledged in the source (a
-            // DELETE and a commit for the outbox) and the batch after it is read, encoded and compressed, so that
-            // the collector's round trip is the only wait between requests. A crash before the acknowledgement
-            // sends that batch again, and the collector answers it with duplicates.
-            let previous = answered
-            async let acknowledged = Uploader.attempt { () throws(UploadError) in
-                if let previous { try acknowledge(previous.batch, receipt: previous.receipt, in: source) }
+        let first = try prepare(from: source, after: nil)
+        let failure = await withTaskGroup(of: (Int, Result<Delivery, UploadError>).self) { group -> UploadError? in
+            var next = first
+            // The batches read and not yet settled in the source, oldest first (a split batch's halves take its
+            // place), and the answers of those among them that were answered.
+            var order: [Int] = []
+            var answers: [Int: Settlement] = [:]
+            // The second half of a split batch goes once its first half is answered: by the number of that first
+            // half, the number and the half to send then.
+            var after: [Int: (number: Int, batch: UploadBatch)] = [:]
+            var (numbered, inFlight) = (0, 0)
+            func nextNumber() -> Int {
+                numbered += 1
+                return numbered
             }
-            async let following = Uploader.attempt { () throws(UploadError) in
-                try prepare(from: source, after: current)
-            }
-            let delivered = await Uploader.attempt { () async throws(UploadError) in
-                try await deliver(current, to: source)
-            }
-            let (acknowledgement, read) = (await acknowledged, await following)
-            try acknowledgement.get()
-            if previous != nil { report(source, progress: progress) }
-            answered = try delivered.get().map { (current.batch, $0) }
-            next = try read.get()
-            if next == nil {
-                // Nothing came after it when it was read. Once it is acknowledged, the events committed since are
-                // read from the oldest.
-                if let last = answered {
-                    try acknowledge(last.batch, receipt: last.receipt, in: source)
-                    answered = nil
+            func send(_ prepared: PreparedBatch, as number: Int) {
+                inFlight += 1
+                group.addTask {
+                    let delivery = await Uploader.attempt { () async throws(UploadError) in
+                        try await self.deliver(prepared)
+                    }
+                    return (number, delivery)
                 }
-                report(source, progress: progress)
-                next = try prepare(from: source, after: nil)
             }
+            func answered(_ number: Int) {
+                if let (second, half) = after.removeValue(forKey: number) { send(PreparedBatch(half), as: second) }
+            }
+            // Up to `window` requests in flight, and one batch more read and not yet settled (the one whose answer is
+            // being written while the next is sent): a push stopped at any point sends again at most `window + 1`
+            // batches. The next batch is read and compressed while they are in flight.
+            func fill() -> UploadError? {
+                while inFlight < window, order.count <= window, let current = next {
+                    let sent = nextNumber()
+                    order.append(sent)
+                    send(current, as: sent)
+                    let following = Uploader.attemptNow { () throws(UploadError) in
+                        try prepare(from: source, after: current)
+                    }
+                    switch following {
+                    case .success(let batch): next = batch
+                    case .failure(let error): return error
+                    }
+                }
+                return nil
+            }
+            while true {
+                if let error = fill() {
+                    group.cancelAll()
+                    return error
+                }
+                guard let (number, result) = await group.next() else { return nil }
+                inFlight -= 1
+                switch result {
+                case .success(.settled(let settlement)):
+                    answers[number] = settlement
+                    answered(number)
+                case .success(.split(let firstHalf, let secondHalf)):
+                    // The halves take the batch's place; the second goes once the first is answered, and what was
+                    // to follow the batch follows the second half.
+                    let halves = (first: nextNumber(), second: nextNumber())
+                    let place = order.firstIndex(of: number)!
+                    order.replaceSubrange(place...place, with: [halves.first, halves.second])
+                    after[halves.second] = after.removeValue(forKey: number)
+                    after[halves.first] = (halves.second, secondHalf)
+                    send(PreparedBatch(firstHalf), as: halves.first)
+                case .failure(let error):
+                    group.cancelAll()
+                    return error
+                }
+                // The next request goes out before the answers are written, so that it is in flight meanwhile.
+                if let error = fill() {
+                    group.cancelAll()
+                    return error
+                }
+                // The answers of a contiguous run from the oldest batch, in order.
+                while let oldest = order.first, let settlement = answers.removeValue(forKey: oldest) {
+                    do throws(UploadError) {
+                        try apply(settlement, to: source)
+                    } catch {
+                        group.cancelAll()
+                        return error
+                    }
+                    order.removeFirst()
+                    report(source, progress: progress)
+                }
+                if next == nil, order.isEmpty {
+                    // Nothing came after the last batch when it was read: the events committed since are read
+                    // from the oldest, now that every batch is settled.
+                    switch Uploader.attemptNow({ () throws(UploadError) in try prepare(from: source, after: nil) }) {
+                    case .success(let following): next = following
+                    case .failure(let error): return error
+                    }
+                    if next == nil { return nil }
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// What one request of a batch came to.
+    private enum Delivery: Sendable {
+        /// The batch is answered: how it ends in the source.
+        case settled(Settlement)
+        /// The collector asked for smaller requests: these two halves go instead.
+        case split(UploadBatch, UploadBatch)
+    }
+
+    /// How a batch, or a part of it, ends in the source once the batches before it have ended.
+    private enum Settlement: Sendable {
+        /// Answered by a receipt.
+        case receipt(UploadBatch, UploadReceipt)
+        /// Dropped without one (a lone event the collector will not take), counted under the reasons.
+        case dropped(UploadBatch, [DropReason: Int])
+    }
+
+    private func apply(_ settlement: Settlement, to source: any UploadSource) throws(UploadError) {
+        switch settlement {
+        case .receipt(let batch, let receipt): try acknowledge(batch, receipt: receipt, in: source)
+        case .dropped(let batch, let rejected): try finish(batch, rejected: rejected, in: source)
         }
     }
 
@@ -141,6 +234,15 @@ package final class Uploader: Sendable {
         }
     }
 
+    /// The result of `body`, its error included.
+    private static func attemptNow<T>(_ body: () throws(UploadError) -> T) -> Result<T, UploadError> {
+        do {
+            return .success(try body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// The oldest batch of `source` after `previous` (from the start when `nil`), with its compressed body.
     private func prepare(from source: any UploadSource, after previous: PreparedBatch?) throws(UploadError)
         -> PreparedBatch?
@@ -153,16 +255,11 @@ package final class Uploader: Sendable {
         return PreparedBatch(batch)
     }
 
-    /// Sends one batch until it is answered, splitting it when the collector asks.
-    /// - Returns: the receipt, for the caller to acknowledge the batch with; `nil` when the batch is already done
-    ///   in the source (split, each part acknowledged on its own; or dropped).
-    private func deliver(_ prepared: PreparedBatch, to source: any UploadSource) async throws(UploadError)
-        -> UploadReceipt?
-    {
+    /// Sends one batch until it is answered, or until the collector asks for it in halves.
+    private func deliver(_ prepared: PreparedBatch) async throws(UploadError) -> Delivery {
         let batch = prepared.batch
         if batch.count == 1, batch.lines[0].utf8.count + 1 > policy.maximumBatchBytes {
-            try finish(batch, rejected: ["upload_rejected:too_large": 1], in: source)
-            return nil
+            return .settled(.dropped(batch, ["upload_rejected:too_large": 1]))
         }
         var attempt = 0
         while true {
@@ -171,20 +268,12 @@ package final class Uploader: Sendable {
             switch outcome {
             case .receipt(let receipt):
                 state.withLock { $0.failingSince = nil }
-                return receipt
+                return .settled(.receipt(batch, receipt))
             case .split(let reason):
                 state.withLock { $0.failingSince = nil }
-                guard batch.count > 1 else {
-                    try finish(batch, rejected: [reason: 1], in: source)
-                    return nil
-                }
+                guard batch.count > 1 else { return .settled(.dropped(batch, [reason: 1])) }
                 let (first, second) = batch.halves
-                for half in [first, second] {
-                    if let receipt = try await deliver(PreparedBatch(half), to: source) {
-                        try acknowledge(half, receipt: receipt, in: source)
-                    }
-                }
-                return nil
+                return .split(first, second)
             case .pause(let error):
                 updateStatus {
                     $0.pause = error
@@ -214,7 +303,14 @@ package final class Uploader: Sendable {
         } catch {
             return .retry("no answer from \(endpoint.absoluteString): \(error.localizedDescription)", retryAfter: nil)
         }
-        return classify(response)
+        let outcome = classify(response)
+        if case .receipt(let receipt) = outcome, let read = receipt.lines, read != lines {
+            // The collector read another body than the one sent (cut, or another request's): no answer. Sent
+            // again, its events already stored come back as duplicates.
+            return .retry(
+                "\(endpoint.absoluteString) answered for \(read) lines of the \(lines) sent", retryAfter: nil)
+        }
+        return outcome
     }
 
     /// The meaning of the collector's answer.

@@ -23,10 +23,22 @@ public struct AsyncHTTPClientUploadTransport: UploadTransport {
     /// The most bytes of an answer read: a receipt names at most 100 errors, far below this.
     public static let maximumAnswerBytes = 1 << 20
 
+    /// The client of every transport made without one, for the life of the process (never shut down). Unlike
+    /// AsyncHTTPClient's `.shared`, it does not retry a refused connection until the request's deadline: the
+    /// uploader has its own backoff and give-up time, so a collector that is down is seen as down at once. It
+    /// waits at most 5 s for a connection and follows no redirect (a `POST` body is not sent again elsewhere).
+    public static let uploadClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5))
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     private let client: HTTPClient
 
-    /// Creates a transport on `client`: by default AsyncHTTPClient's shared client, which needs no shutdown.
-    public init(client: HTTPClient = .shared) {
+    /// Creates a transport on `client` (``uploadClient`` by default). A client of your own stays yours to shut down.
+    public init(client: HTTPClient = AsyncHTTPClientUploadTransport.uploadClient) {
         self.client = client
     }
 
@@ -58,7 +70,13 @@ public struct AsyncHTTPClientUploadTransport: UploadTransport {
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
+            let first: UploadResponse??
+            do {
+                first = try await group.next()
+            } catch {
+                throw AsyncHTTPClientUploadTransportError.noAnswer(String(describing: error))
+            }
+            guard let first, let response = first else {
                 throw AsyncHTTPClientUploadTransportError.timedOut(timeout)
             }
             return response
@@ -67,15 +85,20 @@ public struct AsyncHTTPClientUploadTransport: UploadTransport {
 }
 
 /// Why ``AsyncHTTPClientUploadTransport`` had no answer, beside AsyncHTTPClient's own errors.
-public enum AsyncHTTPClientUploadTransportError: Error, CustomStringConvertible {
+public enum AsyncHTTPClientUploadTransportError: Error, CustomStringConvertible, LocalizedError {
     /// No whole answer within the request timeout.
     case timedOut(Duration)
+    /// The connection failed, dropped or was reset before a whole answer: AsyncHTTPClient's or SwiftNIO's words.
+    case noAnswer(String)
 
     public var description: String {
         switch self {
         case .timedOut(let timeout): "no whole answer within \(timeout)"
+        case .noAnswer(let why): why
         }
     }
+
+    public var errorDescription: String? { description }
 }
 
 extension TimeAmount {

@@ -67,10 +67,13 @@ struct PushCLITests {
         let (status, output, errors) = try PushCLITests.run(arguments, in: folder)
         #expect(status == 0, "\(errors)")
         #expect(try collector.count() == 3_000)
-        // Resumed from the cursor: at most the batch in flight at the kill was sent again.
-        #expect(collector.duplicates <= 500)
-        // Every duplicate the collector saw came from the second run, which says so.
-        #expect(output.contains("new, \(collector.duplicates) already stored)"), "\(output)")
+        // Resumed from the cursor: at most the batches unsettled at the kill (--in-flight, 4 by default, and one
+        // more) were sent again.
+        #expect(collector.duplicates <= 5 * 500)
+        // The second run says how many of its events the collector already had; the collector saw at least those
+        // as duplicates (a request of the killed run still in the proxy may land after the second run's own).
+        let repeated = try #require(output.firstMatch(of: /new, (\d+) already stored\)/).map { Int($0.1)! })
+        #expect(repeated <= collector.duplicates, "\(output)")
     }
 
     @Test(.enabled(if: built, "build alstats first with swift build"))

@@ -11,9 +11,11 @@ extension ALStatsCommand {
             commandName: "push",
             abstract: "Send the stored events a collector has not acknowledged yet (POST /v1/events).",
             discussion: """
-                Events go oldest first, in gzip batches of at most 500 events and 512 KiB, each only after the \
-                receipt of the one before. The database keeps, per collector URL, a cursor of what receipts answered, \
-                so a push that is killed or fails resumes where it stopped and never sends an answered event again. \
+                Events go oldest first, in gzip batches of at most 500 events and 512 KiB, with up to --in-flight \
+                requests waiting for their receipts at once. The database keeps, per collector URL, a cursor of what \
+                receipts answered, moved only past a contiguous run of answered batches, so a push that is killed or \
+                fails resumes where it stopped; what was in flight is sent again and the collector counts it as \
+                duplicates, never storing an event twice. A request without an answer within 15 s is retried. \
                 Network errors, 408, 429 and 5xx are retried with exponential backoff (1 s doubling to 5 min, full \
                 jitter, honouring Retry-After); 413 splits a batch; lines a receipt rejects are counted by reason \
                 (upload_rejected:REASON) and not sent again.
@@ -40,6 +42,9 @@ extension ALStatsCommand {
         )
         var giveUpAfter = "5m"
 
+        @Option(help: ArgumentHelp("How many requests may wait for their receipts at once (1 to 16).", valueName: "n"))
+        var inFlight = 4
+
         func validate() throws {
             guard let url = URL(string: to), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil
             else {
@@ -47,6 +52,9 @@ extension ALStatsCommand {
             }
             guard PushCommand.duration(giveUpAfter) != nil else {
                 throw ValidationError("--give-up-after '\(giveUpAfter)' is not a duration such as 30s, 5m or 1h")
+            }
+            guard (1...16).contains(inFlight) else {
+                throw ValidationError("--in-flight \(inFlight) is not between 1 and 16")
             }
             guard key != nil else {
                 throw ValidationError("give the collector's write key with --write-key or $ALSTATS_WRITE_KEY")
@@ -84,7 +92,7 @@ extension ALStatsCommand {
             do {
                 pusher = try EventPusher(
                     databasePath: databasePath, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
-                    transport: UploadTransports.platformDefault())
+                    batchesInFlight: inFlight, transport: UploadTransports.platformDefault())
             } catch {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }
