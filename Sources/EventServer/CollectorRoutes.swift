@@ -55,6 +55,7 @@ struct CollectorRoutes {
     ///   stopping, 500 when the commit failed (nothing of the request is acknowledged).
     private func store(_ intake: consuming Intake, context: Context) async throws(EventServerError) -> Receipt {
         let count = intake.events.count
+        let lines = intake.lines
         let rejections = intake.rejections
         let warnings = intake.warnings
         let losses = intake.losses
@@ -70,10 +71,10 @@ struct CollectorRoutes {
             }
         }
         let receipt = Receipt(
-            accepted: stored, duplicates: count - stored, rejections: rejections, warnings: warnings)
+            lines: lines, accepted: stored, duplicates: count - stored, rejections: rejections, warnings: warnings)
         metrics.events(
             accepted: receipt.accepted, duplicates: receipt.duplicates,
-            rejected: Dictionary(rejections.map { ($0.dropReason.rawValue, 1) }, uniquingKeysWith: +))
+            rejected: Dictionary(rejections.map { ($0.code, 1) }, uniquingKeysWith: +))
         return receipt
     }
 }

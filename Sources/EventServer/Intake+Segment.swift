@@ -25,12 +25,13 @@ extension Intake {
         let sentAt = object["sentAt"]
         var intake = Intake()
         for (index, call) in calls.enumerated() {
+            intake.lines += 1
             guard case .object(let members) = call else {
-                intake.reject(line: index + 1, "a call must be a JSON object")
+                intake.reject(line: index + 1, code: "not_an_object", "a call must be a JSON object")
                 continue
             }
             if call.jsonText().utf8.count > IntakeLimits.maximumEventBytes {
-                intake.reject(line: index + 1, "event is larger than 32 KiB", as: .tooLarge)
+                intake.reject(line: index + 1, code: "too_large", "event is larger than 32 KiB", as: .tooLarge)
                 continue
             }
             intake.read(
@@ -47,8 +48,9 @@ extension Intake {
     ) throws(EventServerError) -> Intake {
         let object = try segmentObject(body)
         var intake = Intake()
+        intake.lines = 1
         if body.readableBytes > IntakeLimits.maximumEventBytes {
-            intake.reject(line: 1, "event is larger than 32 KiB", as: .tooLarge)
+            intake.reject(line: 1, code: "too_large", "event is larger than 32 KiB", as: .tooLarge)
             return intake
         }
         intake.read(
@@ -87,14 +89,16 @@ extension Intake {
         switch type {
         case "track":
             guard let event = call["event"]?.stringValue, !event.isEmpty else {
-                return reject(line: line, "a track call needs a non-empty \"event\"")
+                return reject(line: line, code: "missing_event", "a track call needs a non-empty \"event\"")
             }
             name = event
         case "screen", "page":
             name = type
             if let title = call["name"]?.stringValue { literal["name"] = title }
         default:
-            return reject(line: line, "unknown call type \"\(type)\": expected track, screen, page or batch")
+            return reject(
+                line: line, code: "unknown_type", "unknown call type \"\(type)\": expected track, screen, page or batch"
+            )
         }
         if let app = call["context"]?["app"]?["name"]?.stringValue { literal["app"] = app }
         var fields: [String: String]
@@ -107,14 +111,16 @@ extension Intake {
                 fields = flat.fields
                 if flat.truncatedValues > 0 { truncated += 1 }
             } catch {
-                return reject(line: line, "\"properties\": \(error.description)", as: error.dropReason)
+                return reject(
+                    line: line, code: error.dropReason.rawValue, "\"properties\": \(error.description)",
+                    as: error.dropReason)
             }
         default:
-            return reject(line: line, "\"properties\" must be an object")
+            return reject(line: line, code: "bad_properties", "\"properties\" must be an object")
         }
         fields.merge(literal) { _, call in call }
         guard let timestamp = Intake.segmentTime(call, batchSentAt: batchSentAt, receivedAt: receivedAt) else {
-            return reject(line: line, "\"timestamp\" and \"sentAt\" must be RFC 3339 times")
+            return reject(line: line, code: "bad_timestamp", "\"timestamp\" and \"sentAt\" must be RFC 3339 times")
         }
         let id: EventID
         if let messageID = call["messageId"]?.stringValue, !messageID.isEmpty {

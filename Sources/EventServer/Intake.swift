@@ -7,6 +7,8 @@ struct Intake: Sendable {
     /// One refused line (NDJSON) or call (Segment batch), 1-based.
     struct Rejection: Sendable, Hashable {
         var line: Int
+        /// The stable snake_case code of the receipt's table (docs/http-api.md).
+        var code: String
         var reason: String
         var dropReason: DropReason
     }
@@ -22,6 +24,10 @@ struct Intake: Sendable {
     /// The most warnings one answer lists; the lines after them are not looked at for more.
     static let maximumWarnings = 100
 
+    /// The lines (NDJSON, blank ones left out) or calls (Segment) read from the body: each is an event, a
+    /// rejection or an ignored call, and the receipt's `lines` says how many, so that a client can check the
+    /// receipt covers all it sent.
+    var lines = 0
     /// The events to store, in the order sent.
     var events: [MeasurementEvent] = []
     /// The refused lines or calls.
@@ -41,8 +47,8 @@ struct Intake: Sendable {
         return losses
     }
 
-    mutating func reject(line: Int, _ reason: String, as dropReason: DropReason = .invalidEvent) {
-        rejections.append(Rejection(line: line, reason: reason, dropReason: dropReason))
+    mutating func reject(line: Int, code: String, _ reason: String, as dropReason: DropReason = .invalidEvent) {
+        rejections.append(Rejection(line: line, code: code, reason: reason, dropReason: dropReason))
     }
 }
 
@@ -88,8 +94,9 @@ extension Intake {
 
     private mutating func read(line: Int, _ text: UnsafeBufferPointer<UInt8>, codec: NDJSONCodec) {
         if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        lines += 1
         guard text.count <= IntakeLimits.maximumEventBytes else {
-            reject(line: line, "event is larger than 32 KiB", as: .tooLarge)
+            reject(line: line, code: "too_large", "event is larger than 32 KiB", as: .tooLarge)
             return
         }
         do throws(NDJSONLineError) {
@@ -99,7 +106,7 @@ extension Intake {
             events.append(event)
             if truncatedValues > 0 { truncated += 1 }
         } catch {
-            reject(line: line, error.reason, as: error.dropReason ?? .invalidEvent)
+            reject(line: line, code: error.code, error.reason, as: error.dropReason ?? .invalidEvent)
         }
     }
 

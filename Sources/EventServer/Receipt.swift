@@ -1,13 +1,19 @@
 import MeasurementEvents
 
 /// The answer to a batch of events (docs/http-api.md, "The receipt"):
-/// `{"accepted": 98, "duplicates": 1, "rejected": 1, "errors": [{"line": 7, "reason": "missing ts"}],
-/// "warnings": []}`.
+/// `{"lines": 100, "accepted": 98, "duplicates": 1, "rejected": 1,
+/// "errors": [{"line": 7, "code": "missing_ts", "reason": "\"ts\" is missing"}], "warnings": []}`.
+///
+/// `lines` counts the lines (or Segment calls) read from the body: every one is accepted, a duplicate,
+/// rejected or (Segment's `identify`, `group`, `alias`) ignored. Each error carries a stable snake_case `code`
+/// for programs beside the `reason` for people.
 ///
 /// `warnings` names the fields of stored events whose names look misspelt, at most ``Intake/maximumWarnings``:
 /// `{"line": 3, "field": "referer_app", "did_you_mean": "refererAppName"}`. Their events are stored as sent, the
 /// field among the extras; the warning says which catalogue name (docs/events.md) was probably meant.
 struct Receipt: Sendable, Hashable {
+    /// The lines (or calls) read from the body.
+    var lines: Int
     /// Events newly stored.
     var accepted: Int
     /// Events whose id was already stored: acknowledged, not stored twice.
@@ -25,13 +31,17 @@ struct Receipt: Sendable, Hashable {
         var members: [(String, JSONValue)] = []
         if let success { members.append(("success", .bool(success))) }
         members += [
-            ("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(duplicates))),
+            ("lines", .int(Int64(lines))), ("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(duplicates))),
             ("rejected", .int(Int64(rejections.count))),
             (
                 "errors",
                 .array(
                     rejections.map {
-                        .object(JSONObject([("line", .int(Int64($0.line))), ("reason", .string($0.reason))]))
+                        .object(
+                            JSONObject([
+                                ("line", .int(Int64($0.line))), ("code", .string($0.code)),
+                                ("reason", .string($0.reason)),
+                            ]))
                     })
             ),
             (

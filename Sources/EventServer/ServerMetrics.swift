@@ -58,12 +58,12 @@ final class ServerMetrics: Sendable {
         counter.increment()
     }
 
-    /// Events of answered requests: newly stored, duplicates, and rejections by reason.
+    /// Events of answered requests: newly stored, duplicates, and rejections by the receipt's code.
     func events(accepted newly: Int, duplicates repeated: Int, rejected: [String: Int]) {
         if newly > 0 { accepted.increment(by: newly) }
         if repeated > 0 { duplicates.increment(by: repeated) }
-        for (reason, count) in rejected where count > 0 {
-            Counter(label: "alstats_events_rejected_total", dimensions: [("reason", reason)], factory: factory)
+        for (code, count) in rejected where count > 0 {
+            Counter(label: "alstats_events_rejected_total", dimensions: [("code", code)], factory: factory)
                 .increment(by: count)
         }
     }

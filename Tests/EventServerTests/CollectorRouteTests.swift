@@ -124,6 +124,57 @@ import Testing
         #expect(try fixture.completeness()["rejected"]?["too_large"] == 1)
     }
 
+    /// Each malformed line, and the code its error carries: the receipt's table in docs/http-api.md.
+    static let malformedLines: [(line: String, code: String)] = [
+        ("not json", "bad_json"),
+        ("[1, 2]", "not_an_object"),
+        (#"{"ts": 1763683200000}"#, "missing_name"),
+        (#"{"name": "al_nav_in"}"#, "missing_ts"),
+        (#"{"name": "al_nav_in", "ts": "yesterday"}"#, "bad_ts"),
+        (#"{"name": "al_nav_in", "ts": true}"#, "bad_ts"),
+        (#"{"name": "al_nav_in", "ts": 1763683200000, "id": 7}"#, "bad_id"),
+        (#"{"name": "al_nav_in", "ts": 1763683200000, "fields": [1]}"#, "bad_fields"),
+        (
+            #"{"name": "al_nav_in", "ts": 1763683200000, "fields": {"#
+                + (0..<300).map { #""k\#($0)": "v""# }.joined(separator: ",") + "}}",
+            "too_many_fields"
+        ),
+        (
+            #"{"name": "x", "ts": 1763683200000, "fields": {"pad": ""# + String(repeating: "p", count: 33_000)
+                + #""}}"#,
+            "too_large"
+        ),
+    ]
+
+    @Test func theReceiptCountsTheLinesItReadAndGivesEachErrorAStableCode() async throws {
+        let fixture = ServerFixture()
+        let lines = [line(id: "ok-1")] + Self.malformedLines.map(\.line) + ["", line(id: "ok-1"), line(id: "ok-2")]
+        try await fixture.application().test(.live) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(),
+                body: ByteBuffer(string: lines.joined(separator: "\n"))
+            ) { response in
+                #expect(response.status == .ok)
+                let receipt = json(response)
+                // Every line but the blank one: 2 accepted, 1 duplicate, the malformed ones rejected.
+                #expect(receipt["lines"] == .int(Int64(lines.count - 1)))
+                #expect(receipt["accepted"] == .int(2))
+                #expect(receipt["duplicates"] == .int(1))
+                #expect(receipt["rejected"] == .int(Int64(Self.malformedLines.count)))
+                guard case .array(let errors)? = receipt["errors"] else { throw FixtureError("no errors") }
+                #expect(errors.map { $0["code"]?.stringValue } == Self.malformedLines.map(\.code))
+                #expect(errors.map { $0["line"] } == (2...(Self.malformedLines.count + 1)).map { .int(Int64($0)) })
+                #expect(errors.allSatisfy { !($0["reason"]?.stringValue ?? "").isEmpty })
+            }
+            try await client.execute(uri: "/metrics", method: .get, headers: headers(key: ServerFixture.readKey)) {
+                let text = String(buffer: $0.body)
+                #expect(text.contains(#"alstats_events_rejected_total{code="bad_ts"} 2"#), "\(text)")
+                #expect(text.contains(#"alstats_events_rejected_total{code="too_large"} 1"#))
+            }
+        }
+        #expect(try Set(fixture.storedEvents().keys) == ["ok-1", "ok-2"])
+    }
+
     @Test func gzipBodiesAreInflatedAndBrokenOnesAre400() async throws {
         let fixture = ServerFixture()
         var plain = ByteBuffer(string: [line(id: "g1"), line(id: "g2")].joined(separator: "\n"))

@@ -64,6 +64,9 @@ final class ScriptedTransport: UploadTransport {
         case reject([Int], reason: String)
         /// 413 for more than this many lines, else accept.
         case limit(lines: Int)
+        /// A 200 receipt that accounts for only the first `lines` lines (`"lines": N`), storing just those: the
+        /// answer to a body the collector read cut short.
+        case partial(lines: Int)
     }
 
     private let state = Mutex<(replies: [Reply], requests: [SentRequest], stored: [String: Int])>(([], [], [:]))
@@ -96,6 +99,10 @@ final class ScriptedTransport: UploadTransport {
         case .limit(let most):
             guard lines.count <= most else { return UploadResponse(status: 413) }
             return receipt(for: lines, rejecting: [], reason: "")
+        case .partial(let read):
+            let answer = receipt(for: Array(lines.prefix(read)), rejecting: [], reason: "")
+            let text = String(decoding: answer.body, as: UTF8.self)
+            return UploadResponse(status: 200, body: Data(("{\"lines\":\(read)," + text.dropFirst()).utf8))
         }
     }
 

@@ -6,6 +6,34 @@ import Testing
 @testable import EventUpload
 
 @Suite struct UploaderTests {
+    @Test func aReceiptForFewerLinesThanWereSentIsNoAnswerAndTheBatchGoesAgain() async throws {
+        let transport = ScriptedTransport([.partial(lines: 120), .accept])
+        let source = MemorySource(lines: numberedEvents(300).map { NDJSONCodec.line(for: $0) })
+        let uploader = Uploader(
+            endpoint: URL(string: "http://127.0.0.1:9")!, writeKey: "key-1",
+            policy: UploadPolicy(initialBackoff: .milliseconds(1)), transport: transport, clock: ManualUploadClock(),
+            random: FixedRandom(unit: 0.5))
+        try await uploader.drain(source)
+        #expect(transport.requests.map(\.lines.count) == [300, 300])
+        #expect(transport.stored.count == 300)
+        #expect(uploader.status.accepted == 180, "the second receipt's new events")
+        #expect(uploader.status.duplicates == 120, "the lines the cut body had stored")
+        #expect(source.finishedKeys == (1...300).map(Int64.init))
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func batchesInFlightAreAcknowledgedInTheOrderTheyWereRead(window: Int) async throws {
+        let transport = ScriptedTransport([.accept])
+        let source = MemorySource(lines: numberedEvents(2_250).map { NDJSONCodec.line(for: $0) })
+        let uploader = Uploader(
+            endpoint: URL(string: "http://127.0.0.1:9")!, writeKey: "key-1", policy: UploadPolicy(),
+            transport: transport, clock: ManualUploadClock(), random: FixedRandom(unit: 0.5))
+        try await uploader.drain(source, batchesInFlight: window)
+        #expect(source.finishedKeys == (1...2_250).map(Int64.init), "each batch finished after the one before")
+        #expect(transport.stored.count == 2_250)
+        #expect(transport.stored.values.allSatisfy { $0 == 1 })
+    }
+
     @Test func theNextBatchIsSentWhileTheOneBeforeIsAcknowledged() async throws {
         let transport = ScriptedTransport([.accept])
         let source = HeldSource(lines: numberedEvents(1_500).map { NDJSONCodec.line(for: $0) }, transport: transport)
@@ -74,6 +102,46 @@ private final class HeldSource: UploadSource, @unchecked Sendable {
 
     func pendingCount() throws(UploadError) -> Int {
         condition.withLock { lines.count - finished.count }
+    }
+
+    func endUploading() {}
+}
+
+/// An in-memory source: batches of the lines not finished after `previous`; finishing records the keys in order.
+private final class MemorySource: UploadSource, @unchecked Sendable {
+    // @unchecked Sendable: every var is touched only holding `lock`.
+    private let lines: [String]
+    private let lock = NSLock()
+    private var finished: [Int64] = []
+
+    init(lines: [String]) {
+        self.lines = lines
+    }
+
+    var finishedKeys: [Int64] { lock.withLock { finished } }
+
+    func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
+        -> UploadBatch?
+    {
+        lock.withLock {
+            let start = max(previous?.keys.last ?? 0, finished.last ?? 0)
+            var batch = UploadBatch()
+            var bytes = 0
+            for key in (start + 1)..<(Int64(lines.count) + 1) {
+                guard batch.count < maximumEvents,
+                    batch.append(lines[Int(key) - 1], key: key, bytes: &bytes, maximumBytes: maximumBytes)
+                else { break }
+            }
+            return batch.count == 0 ? nil : batch
+        }
+    }
+
+    func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
+        lock.withLock { finished += batch.keys }
+    }
+
+    func pendingCount() throws(UploadError) -> Int {
+        lock.withLock { lines.count - finished.count }
     }
 
     func endUploading() {}

@@ -58,9 +58,11 @@ public struct NDJSONCodec: Sendable {
         do {
             value = try JSONValue.parse(utf8: bytes)
         } catch {
-            throw NDJSONLineError(error.description)
+            throw NDJSONLineError(error.description, code: "bad_json")
         }
-        guard case .object(let object) = value else { throw NDJSONLineError("a line must be a JSON object") }
+        guard case .object(let object) = value else {
+            throw NDJSONLineError("a line must be a JSON object", code: "not_an_object")
+        }
         var name: String?
         var timestamp: JSONValue?
         var fieldsValue: JSONValue?
@@ -74,7 +76,9 @@ public struct NDJSONCodec: Sendable {
             default: continue  // unknown top-level keys are ignored
             }
         }
-        guard let name, !name.isEmpty else { throw NDJSONLineError("\"name\" must be a non-empty string") }
+        guard let name, !name.isEmpty else {
+            throw NDJSONLineError("\"name\" must be a non-empty string", code: "missing_name")
+        }
         let milliseconds = try NDJSONCodec.milliseconds(timestamp)
         var fields: [String: String] = [:]
         switch fieldsValue {
@@ -91,10 +95,11 @@ public struct NDJSONCodec: Sendable {
                 fields = flat.fields
                 truncatedValues += flat.truncatedValues
             } catch {
-                throw NDJSONLineError("\"fields\": \(error.description)", dropReason: error.dropReason)
+                throw NDJSONLineError(
+                    "\"fields\": \(error.description)", code: error.dropReason.rawValue, dropReason: error.dropReason)
             }
         default:
-            throw NDJSONLineError("\"fields\" must be an object")
+            throw NDJSONLineError("\"fields\" must be an object", code: "bad_fields")
         }
         NDJSONCodec.normaliseAliases(&fields)
         let id: EventID
@@ -104,7 +109,7 @@ public struct NDJSONCodec: Sendable {
         case .string(let text)? where !text.isEmpty:
             id = EventID(text)
         default:
-            throw NDJSONLineError("\"id\" must be a non-empty string when present")
+            throw NDJSONLineError("\"id\" must be a non-empty string when present", code: "bad_id")
         }
         return MeasurementEvent(id: id, name: name, fields: fields, timestamp: milliseconds)
     }
@@ -117,13 +122,13 @@ public struct NDJSONCodec: Sendable {
             return Int64(value)
         case .string(let text)?:
             guard let milliseconds = EventTime.milliseconds(rfc3339: text) else {
-                throw NDJSONLineError("\"ts\" is not an RFC 3339 time: \(text.prefix(40))")
+                throw NDJSONLineError("\"ts\" is not an RFC 3339 time: \(text.prefix(40))", code: "bad_ts")
             }
             return milliseconds
         case nil:
-            throw NDJSONLineError("\"ts\" is missing")
+            throw NDJSONLineError("\"ts\" is missing", code: "missing_ts")
         default:
-            throw NDJSONLineError("\"ts\" must be integer milliseconds or an RFC 3339 string")
+            throw NDJSONLineError("\"ts\" must be integer milliseconds or an RFC 3339 string", code: "bad_ts")
         }
     }
 
@@ -221,13 +226,19 @@ struct DerivedIDHash {
 public struct NDJSONLineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, in a few words.
     public var reason: String
+    /// What is wrong as a stable snake_case code, for programs (the receipt's `code`, `/metrics`): `bad_json`,
+    /// `not_an_object`, `missing_name`, `missing_ts`, `bad_ts`, `bad_id`, `bad_fields`, or a limit's code
+    /// (`too_many_fields`, `key_too_long`, `too_deep`, `keys_differ_in_normalisation`). The table is in
+    /// docs/http-api.md ("The receipt").
+    public var code: String
     /// For a valid line whose event breaks a limit (too many fields, a key too long, too deep): the reason
     /// under which ingest counts the rejected event in the completeness table; `nil` for a malformed line.
     public var dropReason: DropReason?
 
     /// Creates an error.
-    public init(_ reason: String, dropReason: DropReason? = nil) {
+    public init(_ reason: String, code: String, dropReason: DropReason? = nil) {
         self.reason = reason
+        self.code = code
         self.dropReason = dropReason
     }
 
