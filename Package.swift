@@ -135,9 +135,18 @@ let package = Package(
                         .product(name: "Logging", package: "swift-log"),
                     ]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
+        // The Swift snippets of README.md and docs/*.md (.ci/docs checks each is here): compiled, never run.
+        .target(
+            name: "DocSnippets",
+            dependencies: [
+                "MeasurementEvents", "AppLinks", "EventStore", "EventReport", "EventUpload", "EventStorePostgres",
+            ],
+            path: "Examples/Snippets", swiftSettings: strict),
         .executableTarget(
-            name: "upload-example", dependencies: ["EventUpload", "MeasurementEvents"], path: "Examples/UploadingApp",
-            swiftSettings: strict),
+            name: "upload-example",
+            dependencies: ["EventUpload", "MeasurementEvents"]
+                + (coreOnly ? [] : [.target(name: "EventUploadHTTPClient", condition: .when(platforms: [.linux]))]),
+            path: "Examples/UploadingApp", swiftSettings: strict),
         // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
         // HTTP server. A regular target that only test targets depend on.
         .target(
@@ -190,7 +199,7 @@ let package = Package(
 if coreOnly {
     let server: Set = [
         "EventServer", "EventServerTests", "EventUploadTests", "EventStorePostgres", "EventStorePostgresTests",
-        "EventUploadHTTPClient",
+        "EventUploadHTTPClient", "DocSnippets",
     ]
     package.targets.removeAll { server.contains($0.name) }
     package.products.removeAll { ["EventServer", "EventStorePostgres", "EventUploadHTTPClient"].contains($0.name) }

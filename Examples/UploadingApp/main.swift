@@ -2,8 +2,13 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
+#if canImport(EventUploadHTTPClient)
+    import EventUploadHTTPClient
+#endif
+
 // upload-example: a host app in a few lines. It posts numbered al_nav_out events on a bus with an
-// HTTPEventSink attached, then uploads until its outbox is empty. The upload tests kill it with SIGKILL
+// HTTPEventSink attached, then uploads until its outbox is empty. On Linux it sends with AsyncHTTPClient
+// (EventUploadHTTPClient), as a server app should; elsewhere with URLSession. The upload tests kill it with SIGKILL
 // mid-upload and start it again on the same outbox.
 //
 //     upload-example --outbox outbox.sqlite --to http://127.0.0.1:8080 --key w1 [--events 1000]
@@ -21,7 +26,12 @@ else {
 let count = Int(options["events"] ?? "") ?? 0
 
 do {
-    let sink = try HTTPEventSink(.init(collector: collector, writeKey: key, outboxPath: outbox))
+    let configuration = HTTPEventSink.Configuration(collector: collector, writeKey: key, outboxPath: outbox)
+    #if canImport(EventUploadHTTPClient)
+        let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
+    #else
+        let sink = try HTTPEventSink(configuration)
+    #endif
     let bus = MeasurementEventBus()
     bus.attach(sink)
     for index in 0..<count {
