@@ -12,7 +12,7 @@ extension ALStatsCommand {
 
                 Example:
                   alstats migrate --database alstats.sqlite
-                  schema version 8
+                  schema version \(EventStore.latestSchemaVersion)
                 """
         )
 
