@@ -3,28 +3,43 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-/// `alstats-bench upload`: events/s from the bus through ``HTTPEventSink`` to a local `alstats serve` (the
-/// binary beside this one, started here) into its store, against `alstats ingest` of the same events in the
-/// same run; the cost of `post` with the sink attached against `NotificationCenter.post`; and resident memory
-/// while the collector is down for a million posts.
+#if !ALSTATS_CORE_ONLY && os(Linux)
+    import EventUploadHTTPClient
+#endif
+
+/// `alstats-bench upload`: `alstats push` of realistic events to a local `alstats serve` (the binary beside this one,
+/// started here) against `alstats ingest` of the same events in the same run, with the push's CPU per event
+/// (``PushBenchmark``); the device path, bus → ``HTTPEventSink`` → collector, by wall time against that ingest and
+/// by the CPU of this process against ``SQLiteEventSink`` for the same events; gzip at levels 1 and 6; the cost of
+/// `post` with the sink attached against `NotificationCenter.post`; and resident memory while the collector is
+/// down for a million posts.
+/// Options: `--events N` (default 200,000; 20,000 with `--quick`), `--posts N` (default 1,000,000; 200,000 with
+/// `--quick`), `--seed S` (default 1).
 enum UploadBenchmark {
     static let suite = "upload"
 
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let events = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 20_000 : 200_000)
         let posts = Int(arguments.values["posts"] ?? "") ?? (arguments.quick ? 200_000 : 1_000_000)
+        let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "alstats-upload-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var measures = try throughput(events: events, in: folder)
+        let inputs = try PushBenchmark.inputs(count: events, seed: seed, in: folder)
+        let (pushMeasures, ingestRate) = try PushBenchmark.pushAgainstIngest(inputs, in: folder)
+        var measures = pushMeasures
+        measures += try devicePath(inputs, ingestRate: ingestRate, in: folder)
+        measures += try PushBenchmark.gzipLevels(inputs)
         measures += try postCost(posts: posts, in: folder)
         measures += try memoryWhileDown(posts: posts, in: folder)
         return measures
     }
 
-    /// Runs `body` with the bench's `alstats serve` on a free port, stopped afterwards.
-    static func withServer<Result>(database: String, _ body: (URL) async throws -> Result) async throws -> Result {
+    /// Runs `body` with the bench's `alstats serve` on a free port (its URL and process id), stopped afterwards.
+    static func withServer<Result>(
+        database: String, _ body: (URL, Int32) async throws -> Result
+    ) async throws -> Result {
         let alstats = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("alstats").path
         let process = Process()
@@ -43,7 +58,8 @@ enum UploadBenchmark {
         for _ in 0..<600 {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             if let range = text.range(of: #"listening on http://[^ ]+:\d+"#, options: .regularExpression) {
-                return try await body(URL(string: String(text[range].dropFirst("listening on ".count)))!)
+                let url = URL(string: String(text[range].dropFirst("listening on ".count)))!
+                return try await body(url, process.processIdentifier)
             }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
@@ -51,46 +67,83 @@ enum UploadBenchmark {
         throw BenchFailure("alstats serve did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
-    /// Bus → sink → outbox → HTTP → serve → its store, against `alstats ingest` of the same events.
-    static func throughput(events count: Int, in folder: URL) throws -> [Measure] {
-        let events = (0..<count).map { BenchEvents.event($0) }
-        let input = folder.appendingPathComponent("events.ndjson").path
-        let text = events.map { NDJSONCodec.line(for: $0) + "\n" }.joined()
-        try Data(text.utf8).write(to: URL(fileURLWithPath: input))
-        let ingested = try IngestBenchmark.ingest(input, into: folder.appendingPathComponent("ingest.sqlite").path)
-        let collector = folder.appendingPathComponent("collector.sqlite").path
-        let seconds = try blocking {
-            try await withServer(database: collector) { url in
+    /// The device path: the same events posted on a bus to ``HTTPEventSink`` (outbox, then HTTP to `alstats serve`
+    /// into its store) and, separately, to ``SQLiteEventSink``. Wall time against `alstats ingest` of the events,
+    /// and the CPU of this process (every thread; the collector is another process) per event against the
+    /// SQLite sink's.
+    static func devicePath(_ inputs: PushBenchmark.Inputs, ingestRate: Double, in folder: URL) throws -> [Measure] {
+        var events: [MeasurementEvent] = []
+        events.reserveCapacity(inputs.count)
+        try EventStore(path: inputs.database).forEachEvent { events.append($0) }
+        let local = try sqliteSinkCPU(events, path: folder.appendingPathComponent("device-local.sqlite").path)
+        let collector = folder.appendingPathComponent("device-collector.sqlite").path
+        let (seconds, cpu) = try blocking { [events] in
+            try await withServer(database: collector) { url, _ in
                 // An outbox that holds the whole run (the default 64 MiB would drop the oldest, counted).
                 let sink = try HTTPEventSink(
                     .init(
                         collector: url, writeKey: "bench",
                         outboxPath: folder.appendingPathComponent("outbox.sqlite").path,
-                        maximumOutboxBytes: 1 << 30))
+                        maximumOutboxBytes: 1 << 30),
+                    transport: platformTransport())
                 let bus = MeasurementEventBus()
                 // A buffer for the whole run, as `alstats demo` sizes it: the bench posts faster than any app.
                 bus.attach(sink, options: ObserverOptions(label: "upload", bufferCapacity: events.count))
-                let start = nowNanoseconds()
+                let (start, startCPU) = (nowNanoseconds(), selfCPUSeconds())
                 let background = Task { await sink.run() }
                 for event in events { _ = bus.publish(event) }
                 await bus.flush()
                 try await sink.upload()
                 let elapsed = Double(nowNanoseconds() - start) / 1e9
+                let cpu = selfCPUSeconds() - startCPU
                 let dropped = sink.status.dropped.merging(bus.statistics.observers[0].dropped) { $0 + $1 }
                 guard dropped.isEmpty else { throw BenchFailure("the upload dropped events: \(dropped)") }
                 background.cancel()
                 await bus.close()
-                return elapsed
+                return (elapsed, cpu)
             }
         }
         let stored = try EventStore(path: collector).count()
-        guard stored == count else { throw BenchFailure("the collector stored \(stored) of \(count) events") }
+        guard stored == events.count else {
+            throw BenchFailure("the collector stored \(stored) of \(events.count) events")
+        }
+        let count = Double(events.count)
         return [
             Measure.compared(
-                suite: suite, name: "bus_to_collector_events_per_s", value: Double(count) / seconds, unit: "events/s",
-                baseline: "alstats ingest of the same events", baselineValue: Double(count) / ingested.seconds,
-                goal: "ratio >= 0.6", check: { $0 >= 0.6 })
+                suite: suite, name: "bus_to_collector_events_per_s", value: count / seconds, unit: "events/s",
+                baseline: "alstats ingest of the same events", baselineValue: ingestRate,
+                goal: "ratio >= 0.6", check: { $0 >= 0.6 }),
+            Measure.compared(
+                suite: suite, name: "bus_to_collector_cpu_us_per_event", value: cpu / count * 1e6, unit: "µs",
+                baseline: "SQLiteEventSink, the same events", baselineValue: local / count * 1e6,
+                goal: "ratio <= 2", check: { $0 <= 2 }),
         ]
+    }
+
+    /// CPU seconds of this process while `events` go through a bus into a fresh ``SQLiteEventSink``.
+    static func sqliteSinkCPU(_ events: [MeasurementEvent], path: String) throws -> Double {
+        let sink = try SQLiteEventSink(path: path)
+        let bus = MeasurementEventBus()
+        bus.attach(sink, options: ObserverOptions(label: "store", bufferCapacity: events.count))
+        let start = selfCPUSeconds()
+        for event in events { _ = bus.publish(event) }
+        bus.flush()
+        let cpu = selfCPUSeconds() - start
+        bus.close()
+        guard sink.inserted == events.count else {
+            throw BenchFailure("SQLiteEventSink stored \(sink.inserted) of \(events.count) events")
+        }
+        removeDatabase(atPath: path)
+        return cpu
+    }
+
+    /// The transport `alstats push` uses here: AsyncHTTPClient on Linux, `URLSession` elsewhere.
+    static func platformTransport() -> any UploadTransport {
+        #if !ALSTATS_CORE_ONLY && os(Linux)
+            AsyncHTTPClientUploadTransport()
+        #else
+            URLSessionUploadTransport()
+        #endif
     }
 
     /// `post` on the caller's thread with the sink attached (its collector unreachable, so the outbox only
