@@ -12,8 +12,9 @@ import Synchronization
 ///   delay, the same batch again (the collector's id dedup makes a resent event a duplicate, not a copy).
 /// - 413: the batch is split in two halves, each sent on its own; a lone event is dropped as
 ///   `upload_rejected:too_large`.
-/// - 400 with a receipt: as a 2xx (every line rejected); 400 without one: split as for 413, and a lone event
-///   the collector will not read is dropped as `upload_rejected:bad_request`.
+/// - 400 with a receipt: as a 2xx (every line rejected). 400 without one: the collector could not read the body
+///   whole (a gzip stream damaged on the way, a proxy that changed it), which says nothing against any line:
+///   retried like a 5xx, nothing dropped.
 /// - 401 and 403, and any other 4xx: paused, nothing deleted.
 package final class Uploader: Sendable {
     package let endpoint: URL
@@ -326,7 +327,7 @@ package final class Uploader: Sendable {
             return .receipt(receipt)
         case 400:
             if let receipt = UploadReceipt(body: response.body) { return .receipt(receipt) }
-            return .split("upload_rejected:bad_request")
+            return .retry("\(place) answered 400 without a receipt: it could not read the body", retryAfter: nil)
         case 401, 403:
             return .pause(
                 UploadError(

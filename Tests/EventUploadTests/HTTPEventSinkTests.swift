@@ -160,15 +160,17 @@ import Testing
         #expect(sink.status.pending == 0)
     }
 
-    @Test func aBadRequestWithoutReceiptIsolatesTheLineItCannotRead() async throws {
+    /// A 400 without a receipt is a body the collector could not read whole (damaged on the way): it says nothing
+    /// against any line, so the batch goes again whole and nothing is dropped.
+    @Test func aBadRequestWithoutReceiptIsSentAgainWholeAndDropsNothing() async throws {
         let folder = TemporaryFolder()
-        let transport = ScriptedTransport([.status(400, body: "broken"), .accept])
+        let transport = ScriptedTransport([.status(400, body: #"{"error":"not a whole gzip stream"}"#), .accept])
         let sink = try makeSink(in: folder, transport: transport)
         try post(numberedEvents(4), to: sink)
         try await sink.upload()
-        // 4 lines refused → halves of 2, each accepted.
-        #expect(transport.requests.map(\.lines.count) == [4, 2, 2])
+        #expect(transport.requests.map(\.lines.count) == [4, 4])
         #expect(transport.stored.count == 4)
+        #expect(sink.status.dropped.isEmpty)
     }
 
     @Test func aSecondProcessOpeningTheOutboxSendsOnlyWhatWasNotAcknowledged() async throws {
