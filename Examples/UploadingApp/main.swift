@@ -2,7 +2,7 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if canImport(EventUploadHTTPClient)
+#if os(Linux) && canImport(EventUploadHTTPClient)
     import EventUploadHTTPClient
 #endif
 
@@ -27,7 +27,7 @@ let count = Int(options["events"] ?? "") ?? 0
 
 do {
     let configuration = HTTPEventSink.Configuration(collector: collector, writeKey: key, outboxPath: outbox)
-    #if canImport(EventUploadHTTPClient)
+    #if os(Linux) && canImport(EventUploadHTTPClient)
         let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
     #else
         let sink = try HTTPEventSink(configuration)

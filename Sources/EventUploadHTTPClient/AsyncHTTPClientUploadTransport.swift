@@ -73,6 +73,8 @@ public struct AsyncHTTPClientUploadTransport: UploadTransport {
             let first: UploadResponse??
             do {
                 first = try await group.next()
+            } catch let error as HTTPClientError where error == .deadlineExceeded {
+                throw AsyncHTTPClientUploadTransportError.timedOut(timeout)
             } catch {
                 throw AsyncHTTPClientUploadTransportError.noAnswer(String(describing: error))
             }
@@ -99,12 +101,4 @@ public enum AsyncHTTPClientUploadTransportError: Error, CustomStringConvertible,
     }
 
     public var errorDescription: String? { description }
-}
-
-extension TimeAmount {
-    /// The same span as `duration`, in nanoseconds.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
 }
