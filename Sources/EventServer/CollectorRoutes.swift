@@ -44,7 +44,8 @@ struct CollectorRoutes {
     private func segmentAnswer(_ intake: consuming Intake, context: Context) async throws -> Response {
         let ignored = intake.ignored
         for (type, count) in ignored { metrics.ignored(type: type, count: count) }
-        let receipt = try await store(intake, context: context)
+        var receipt = try await store(intake, context: context)
+        receipt.ignored = ignored.values.reduce(0, +)
         let failed = receipt.allRejected && ignored.isEmpty
         return .json(receipt.json(success: !failed), status: failed ? .badRequest : .ok)
     }

@@ -22,6 +22,9 @@ struct Receipt: Sendable, Hashable {
     var rejections: [Intake.Rejection]
     /// Fields of stored events whose names are near misses of catalogue names.
     var warnings: [Intake.Warning] = []
+    /// Segment calls acknowledged and not stored (`identify`, `group`, `alias`): counted in `lines`, and listed in
+    /// Segment's answers so that `lines` = accepted + duplicates + rejected + ignored there too.
+    var ignored = 0
 
     /// Whether lines were sent and none was accepted or a duplicate.
     var allRejected: Bool { accepted + duplicates == 0 && !rejections.isEmpty }
@@ -33,6 +36,9 @@ struct Receipt: Sendable, Hashable {
         members += [
             ("lines", .int(Int64(lines))), ("accepted", .int(Int64(accepted))), ("duplicates", .int(Int64(duplicates))),
             ("rejected", .int(Int64(rejections.count))),
+        ]
+        if success != nil { members.append(("ignored", .int(Int64(ignored)))) }
+        members += [
             (
                 "errors",
                 .array(

@@ -87,6 +87,9 @@ import Testing
                 ) { response in
                     #expect(response.status == .ok)
                     #expect(json(response)["success"] == .bool(true))
+                    // The call was read and ignored: the receipt accounts for it.
+                    #expect(json(response)["lines"] == .int(1))
+                    #expect(json(response)["ignored"] == .int(1))
                 }
             }
             try await client.execute(uri: "/metrics", method: .get, headers: headers(key: ServerFixture.readKey)) {
