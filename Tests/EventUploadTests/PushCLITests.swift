@@ -51,25 +51,28 @@ struct PushCLITests {
     @Test(.enabled(if: built, "build alstats first with swift build"))
     func aPushKilledMidUploadAndRunAgainDeliversEveryEventOnce() throws {
         let folder = TemporaryFolder()
-        let events = numberedEvents(3_000)
+        let events = numberedEvents(10_000)
         let database = try PushCLITests.database(events, in: folder)
         let collector = try ServeCollector(databasePath: folder.file("collector.sqlite"))
-        // Every request of the 6 batches waits a second: the kill lands mid-upload however loaded the machine is.
-        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 1_000), count: 6)
+        // Every request of the 20 batches waits half a second: the kill lands mid-upload however loaded the machine
+        // is, with many batches still to go.
+        let slow = Array(repeating: FaultProxy.Fault.delay(milliseconds: 500), count: 20)
         let proxy = try FaultProxy(upstream: collector.port, script: slow)
         defer { proxy.stop() }
-        let arguments = ["push", "--to", proxy.url.absoluteString, "--write-key", "wk", "--database", database]
+        let arguments = [
+            "push", "--to", proxy.url.absoluteString, "--write-key", "wk", "--database", database, "--in-flight", "2",
+        ]
         let first = try PushCLITests.start(arguments, in: folder)
-        try collector.kill(first, onceStored: 1_000)
+        try collector.kill(first, onceStored: 2_000)
         let partial = try collector.count()
-        #expect(partial >= 1_000 && partial < 3_000)
+        #expect(partial >= 2_000 && partial < 10_000)
 
         let (status, output, errors) = try PushCLITests.run(arguments, in: folder)
         #expect(status == 0, "\(errors)")
-        #expect(try collector.count() == 3_000)
-        // Resumed from the cursor: at most the batches unsettled at the kill (--in-flight, 4 by default, and one
-        // more) were sent again.
-        #expect(collector.duplicates <= 5 * 500)
+        #expect(try collector.count() == 10_000)
+        // Resumed from the cursor: at most the batches unsettled at the kill (--in-flight 2, and one more) were
+        // sent again.
+        #expect(collector.duplicates <= 3 * 500)
         // The second run says how many of its events the collector already had; the collector saw at least those
         // as duplicates (a request of the killed run still in the proxy may land after the second run's own).
         let repeated = try #require(output.firstMatch(of: /new, (\d+) already stored\)/).map { Int($0.1)! })

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import Synchronization
 import Testing
 
 @testable import EventUpload
@@ -19,6 +20,17 @@ import Testing
         #expect(uploader.status.accepted == 180, "the second receipt's new events")
         #expect(uploader.status.duplicates == 120, "the lines the cut body had stored")
         #expect(source.finishedKeys == (1...300).map(Int64.init))
+    }
+
+    @Test func anAnswerThatComesBeforeTheOneOfAnOlderBatchWaitsForIt() async throws {
+        let transport = SecondFirstTransport()
+        let source = MemorySource(lines: numberedEvents(1_000).map { NDJSONCodec.line(for: $0) })
+        let uploader = Uploader(
+            endpoint: URL(string: "http://127.0.0.1:9")!, writeKey: "key-1", policy: UploadPolicy(),
+            transport: transport, clock: ManualUploadClock(), random: FixedRandom(unit: 0.5))
+        try await uploader.drain(source, batchesInFlight: 2)
+        #expect(transport.answered == [2, 1], "the second batch was answered first")
+        #expect(source.finishedKeys == (1...1_000).map(Int64.init), "yet the first batch finished first")
     }
 
     @Test(arguments: [1, 2, 4])
@@ -145,4 +157,39 @@ private final class MemorySource: UploadSource, @unchecked Sendable {
     }
 
     func endUploading() {}
+}
+
+/// Accepts every line, but answers the first request only once the second has been answered: answers that come
+/// back out of the order the batches were read.
+private final class SecondFirstTransport: UploadTransport {
+    private let inner = ScriptedTransport([.accept])
+    private let state = Mutex<(sent: Int, answered: [Int], waiting: CheckedContinuation<Void, Never>?)>((0, [], nil))
+
+    /// The requests in the order they were answered (1 is the first sent).
+    var answered: [Int] { state.withLock { $0.answered } }
+
+    func send(_ body: Data, to endpoint: URL, writeKey: String, timeout: Duration) async throws -> UploadResponse {
+        let number = state.withLock { state in
+            state.sent += 1
+            return state.sent
+        }
+        if number == 1 {
+            await withCheckedContinuation { continuation in
+                let secondDone = state.withLock { state in
+                    if state.answered.contains(2) { return true }
+                    state.waiting = continuation
+                    return false
+                }
+                if secondDone { continuation.resume() }
+            }
+        }
+        let response = try await inner.send(body, to: endpoint, writeKey: writeKey, timeout: timeout)
+        let waiting = state.withLock { state in
+            state.answered.append(number)
+            defer { state.waiting = nil }
+            return number == 2 ? state.waiting : nil
+        }
+        waiting?.resume()
+        return response
+    }
 }

@@ -13,6 +13,19 @@ package struct EmbeddedSQLFile: Sendable, Hashable {
         self.text = text
     }
 
+    /// Equal names and texts, byte for byte (not `String`'s canonical equivalence: an embedded file must be the
+    /// file's very bytes).
+    package static func == (left: EmbeddedSQLFile, right: EmbeddedSQLFile) -> Bool {
+        left.name.utf8.elementsEqual(right.name.utf8) && left.text.utf8.elementsEqual(right.text.utf8)
+    }
+
+    /// Hashes the bytes that ``==`` compares.
+    package func hash(into hasher: inout Hasher) {
+        for byte in name.utf8 { hasher.combine(byte) }
+        hasher.combine(0xFF as UInt8)
+        for byte in text.utf8 { hasher.combine(byte) }
+    }
+
     /// The name without `.sql`.
     package var stem: String { name.hasSuffix(".sql") ? String(name.dropLast(4)) : name }
 
