@@ -61,8 +61,12 @@ for argument in arguments.dropFirst() {
     code += "    ]\n"
 }
 code += "}\n"
-do {
-    try code.write(toFile: output, atomically: true, encoding: .utf8)
-} catch {
-    fail("cannot write \(output): \(error)")
+// Written only when it changed, so that a folder touched without a change to its SQL (an editor's swap file)
+// recompiles nothing.
+if FileManager.default.contents(atPath: output) != Data(code.utf8) {
+    do {
+        try code.write(toFile: output, atomically: true, encoding: .utf8)
+    } catch {
+        fail("cannot write \(output): \(error)")
+    }
 }

@@ -5,8 +5,8 @@ import NIOCore
 /// Reads a POST body within the collector's limits: 413 over 512 KiB as sent or 4 MiB decompressed, 400 for a
 /// broken gzip stream, 415 for a content type or encoding the route does not take (docs/http-api.md).
 ///
-/// gzip goes through the system zlib into a buffer of a bounded size, so a small "zip bomb" never allocates
-/// more than 4 MiB. A body is read whole or refused whole: a stream cut short (it ends before a member's
+/// gzip goes through the system zlib into a buffer of a bounded size, so a small "zip bomb" never writes more
+/// than 4 MiB (the buffer's reserved address space may be rounded up; what is touched is not). A body is read whole or refused whole: a stream cut short (it ends before a member's
 /// trailer), or whose trailer's CRC-32 or length does not match what it inflates to, is a 400 and nothing of
 /// it is stored, so no line of it is acknowledged that was not read.
 enum RequestBodyReader {
