@@ -165,13 +165,7 @@ extension PushSource {
         line.removeAll(keepingCapacity: true)
         line.append(contentsOf: #"{"id":"#.utf8)
         if let (high, low) = PushSource.uuid(hex: select.text(0)) ?? EventID(select.text(1) ?? "").uuidValue {
-            line.append(UInt8(ascii: "\""))
-            let start = line.count
-            line.append(contentsOf: repeatElement(0, count: 36))
-            line.withUnsafeMutableBufferPointer { buffer in
-                EventID.writeUUID(high: high, low: low, to: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
-            }
-            line.append(UInt8(ascii: "\""))
+            NDJSONCodec.appendUUID(high: high, low: low, to: &line)
         } else {
             JSONValue.writeString(select.text(1) ?? "", to: &line)
         }

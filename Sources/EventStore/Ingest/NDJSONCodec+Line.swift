@@ -87,8 +87,9 @@ extension NDJSONCodec {
         }
     }
 
-    /// Appends a UUID's canonical text, quoted (``EventID/writeUUID(high:low:to:)``).
-    private static func appendUUID(high: UInt64, low: UInt64, to bytes: inout [UInt8]) {
+    /// Appends a UUID's canonical text, quoted (``EventID/writeUUID(high:low:to:)``): the id of a line, here and
+    /// in the push's lines written straight from a row.
+    package static func appendUUID(high: UInt64, low: UInt64, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: 36))
