@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "AppLinks", targets: ["AppLinks"]),
+        .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
@@ -55,16 +56,27 @@ let package = Package(
         // own statements from its Statements/ folder (Plugins/EmbedSQL/EmbedSQL.swift names the folders).
         .executableTarget(name: "embed-sql", path: "Plugins/EmbedSQLTool", swiftSettings: strict),
         .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
+        // What every store shares and no database knows: the backend protocol, the report source, store locations,
+        // the NDJSON codec and the generic ingest (docs/design/architecture.md).
         .target(
-            name: "EventStore", dependencies: ["MeasurementEvents", "CSQLite"], exclude: ["Statements"],
-            swiftSettings: strict, plugins: ["EmbedSQL"]),
-        .target(
-            name: "EventReport", dependencies: ["EventStore", "MeasurementEvents"], swiftSettings: strict,
+            name: "EventStoreInterface", dependencies: ["MeasurementEvents"], swiftSettings: strict,
             plugins: ["EmbedSQL"]),
+        // The system SQLite's C API behind a small Swift face: the SQLite store and the uploader's outbox use it.
+        .target(
+            name: "SQLiteSupport", dependencies: ["EventStoreInterface", "MeasurementEvents", "CSQLite"],
+            swiftSettings: strict),
+        .target(
+            name: "EventStore",
+            dependencies: ["EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite"],
+            exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
+        .target(
+            name: "EventReport", dependencies: ["EventStoreInterface", "MeasurementEvents"], swiftSettings: strict),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
-            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
+            name: "EventUpload",
+            dependencies: ["MeasurementEvents", "EventStore", "EventStoreInterface", "SQLiteSupport", "CZlib"],
+            swiftSettings: strict),
         // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
         // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
         .target(
@@ -79,7 +91,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "EventStore", "EventReport", "MeasurementEvents", "HostedLinks",
+                "EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,7 +108,7 @@ let package = Package(
         .target(
             name: "EventStorePostgres",
             dependencies: [
-                "EventStore", "EventReport", "MeasurementEvents",
+                "EventStoreInterface", "MeasurementEvents",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -106,7 +118,7 @@ let package = Package(
             dependencies: [
                 "MeasurementEvents",
                 "AppLinks",
-                "EventStore",
+                "EventStore", "EventStoreInterface",
                 "EventReport",
                 "HostedLinks",
                 "EventUpload",
@@ -124,7 +136,10 @@ let package = Package(
         // the postgres benchmark needs the PostgreSQL backend and its client.
         .executableTarget(
             name: "alstats-bench",
-            dependencies: ["MeasurementEvents", "EventStore", "EventReport", "EventUpload", "HostedLinks", "CSQLite"]
+            dependencies: [
+                "MeasurementEvents", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport", "EventUpload",
+                "HostedLinks", "CSQLite",
+            ]
                 + (coreOnly
                     ? []
                     : [
@@ -139,7 +154,8 @@ let package = Package(
         .target(
             name: "DocSnippets",
             dependencies: [
-                "MeasurementEvents", "AppLinks", "EventStore", "EventReport", "EventUpload", "EventStorePostgres",
+                "MeasurementEvents", "AppLinks", "EventStore", "EventStoreInterface", "EventReport", "EventUpload",
+                "EventStorePostgres",
             ],
             path: "Examples/Snippets", swiftSettings: strict),
         .executableTarget(
@@ -159,22 +175,32 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "EventStoreTests", dependencies: ["EventStore", "MeasurementEvents", "CSQLite", "TestSupport"],
+            name: "EventStoreTests",
+            dependencies: [
+                "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite", "TestSupport",
+            ],
             exclude: ["Regressions", "Fixtures"],
             // Its CLI tests run the built `alstats`, which in the core-only build has no PostgreSQL backend.
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .testTarget(
             name: "EventReportTests",
-            dependencies: ["EventReport", "EventStore", "MeasurementEvents", "HostedLinks", "TestSupport"],
+            dependencies: [
+                "EventReport", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "HostedLinks",
+                "TestSupport",
+            ],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "EventUploadTests",
-            dependencies: ["EventUpload", "EventUploadHTTPClient", "EventStore", "MeasurementEvents", "TestSupport"],
+            dependencies: [
+                "EventUpload", "EventUploadHTTPClient", "EventStore", "EventStoreInterface", "SQLiteSupport",
+                "MeasurementEvents", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "EventStore", "EventReport", "MeasurementEvents", "HostedLinks", "TestSupport",
+                "EventServer", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport", "MeasurementEvents",
+                "HostedLinks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,7 +211,8 @@ let package = Package(
         .testTarget(
             name: "EventStorePostgresTests",
             dependencies: [
-                "EventStorePostgres", "EventStore", "EventReport", "MeasurementEvents", "TestSupport",
+                "EventStorePostgres", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport",
+                "MeasurementEvents", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

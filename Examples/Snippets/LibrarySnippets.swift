@@ -3,6 +3,7 @@
 
 import AppLinks
 import EventStore
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
 

@@ -2,6 +2,7 @@
 // snippet of the guide is here, line for line). What a snippet takes from the host program is a parameter.
 
 import EventReport
+import EventStoreInterface
 import EventStorePostgres
 import MeasurementEvents
 
@@ -9,7 +10,7 @@ import MeasurementEvents
 func postgresWritesAndReports(events: [MeasurementEvent]) async throws {
     let store = try await PostgresEventStore(url: "postgres://alstats@db.example.com/alstats?sslmode=require")
     let stored = try await store.writeBatches([events])  // for each batch, how many of its events were new
-    let report = try await store.report(for: ReportQuery(ref: "feed"))
+    let report = try await store.readReport(for: ReportQuery(ref: "feed"))
     await store.close()
     print(stored, report.totals)
 }

@@ -3,6 +3,7 @@
 
 import AppLinks
 import EventStore
+import EventStoreInterface
 import EventUpload
 import Foundation
 import MeasurementEvents

@@ -20,7 +20,7 @@ struct EmbedSQL: BuildToolPlugin {
         "EventStorePostgres": [
             ("migrations", "Migrations/postgres"), ("statements", "Sources/EventStorePostgres/Statements"),
         ],
-        "EventReport": [("queries", "Queries")],
+        "EventStoreInterface": [("queries", "Queries")],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

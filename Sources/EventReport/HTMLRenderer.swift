@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// The report as one self-contained HTML page: the window, time zone and completeness at the top, the

@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// The report of docs/cli.md ("alstats report"): how outbound App Link navigations fare, which referer apps send

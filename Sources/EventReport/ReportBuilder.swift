@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// Computes a ``Report`` from grouped counts, by the definitions of docs/cli.md.

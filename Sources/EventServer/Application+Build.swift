@@ -1,5 +1,6 @@
 import EventReport
 import EventStore
+import EventStoreInterface
 import HostedLinks
 import Hummingbird
 import Logging

@@ -1,5 +1,6 @@
 import Dispatch
 import EventStore
+import EventStoreInterface
 import MeasurementEvents
 import Synchronization
 

@@ -1,5 +1,6 @@
 import EventReport
 import EventStore
+import EventStoreInterface
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreInterface
 import Logging
 import MeasurementEvents
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import EventReport
 import EventStore
+import EventStoreInterface
 import Hummingbird
 
 /// The report over HTTP (read role): `GET /api/report` (the JSON contract of docs/cli.md) and `GET /report`

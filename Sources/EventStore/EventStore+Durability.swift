@@ -1,3 +1,5 @@
+import EventStoreInterface
+
 /// How hard a commit works to survive a crash.
 public enum StoreDurability: String, Sendable, CaseIterable {
     /// WAL with `synchronous=NORMAL` (the default): a commit survives a killed process, and may be lost

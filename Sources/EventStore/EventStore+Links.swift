@@ -1,3 +1,6 @@
+import EventStoreInterface
+import SQLiteSupport
+
 extension EventStore {
     /// Stores `links`, replacing any with the same slug, all or none in one transaction.
     ///

@@ -1,5 +1,7 @@
 import CSQLite
+import EventStoreInterface
 import Foundation
+import SQLiteSupport
 
 extension EventStore {
     /// The 16 bytes every SQLite 3 database file starts with.

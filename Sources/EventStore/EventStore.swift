@@ -1,6 +1,8 @@
 import CSQLite
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 
 /// The SQLite event store: one database file that `sqlite3` can read while alstats writes.
 ///

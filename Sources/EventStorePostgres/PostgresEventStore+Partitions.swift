@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 import PostgresNIO
 
 extension PostgresEventStore {

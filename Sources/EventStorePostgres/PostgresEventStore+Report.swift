@@ -1,5 +1,4 @@
-import EventReport
-import EventStore
+import EventStoreInterface
 import PostgresNIO
 
 extension PostgresEventStore {
@@ -38,7 +37,7 @@ extension PostgresEventStore {
                 Self.reportLinks.text, Self.bindings(query, Self.reportLinks), on: connection
             ) {
                 row in
-                Report.Link(
+                ReportRows.Link(
                     slug: try row[0].decode(String.self), hits: Int(try row[1].decode(Int64.self)),
                     visitors: Int(try row[2].decode(Int64.self)), crawlerFetches: Int(try row[3].decode(Int64.self)),
                     notFound: Int(try row[4].decode(Int64.self)), arrivals: Int(try row[5].decode(Int64.self)))
@@ -46,12 +45,6 @@ extension PostgresEventStore {
             let completeness = try await self.completeness(on: connection)
             return ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
         }
-    }
-
-    /// The report for `query`.
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    public func report(for query: ReportQuery) async throws(StoreError) -> Report {
-        ReportBuilder().report(from: try await rows(for: query), query: query)
     }
 
     static let reportGroups = reportSQL("report_groups")

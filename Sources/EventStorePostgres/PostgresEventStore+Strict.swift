@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 import MeasurementEvents
 import PostgresNIO
 

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 import MeasurementEvents
 import PostgresNIO
 
@@ -277,7 +277,7 @@ extension PostgresEventStore {
         var merged: [String: [String: Int]] = [:]
         for count in counts { merged[count.kind, default: [:]][count.reason, default: 0] += count.count }
         for (reason, count) in losses {
-            merged[EventWriter.kind(of: reason), default: [:]][reason.rawValue, default: 0] += count
+            merged[reason.completenessKind, default: [:]][reason.rawValue, default: 0] += count
         }
         return merged.flatMap { kind, reasons in reasons.map { (kind, $0.key, $0.value) } }
     }
@@ -361,7 +361,7 @@ struct PreparedWrite {
         let altered = rows.reduce(0) { $0 + $1.redactor.takeConservativeRedactions() }
         plan = PostgresWritePlan(rows: rows)
         var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
-            .map { (EventWriter.kind(of: $0.key), $0.key.rawValue, $0.value) }
+            .map { ($0.key.completenessKind, $0.key.rawValue, $0.value) }
         if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
         self.counts = counts
         ids = plan.candidates.isEmpty ? nil : plan.idLines()

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 import Foundation
 import Logging
 import PostgresNIO

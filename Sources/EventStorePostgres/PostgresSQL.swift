@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 
 /// The SQL files of EventStorePostgres, embedded in the binary as EventStore's are: the EmbedSQL build plugin
 /// (Plugins/EmbedSQL) generates `GeneratedSQL` from the top-level `Migrations/postgres/` and from

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreInterface
 
 // The fixed order in which the writers upsert rollup groups (PostgresRollups.order): any total order shared by
 // every writer will do; these list each key's values, numbers as text.

@@ -1,6 +1,8 @@
 import EventStore
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 
 /// The events of a database that `destination` has not answered yet, in arrival (rowid) order after the
 /// `push_cursor` row of `destination` (migration 0010); a receipt moves the cursor past its batch, in the

@@ -1,5 +1,7 @@
 import EventStore
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// The device's losses on their way to the collector (migration 0012): counted in `upload_loss_counts` in the
 /// transaction that counts them in completeness, turned into `upload_loss_records` (``DeviceLoss`` events

@@ -1,6 +1,8 @@
 import EventStore
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 import Synchronization
 
 /// The sink's outbox: the `upload_outbox` table (migration 0010) of an alstats SQLite database, holding the

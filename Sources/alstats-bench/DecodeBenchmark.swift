@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
 

@@ -1,6 +1,7 @@
 #if !ALSTATS_CORE_ONLY
     import EventReport
     import EventStore
+    import EventStoreInterface
     import EventStorePostgres
     import Foundation
     import MeasurementEvents
@@ -110,8 +111,8 @@
             var sqliteTimes: [Double] = []
             var postgresTimes: [Double] = []
             for _ in 0..<3 {
-                sqliteTimes.append(try await Self.seconds { _ = try reader.report(for: query) })
-                postgresTimes.append(try await Self.seconds { _ = try await postgres.report(for: query) })
+                sqliteTimes.append(try await Self.seconds { _ = try await reader.readReport(for: query) })
+                postgresTimes.append(try await Self.seconds { _ = try await postgres.readReport(for: query) })
             }
             await postgres.close()
             let label = count >= 1_000_000 ? "\(count / 1_000_000)M" : "\(count / 1_000)k"

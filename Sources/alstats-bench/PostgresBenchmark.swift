@@ -1,6 +1,7 @@
 #if !ALSTATS_CORE_ONLY
     import EventReport
     import EventStore
+    import EventStoreInterface
     import EventStorePostgres
     import Foundation
     import Logging

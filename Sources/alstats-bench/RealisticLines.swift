@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreInterface
 import MeasurementEvents
 
 /// NDJSON lines shaped like the events the world sends (issue 10), deterministic per seed: ~580 bytes,

@@ -1,5 +1,6 @@
 import CSQLite
 import EventStore
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
 

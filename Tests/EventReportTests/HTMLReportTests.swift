@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// The HTML report: escaping of event values, charts with their titles and labels, the same numbers as JSON.
 struct HTMLReportTests {

@@ -5,6 +5,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// The report's links section (docs/hosted-links.md, "The funnel in the report"), beyond its agreement with
 /// ``LinkOracle`` that ``ReportTests`` checks for every window and filter.

@@ -2,6 +2,7 @@ import Foundation
 import MeasurementEvents
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// An independent computation of the report's links section straight from the events (no rollups, no
 /// SQL), by the definitions of docs/hosted-links.md: the reference the store-backed section is checked

@@ -4,6 +4,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 struct QueryDialectTests {
     /// An index of query files: two portable, one with a PostgreSQL variant, and a variant of no portable file.

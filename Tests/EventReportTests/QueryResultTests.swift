@@ -2,6 +2,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// `alstats query` output: a cell's text must not break the format around it.
 struct QueryResultTests {

@@ -2,6 +2,7 @@ import Foundation
 import MeasurementEvents
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// An independent computation of the report, straight from the events (no rollups, no SQL), by the
 /// definitions of docs/cli.md: the reference the store-backed report is checked against.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// Golden outputs of every format for a small fixed dataset. To accept a deliberate change of output,
 /// run the tests with ALSTATS_UPDATE_GOLDEN=1 and review the diff of Tests/EventReportTests/Golden/.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import EventReport
+@testable import EventStoreInterface
 
 /// A fresh database per test holding `events`, removed afterwards (with its ``TemporaryDatabase``).
 final class ReportDatabase {

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import EventServer
+@testable import EventStoreInterface
 
 @Suite struct AuthRouteTests {
     static func basic(_ user: String, _ password: String) -> String {

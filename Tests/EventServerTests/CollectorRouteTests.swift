@@ -1,6 +1,7 @@
 import CompressNIO
 import EventServer
 import EventStore
+import EventStoreInterface
 import Foundation
 import Hummingbird
 import HummingbirdTesting

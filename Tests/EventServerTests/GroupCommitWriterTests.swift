@@ -4,6 +4,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventServer
+@testable import EventStoreInterface
 
 @Suite struct GroupCommitWriterTests {
     /// Submits `batches` in order before the writer runs, so that one transaction holds them all (as many as

@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 
 @testable import EventServer
+@testable import EventStoreInterface
 
 /// The rendered pages kept in memory (issue 14): the same request gets the same safe bytes, a changed link
 /// never gets an old page, every variant its own page, and the pages stay within their bytes.

@@ -1,6 +1,7 @@
 import EventReport
 import EventServer
 import EventStore
+import EventStoreInterface
 import Foundation
 import HostedLinks
 import Hummingbird
@@ -78,7 +79,7 @@ import Testing
         }
         let store = try EventStore(path: fixture.path, options: .init(create: false))
         #expect(try store.publicURLs() == ["https://go.example.com"])
-        let links = try ReportReader(store: store).report(for: ReportQuery()).links
+        let links = try ReportReader(store: store).rows(for: ReportQuery()).links
         #expect(
             links == [
                 Report.Link(slug: "invite", hits: 1, visitors: 1, crawlerFetches: 2, notFound: 0, arrivals: 0),

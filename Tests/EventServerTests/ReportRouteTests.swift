@@ -1,6 +1,7 @@
 import EventReport
 import EventServer
 import EventStore
+import EventStoreInterface
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -37,7 +38,7 @@ import Testing
                 ("?referer_app=None", ReportQuery(refererApp: "None")),
             ]
             for (parameters, query) in cases {
-                let expected = ReportFormat.json.render(try reader.report(for: query))
+                let expected = ReportFormat.json.render(try await reader.readReport(for: query))
                 try await client.execute(
                     uri: "/api/report\(parameters)", method: .get, headers: headers(key: ServerFixture.readKey)
                 ) { response in

@@ -1,5 +1,6 @@
 import EventServer
 import EventStore
+import EventStoreInterface
 import Foundation
 import Hummingbird
 import HummingbirdTesting

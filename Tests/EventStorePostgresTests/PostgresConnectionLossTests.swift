@@ -4,6 +4,7 @@ import MeasurementEvents
 import PostgresNIO
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// A batch whose connection is lost in the middle of its transaction stores nothing, fails with a typed error,

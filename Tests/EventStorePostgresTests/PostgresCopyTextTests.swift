@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// `COPY`'s text format as the writers make it; no server needed.

@@ -3,6 +3,7 @@ import EventStore
 import MeasurementEvents
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// A device's loss records (``DeviceLoss``) on a PostgreSQL collector count as the SQLite store counts them: in

@@ -3,6 +3,7 @@ import MeasurementEvents
 import NIOCore
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// The rows an ingest makes from NDJSON bytes in place against the rows of the decoded events: the same `COPY`

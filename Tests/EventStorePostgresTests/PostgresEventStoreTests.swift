@@ -5,6 +5,7 @@ import PostgresNIO
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// The PostgreSQL store against a real server (`.ci/postgres`), each test in a database of its own.

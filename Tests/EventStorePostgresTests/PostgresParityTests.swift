@@ -4,6 +4,7 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// The same events written to the SQLite store and to PostgreSQL give the same report rows, byte-identical report
@@ -70,7 +71,7 @@ struct PostgresParityTests {
             #expect(actual.completeness == expected.completeness)
             #expect(!expected.groups.isEmpty)
             let expectedJSON = ReportFormat.json.render(ReportBuilder().report(from: expected, query: query))
-            let actualJSON = ReportFormat.json.render(try await postgres.report(for: query))
+            let actualJSON = ReportFormat.json.render(try await postgres.readReport(for: query))
             #expect(actualJSON == expectedJSON, "\(query)")
         }
     }

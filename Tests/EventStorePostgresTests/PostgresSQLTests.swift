@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// The embedded SQL index names every `.sql` file of the module's folders, and splitting a file into statements

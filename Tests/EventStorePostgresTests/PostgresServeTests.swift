@@ -5,6 +5,7 @@ import PostgresNIO
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 #if canImport(Glibc)

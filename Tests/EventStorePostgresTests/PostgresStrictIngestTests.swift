@@ -6,6 +6,7 @@ import PostgresNIO
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// A strict ingest (`alstats ingest --strict`) into PostgreSQL writes its chunks into one transaction as it reads

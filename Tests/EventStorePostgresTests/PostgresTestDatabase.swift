@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import TestSupport
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// A fresh database per test on the server named by `ALSTATS_TEST_POSTGRES_URL` (`.ci/postgres` starts one),

@@ -4,6 +4,7 @@ import PostgresNIO
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// `events_by_time` as a BRIN index (Migrations/0006): what reads it by time still gets exactly its events, however

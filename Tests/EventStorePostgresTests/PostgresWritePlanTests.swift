@@ -3,6 +3,7 @@ import MeasurementEvents
 import NIOCore
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventStorePostgres
 
 /// The write plan's order, its matching of claimed ids, and its `COPY` lines; no server needed.

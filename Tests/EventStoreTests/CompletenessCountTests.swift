@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// Every event refused or cut over a limit is counted by reason in completeness, on both paths into storage.
 struct CompletenessCountTests {

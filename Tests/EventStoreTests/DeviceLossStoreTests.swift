@@ -3,6 +3,8 @@ import TestSupport
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// A device's loss record (`alstats_loss`) written through the store's one write path: counted in
 /// completeness as `device:REASON` when stored as new, never twice, and never as an App Links event.

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// What the binary embeds (the EmbedSQL plugin's `GeneratedSQL`) is every `.sql` file of its folders, byte for
 /// byte: a stale or partial embedding fails here.

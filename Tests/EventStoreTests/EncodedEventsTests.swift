@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 @Suite struct EncodedEventsTests {
     /// Batches like a group of requests: catalogue events, link hits and arrivals, a secret (redacted) and a

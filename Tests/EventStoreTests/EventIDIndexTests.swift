@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// Exact dedup through the id index's three levels (Migrations/0011_index_event_ids_by_key.sql,
 /// 0013_add_fresh_event_ids.sql, 0014_derive_fresh_event_ids.sql, EventIDIndex).

@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// A database that cannot grow (`PRAGMA max_page_count`, or a file-size limit on the `alstats` process):
 /// writes fail with a clear error, the file stays intact, earlier events stay readable.

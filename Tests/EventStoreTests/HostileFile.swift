@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// A database file (or its folder) that `alstats` must refuse without changing a byte, built in a fresh folder.
 ///

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// Migration 0011 on a database made by the alstats of schema 10 (Fixtures/schema-v10.sqlite, made by alstats
 /// at 0534082: `alstats demo --events 400 --seed 5 --in-process`, then ingested lines with text ids, no id, a

@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// When a non-strict ingest commits: every `batchSize` events, and once its transaction is
 /// `commitInterval` old, whichever comes first (so a killed ingest loses little, on a slow machine too).

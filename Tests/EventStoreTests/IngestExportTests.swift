@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 struct IngestExportTests {
     /// Values that often break a round trip.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// `alstats ingest` reads a named pipe as its writer writes (`mkfifo events; producer > events & alstats ingest
 /// events`). Until 2026-11-27 the check that every input is readable opened the pipe and closed it again: that let the

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// Migration 0006 on a database made by the alstats of schema 5 (Fixtures/schema-v5.sqlite: `alstats demo
 /// --events 300 --seed 3` and three ingested lines with a text id, no id and extra fields).

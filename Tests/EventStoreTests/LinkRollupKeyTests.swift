@@ -2,6 +2,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// Which target URLs are arrivals at a hosted link (`<origin>/l/<slug>`), as the view `link_event` reads them.
 struct LinkRollupKeyTests {

@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// Another process's connection holding the database: a writer waits up to its busy timeout, then fails
 /// with a clear error and loses nothing; readers never block the WAL writer.

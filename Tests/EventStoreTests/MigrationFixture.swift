@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// The migration tests' fixtures (Fixtures/schema-vN.sqlite, made by the alstats of that schema) and what
 /// they compare before and after migrating.

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 struct MigrationTests {
     @Test func aNewDatabaseGetsEveryMigrationInOrderEachRecorded() throws {

@@ -2,6 +2,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// Whether the one-pass reader (``NDJSONCodec/decodeFlat(utf8:truncatedValues:)``) and the tree reader give
 /// the same answer for a line: the same event and truncation count whenever the one-pass reader takes the

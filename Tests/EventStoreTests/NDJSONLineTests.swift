@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// `NDJSONCodec.line(for:)` writes bytes in runs; these tests hold it to the line the `String` writer made before
 /// (kept here as the reference), and to reading back as the same event.

@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 struct NDJSONTests {
     let codec = NDJSONCodec()

@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// Keys compare by bytes: two keys that differ only in Unicode normalisation are refused and counted, never
 /// merged; a key in either normalisation alone round-trips exactly.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 @testable import MeasurementEvents
 
 /// Replays every input kept in Regressions/NDJSONLine and Regressions/Flattening (inputs that once broke a

@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// The writer counts a rollup group it met before by the row's rowid (``RollupRows``): these tests change the
 /// rollup tables under it in the ways that give a rowid to another group, and check that every count still

@@ -4,6 +4,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 struct SQLiteEventSinkTests {
     @Test func manyConcurrentProducersLoseNothingWhileBuffersSuffice() throws {

@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// The property of issue 11: whatever the place and the encoding of a token, no byte of it reaches the
 /// database file, its WAL, the export or a view, through the sink or through ingest; and a consumer

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// Files the store must refuse without changing a byte, and places it cannot write.
 struct StoreSafetyTests {

@@ -3,6 +3,8 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
+@testable import SQLiteSupport
 
 /// The WAL is copied into the database file on a thread of its own (WALCheckpointer), and still starts over
 /// from its beginning under a writer that never pauses, so that it does not grow without end.

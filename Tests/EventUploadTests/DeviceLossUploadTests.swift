@@ -4,6 +4,7 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 /// The device's losses travel to the real `alstats serve` (build it first: `swift build`) as loss records on

@@ -3,6 +3,7 @@ import Foundation
 import MeasurementEvents
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 /// The sink on the bus, through the fault proxy, into the real `alstats serve` on loopback (build it first:

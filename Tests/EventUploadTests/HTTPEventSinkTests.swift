@@ -3,6 +3,7 @@ import Foundation
 import MeasurementEvents
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 @Suite struct HTTPEventSinkTests {

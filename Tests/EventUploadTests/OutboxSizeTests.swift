@@ -3,7 +3,9 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 @testable import EventUpload
+@testable import SQLiteSupport
 
 /// `upload_outbox_size` is kept by the outbox's own statements (migration 0015 dropped the per-row triggers):
 /// after every kind of insert and delete it must hold exactly the rows' count and bytes.

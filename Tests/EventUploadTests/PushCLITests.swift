@@ -4,6 +4,7 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 #if canImport(Glibc)

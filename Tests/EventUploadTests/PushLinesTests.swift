@@ -4,6 +4,7 @@ import MeasurementEvents
 import Synchronization
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 /// `alstats push` writes each row's NDJSON line straight from the columns of `events` (``PushSource``), without

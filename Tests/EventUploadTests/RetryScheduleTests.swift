@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 @Suite struct RetryScheduleTests {

@@ -3,6 +3,7 @@ import Foundation
 import MeasurementEvents
 import Synchronization
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 /// A fresh folder per test, holding its databases; removed when released.

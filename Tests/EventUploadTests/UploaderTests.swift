@@ -4,6 +4,7 @@ import MeasurementEvents
 import Synchronization
 import Testing
 
+@testable import EventStoreInterface
 @testable import EventUpload
 
 @Suite struct UploaderTests {

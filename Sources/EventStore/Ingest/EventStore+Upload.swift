@@ -1,4 +1,6 @@
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// What the uploader (module EventUpload) needs of the store, for modules of this package only: a checked,
 /// migrated connection of its own, the events in arrival order, and the completeness counts.
@@ -33,7 +35,7 @@ extension EventStore {
     ) throws(StoreError) {
         let statement = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
         for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
-            statement.bind(1, EventWriter.kind(of: reason))
+            statement.bind(1, reason.completenessKind)
             statement.bind(2, reason.rawValue)
             statement.bind(3, Int64(count))
             statement.bind(4, nowMilliseconds)

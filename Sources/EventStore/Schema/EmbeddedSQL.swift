@@ -1,3 +1,5 @@
+import EventStoreInterface
+
 /// The SQL files of EventStore, embedded in the binary, so that a lone copied `alstats` binary still migrates.
 ///
 /// The EmbedSQL build plugin (Plugins/EmbedSQL) generates `GeneratedSQL` from the folders on every build: the

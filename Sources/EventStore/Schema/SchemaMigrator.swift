@@ -1,4 +1,6 @@
+import EventStoreInterface
 import Foundation
+import SQLiteSupport
 
 /// Applies the embedded `Migrations/NNNN_verb_object.sql` in order, each in its own transaction,
 /// recording it in `schema_migrations` and `PRAGMA user_version`.

@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// The completeness counts of the ``DeviceLoss`` records that ``EventWriter`` stores as new: those of the write
@@ -5,7 +6,7 @@ import MeasurementEvents
 /// A record stored again (its id already stored) is a duplicate and never reaches the tally.
 struct DeviceLossTally {
     /// What the collector's completeness reasons for device losses begin with.
-    static let prefix = "device:"
+    static let prefix = DropReason.devicePrefix
 
     private var batch: [DropReason: Int] = [:]
     private var pending: [DropReason: Int] = [:]

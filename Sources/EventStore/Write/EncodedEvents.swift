@@ -1,4 +1,6 @@
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// A batch of events made ready to insert: redacted, mapped to the values each column binds, their rollup
 /// groups and id keys read, and sorted by id key; the store's writer then only binds, inserts and counts.

@@ -1,4 +1,6 @@
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// Exact dedup of event ids for all time, through the id index of Migrations/0011_index_event_ids_by_key.sql,
 /// 0013_add_fresh_event_ids.sql and 0014_derive_fresh_event_ids.sql.

@@ -1,5 +1,7 @@
 import CSQLite
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// The 64-bit key under which the id index (Migrations/0011_index_event_ids_by_key.sql) files an event id.
 ///

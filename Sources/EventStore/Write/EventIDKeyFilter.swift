@@ -1,3 +1,5 @@
+import EventStoreInterface
+
 /// An in-memory Bloom filter over the keys of the id index (``EventIDKey``): "certainly not stored" or
 /// "maybe stored".
 ///

@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 extension EventStore {

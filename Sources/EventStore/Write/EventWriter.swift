@@ -1,6 +1,8 @@
 import CSQLite
+import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 
 /// The one write path into `events`: redacts, inserts with a prepared statement (an id already stored, by
 /// the exact id index ``EventIDIndex``, is skipped), and aggregates the rollups of the rows really inserted, upserted once per group at commit.
@@ -402,7 +404,7 @@ package final class EventWriter {
         if ownTransaction { try begin.run() }
         do throws(StoreError) {
             for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
-                upsertLoss.bind(1, EventWriter.kind(of: reason))
+                upsertLoss.bind(1, reason.completenessKind)
                 upsertLoss.bind(2, reason.rawValue)
                 upsertLoss.bind(3, Int64(count))
                 upsertLoss.bind(4, nowMilliseconds)
@@ -412,20 +414,6 @@ package final class EventWriter {
         } catch {
             if ownTransaction { try? connection.execute("ROLLBACK") }
             throw error
-        }
-    }
-
-    /// `dropped` for events lost after the bus accepted them, `altered` for events stored with a value cut
-    /// to the length limit, `rejected` for events refused (by the bus or by ingest over a limit).
-    package static func kind(of reason: DropReason) -> String {
-        if reason.rawValue.hasPrefix(DeviceLossTally.prefix) {
-            return kind(of: DropReason(rawValue: String(reason.rawValue.dropFirst(DeviceLossTally.prefix.count))))
-        }
-        if reason.rawValue == "outbox_full" { return "dropped" }  // the device's uploader lost what the bus accepted
-        switch reason {
-        case .bufferFull, .sinkError: return "dropped"
-        case .valueTruncated: return "altered"
-        default: return "rejected"
         }
     }
 }

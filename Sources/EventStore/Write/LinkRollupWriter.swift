@@ -1,4 +1,6 @@
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// Keeps the hosted links funnel's rollups (`link_rollup`, `link_rollup_day`, `link_visitor_day`,
 /// `link_visitor_count`, Migrations/0009) for ``EventWriter``: it sees each event really inserted, and upserts its groups in the

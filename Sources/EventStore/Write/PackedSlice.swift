@@ -1,5 +1,7 @@
 import Dispatch
+import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 /// A slice of a large write made ready on another thread while the writer inserts the slice before it: its new
 /// events redacted, their column values packed into one buffer, their rollup groups counted.

@@ -1,4 +1,6 @@
 import CSQLite
+import EventStoreInterface
+import SQLiteSupport
 
 /// The rowids of one rollup table's rows that this connection has counted into, by group, so that a group met
 /// again is counted with an `UPDATE` by rowid: the upsert binds every dimension (copying each text) and searches

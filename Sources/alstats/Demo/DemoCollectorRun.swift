@@ -3,6 +3,7 @@
 #if !ALSTATS_CORE_ONLY
     import EventServer
     import EventStore
+    import EventStoreInterface
     import EventUpload
     import Foundation
     import Logging

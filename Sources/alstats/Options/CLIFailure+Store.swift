@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreInterface
 
 extension CLIFailure {
     /// The exit status and message of a store error: 66 for a database that does not exist, 64 for a

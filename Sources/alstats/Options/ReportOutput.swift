@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventReport
 import EventStore
+import EventStoreInterface
 import Foundation
 
 /// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only

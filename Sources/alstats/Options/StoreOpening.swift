@@ -1,5 +1,6 @@
 import EventReport
 import EventStore
+import EventStoreInterface
 
 #if !ALSTATS_CORE_ONLY
     import EventStorePostgres

@@ -2,6 +2,7 @@ import AppLinks
 import ArgumentParser
 import EventReport
 import EventStore
+import EventStoreInterface
 import Foundation
 import HostedLinks
 import MeasurementEvents

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventStore
+import EventStoreInterface
 import Foundation
 import HostedLinks
 import MeasurementEvents

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventStore
+import EventStoreInterface
 
 extension ALStatsCommand {
     /// `alstats migrate`: creates the database when needed, applies pending migrations, prints the version.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventStore
+import EventStoreInterface
 import EventUpload
 import Foundation
 import MeasurementEvents

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventReport
 import EventStore
+import EventStoreInterface
 import Foundation
 
 extension ALStatsCommand {

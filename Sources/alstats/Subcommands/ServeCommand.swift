@@ -3,6 +3,7 @@
     import ArgumentParser
     import EventServer
     import EventStore
+    import EventStoreInterface
     import Foundation
     import HostedLinks
     import Logging

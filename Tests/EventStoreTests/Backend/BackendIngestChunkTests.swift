@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// The generic ingest's writes through a backend seen only as ``EventBackend``: chunks of the backend's limit
 /// (``EventBackend/overlappedChunkLimit``) or of `--batch-size` when smaller (a write is due at the end of the

@@ -3,6 +3,7 @@ import MeasurementEvents
 import Testing
 
 @testable import EventStore
+@testable import EventStoreInterface
 
 /// The generic ingest (``EventBackend/ingestNDJSON(_:options:onInvalidLine:progress:)``), run against the SQLite
 /// store through the protocol, gives the counts, completeness and export of the tuned SQLite ingest.

@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreInterface
 import Testing
 
 /// The password of the URLs below: it must never appear in a message or a description.

@@ -1,0 +1,255 @@
+import Foundation
+import MeasurementEvents
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads, decodes and redacts NDJSON on a thread of its own while the caller writes, handing over batches
+/// through a small bounded queue, so that parsing and SQLite overlap on two cores.
+///
+/// Batches arrive in input order with their invalid lines, so errors are reported in order by the
+/// consumer. ``cancel()`` stops the reader early (when the writer failed); ``next()`` returns `nil`
+/// once everything was read.
+package final class IngestPipeline: @unchecked Sendable {
+    // @unchecked Sendable: every mutable property is guarded by `condition`.
+
+    /// Decoded events and the invalid lines among them, in input order.
+    package struct Batch: Sendable {
+        package var events: [MeasurementEvent] = []
+        /// The events as the backend's own rows instead, when the pipeline was given a way to make them.
+        package var rows: (any IngestRows)?
+        package var errors: [IngestError] = []
+        package var lines = 0
+        package var bytes = 0
+        package var failure: IngestError?
+        /// Events rejected over a limit (also in `errors`) and events stored with a value cut to the length
+        /// limit (``DropReason/valueTruncated``), by reason: ingest adds them to the completeness table.
+        package var losses: [DropReason: Int] = [:]
+        /// The fields whose names are near misses of catalogue names (stored as read).
+        package var nearMisses = FieldNameWarnings()
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Batch] = []
+    private var finished = false
+    private var cancelled = false
+    private var joined = false
+    /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
+    private var consumed: [[MeasurementEvent]] = []
+    private let capacity = 4
+    /// A consumer waiting in ``nextBatch()`` for the reader, resumed by the next ``send(_:)`` or ``finish()``.
+    private var waiter: CheckedContinuation<Batch?, Never>?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
+    /// with `redactor`. With `makeRows`, the events go into the rows it makes (one per batch) instead: a line in the
+    /// flat shape read in place (``NDJSONCodec/scan(_:into:)``) when the rows take it so, any other decoded, neither
+    /// redacted.
+    package init(
+        inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
+        makeRows: (@Sendable () -> any IngestRows)? = nil
+    ) {
+        Thread.startNamed("alstats-ingest") { [self] in
+            read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize, makeRows: makeRows)
+            done.signal()
+        }
+    }
+
+    /// The next batch, waiting for it on the caller's thread; `nil` when all input was read. For a caller on a
+    /// thread of its own (the SQLite ingest); an async caller uses ``nextBatch()``.
+    package func next() -> Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished { condition.wait() }
+        guard !queue.isEmpty else { return nil }
+        let batch = queue.removeFirst()
+        condition.broadcast()
+        return batch
+    }
+
+    /// ``next()`` for an async caller, which waits without blocking its thread: a thread of the cooperative pool
+    /// blocked here could not run the writes' continuations meanwhile (the pool has one thread per core).
+    package func nextBatch() async -> Batch? {
+        await withCheckedContinuation { take(resuming: $0) }
+    }
+
+    /// Resumes `continuation` with the next batch, or `nil` when all input was read, or leaves it to the reader when
+    /// none is queued yet.
+    private func take(resuming continuation: CheckedContinuation<Batch?, Never>) {
+        condition.lock()
+        guard !queue.isEmpty || finished else {
+            waiter = continuation
+            condition.unlock()
+            return
+        }
+        let batch = queue.isEmpty ? nil : queue.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        continuation.resume(returning: batch)
+    }
+
+    /// Hands written events back to the reader thread, which releases them (the writer is the bottleneck).
+    package func recycle(_ events: consuming [MeasurementEvent]) {
+        condition.lock()
+        consumed.append(events)
+        condition.unlock()
+    }
+
+    /// Stops the reader and waits for its thread to end.
+    package func cancel() {
+        condition.lock()
+        cancelled = true
+        queue.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        join()
+    }
+
+    /// Waits for the reader's thread to end; calling it again returns at once.
+    package func join() {
+        condition.lock()
+        let first = !joined
+        joined = true
+        condition.unlock()
+        if first { done.wait() }
+    }
+
+    /// Queues `batch`; `false` when cancelled.
+    private func send(_ batch: Batch) -> Bool {
+        condition.lock()
+        while queue.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else {
+            condition.unlock()
+            return false
+        }
+        let waiting = waiter
+        waiter = nil
+        if waiting == nil { queue.append(batch) }
+        condition.broadcast()
+        let garbage = consumed
+        consumed.removeAll()
+        condition.unlock()
+        waiting?.resume(returning: batch)
+        _ = consume garbage  // released here, on the reader thread
+        return true
+    }
+
+    private func finish() {
+        condition.lock()
+        finished = true
+        let waiting = waiter
+        waiter = nil
+        condition.broadcast()
+        condition.unlock()
+        waiting?.resume(returning: nil)
+    }
+
+    private struct Stop: Error {}
+
+    private func read(
+        inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
+        makeRows: (@Sendable () -> any IngestRows)?
+    ) {
+        defer { finish() }
+        func newBatch() -> Batch {
+            var batch = Batch()
+            if let makeRows { batch.rows = makeRows() } else { batch.events.reserveCapacity(batchSize) }
+            return batch
+        }
+        var batch = newBatch()
+        var flat = FlatLine()
+        var totalBytes = 0
+        for input in inputs {
+            let descriptor: Int32
+            do throws(IngestError) {
+                descriptor = try input.openInput()
+            } catch {
+                batch.failure = error
+                _ = send(batch)
+                return
+            }
+            defer { if input.path != "-" { close(descriptor) } }
+            var lineNumber = 0
+            let bytesBefore = totalBytes
+            let reader = LineReader(descriptor: descriptor)
+            do {
+                try reader.forEachLine { line, bytesRead in
+                    lineNumber += 1
+                    totalBytes = bytesBefore + bytesRead
+                    let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
+                    IngestPipeline.add(
+                        line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch, flat: &flat)
+                    if batch.lines >= batchSize {
+                        batch.bytes = totalBytes
+                        guard send(batch) else { throw Stop() }
+                        batch = newBatch()
+                    }
+                }
+            } catch let error as IngestError {
+                var failed = error
+                failed.file = input.label
+                batch.failure = failed
+                _ = send(batch)
+                return
+            } catch {
+                return  // cancelled
+            }
+        }
+        batch.bytes = totalBytes
+        _ = send(batch)
+    }
+
+    /// Adds one line to `batch`: its event, redacted (a cut value counted), or its error at `place` (a line
+    /// refused over a limit counted by reason); into the batch's rows when it has them, read in place (into
+    /// `flat`) when they take the line so. Blank lines are skipped.
+    private static func add(
+        _ line: LineReader.Line, at place: IngestError, of reader: LineReader, codec: NDJSONCodec,
+        redactor: Redactor, to batch: inout Batch, flat: inout FlatLine
+    ) {
+        var error = place
+        switch line {
+        case .tooLong:
+            batch.lines += 1
+            error.reason = "line is longer than \(reader.maximumLineBytes) bytes"
+            batch.errors.append(error)
+        case .text(let bytes):
+            if isBlank(bytes) { return }
+            batch.lines += 1
+            if batch.rows != nil, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows!.append(flat) {
+                batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0)
+                return
+            }
+            do throws(NDJSONLineError) {
+                var truncated = 0
+                let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
+                batch.nearMisses.check(event.fields, file: place.file, line: place.line ?? 0)
+                if batch.rows != nil {
+                    batch.rows!.append(event)
+                } else {
+                    batch.events.append(redactor.redact(event))
+                }
+                if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
+            } catch let refusal {
+                if let reason = refusal.dropReason { batch.losses[reason, default: 0] += 1 }
+                error.reason = refusal.reason
+                batch.errors.append(error)
+            }
+        }
+    }
+
+    /// `bytes` without the white space at their end, which a decoder skips: a file with CRLF line ends has a `\r`
+    /// at the end of every line.
+    private static func trimmingEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 || bytes[end - 1] == 0x0D { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[..<end])
+    }
+
+    private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+}

@@ -1,0 +1,102 @@
+/// The grouped counts a report is built from: what `Queries/report_groups.sql` and
+/// `Queries/report_daily.sql` return, and the completeness table.
+public struct ReportRows: Sendable, Hashable {
+    /// Events per combination of the report's dimensions.
+    public var groups: [Group]
+    /// Events per 15-minute UTC bucket, name, type and success.
+    public var buckets: [Bucket]
+    /// Loss counts by kind (`dropped`, `rejected`) and reason.
+    public var completeness: [String: [String: Int]]
+    /// The hosted links funnel per slug: what `Queries/report_links.sql` returns.
+    public var links: [Link]
+
+    /// Creates rows.
+    public init(
+        groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:], links: [Link] = []
+    ) {
+        self.groups = groups
+        self.buckets = buckets
+        self.completeness = completeness
+        self.links = links
+    }
+
+    /// A count of events sharing these values (`nil`: the event lacked the field).
+    public struct Group: Sendable, Hashable {
+        public var name: String
+        public var ref: String?
+        public var refererAppName: String?
+        public var type: String?
+        /// 1, 0, or `nil` when the event had no `success` field of "1" or "0".
+        public var success: Int?
+        public var sourceURLHost: String?
+        public var error: String?
+        public var count: Int
+
+        /// Creates a group.
+        public init(
+            name: String, ref: String? = nil, refererAppName: String? = nil, type: String? = nil,
+            success: Int? = nil, sourceURLHost: String? = nil, error: String? = nil, count: Int
+        ) {
+            self.name = name
+            self.ref = ref
+            self.refererAppName = refererAppName
+            self.type = type
+            self.success = success
+            self.sourceURLHost = sourceURLHost
+            self.error = error
+            self.count = count
+        }
+    }
+
+    /// A count of events in one 15-minute UTC bucket.
+    public struct Bucket: Sendable, Hashable {
+        /// The bucket's start, ms since the Unix epoch (a multiple of 900,000).
+        public var start: Int64
+        public var name: String
+        /// `app`, `web`, `fail` or `nil`.
+        public var type: String?
+        public var success: Int?
+        public var count: Int
+
+        /// Creates a bucket.
+        public init(start: Int64, name: String, type: String? = nil, success: Int?, count: Int) {
+            self.start = start
+            self.name = name
+            self.type = type
+            self.success = success
+            self.count = count
+        }
+    }
+}
+
+extension ReportRows {
+    /// The funnel of one hosted link (docs/hosted-links.md, "The funnel in the report"): page views, the people and
+    /// crawlers behind them, and the App Link arrivals that followed.
+    public struct Link: Sendable, Hashable {
+        /// The requested slug.
+        public var slug: String
+        /// `alstats_link_hit` events with status 200 and crawler 0: people who got the page.
+        public var hits: Int
+        /// Distinct `visitor` values of those hits per UTC day, summed over the days.
+        public var visitors: Int
+        /// `alstats_link_hit` events with crawler 1 (link previewers, crawlers, every `HEAD`).
+        public var crawlerFetches: Int
+        /// `alstats_link_hit` events with crawler 0 and a status other than 200 (an unknown slug: 404).
+        public var notFound: Int
+        /// `al_nav_in` events whose `targetURL` is the link's canonical URL on a recorded public URL.
+        public var arrivals: Int
+
+        /// `arrivals / hits`, `nil` without hits.
+        public var arrivalRate: Double? { hits == 0 ? nil : Double(arrivals) / Double(hits) }
+
+        /// Creates a link's funnel.
+        public init(slug: String, hits: Int, visitors: Int, crawlerFetches: Int, notFound: Int, arrivals: Int) {
+            self.slug = slug
+            self.hits = hits
+            self.visitors = visitors
+            self.crawlerFetches = crawlerFetches
+            self.notFound = notFound
+            self.arrivals = arrivals
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import MeasurementEvents
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How an event maps to a row of `events` (Migrations/0001_create_events.sql) and back.
+///
+/// The catalogue fields have real columns; `success` is stored as the integer 1 or 0 when it is "1" or
+/// "0"; every other field, and any other value of `success`, goes into `extra` as a JSON object of
+/// strings with sorted keys. A UUID id is stored as 16 bytes, any other id as text.
+package enum EventColumns {
+    /// The field columns, in statement order after `id`, `ts_ms`, `name`.
+    package static let fields: [(field: String, column: String)] = [
+        (FieldName.ref, "ref"),
+        (FieldName.success, "success"),
+        (FieldName.type, "type"),
+        (FieldName.refererAppName, "referer_app_name"),
+        (FieldName.sourceURLHost, "source_url_host"),
+        (FieldName.error, "error"),
+        (FieldName.inputURL, "input_url"),
+        (FieldName.inputURLScheme, "input_url_scheme"),
+        (FieldName.targetURL, "target_url"),
+        (FieldName.refererURL, "referer_url"),
+        (FieldName.sourceApplication, "source_application"),
+        (FieldName.outputURL, "output_url"),
+        (FieldName.outputURLScheme, "output_url_scheme"),
+        (FieldName.sourceURL, "source_url"),
+        (FieldName.version, "version"),
+    ]
+
+    /// The bind index (1-based) of a field's column, or `nil` for a field kept in `extra`.
+    @inline(__always)
+    package static func bindIndex(of key: String) -> Int32? {
+        if let index = key.utf8.withContiguousStorageIfAvailable({ bindIndex(ofKey: $0) }) { return index }
+        return Array(key.utf8).withUnsafeBufferPointer { bindIndex(ofKey: $0) }
+    }
+
+    /// ``bindIndex(of:)`` of a key's UTF-8 bytes (a line read in place, ``FlatLine``).
+    ///
+    /// A switch on length, then a comparison of bytes: cheaper than hashing every key of every event.
+    @inline(__always)
+    package static func bindIndex(ofKey key: UnsafeBufferPointer<UInt8>) -> Int32? {
+        func equals(_ name: StaticString) -> Bool {
+            name.utf8CodeUnitCount == key.count && memcmp(name.utf8Start, key.baseAddress!, key.count) == 0
+        }
+        switch key.count {
+        case 3: return equals("ref") ? 4 : nil
+        case 4: return equals("type") ? 6 : nil
+        case 5: return equals("error") ? 9 : nil
+        case 7:
+            if equals("success") { return 5 }
+            return equals("version") ? 18 : nil
+        case 8: return equals("inputURL") ? 10 : nil
+        case 9:
+            if equals("targetURL") { return 12 }
+            if equals("outputURL") { return 15 }
+            return equals("sourceURL") ? 17 : nil
+        case 10: return equals("refererURL") ? 13 : nil
+        case 13: return equals("sourceURLHost") ? 8 : nil
+        case 14:
+            if equals("refererAppName") { return 7 }
+            return equals("inputURLScheme") ? 11 : nil
+        case 15: return equals("outputURLScheme") ? 16 : nil
+        case 17: return equals("sourceApplication") ? 14 : nil
+        default: return nil
+        }
+    }
+
+    /// The bind index of `success`.
+    package static let successIndex: Int32 = 5
+    /// The position in ``fields`` of the column bound at `index` (the fields' columns follow `id`, `ts_ms` and
+    /// `name`).
+    package static func fieldPosition(ofBindIndex index: Int32) -> Int { Int(index) - 4 }
+    /// The bind index of `extra`.
+    package static let extraIndex = Int32(fields.count + 4)
+
+    /// One pass over `event`'s fields: `column` gets each field that has a text column (with its bind index),
+    /// `extra` the others; `success` "1" or "0" is returned as an integer instead.
+    /// - Returns: the event's rollup group and its integer `success`, if any.
+    @inline(__always)
+    package static func columns(
+        of event: MeasurementEvent, extra: inout [(String, String)], column: (Int32, String) -> Void
+    ) -> (key: RollupKey, success: Int64?) {
+        extra.removeAll(keepingCapacity: true)
+        var key = RollupKey(timestamp: event.timestamp, name: event.name)
+        for (field, value) in event.fields {
+            guard let index = bindIndex(of: field) else {
+                extra.append((field, value))
+                continue
+            }
+            switch index {
+            case successIndex:
+                switch value {
+                case "1": key.success = 1
+                case "0": key.success = 0
+                default: extra.append((field, value))
+                }
+                continue
+            case 4: key.ref = value
+            case 6: key.type = value
+            case 7: key.refererAppName = value
+            case 8: key.sourceURLHost = value
+            case 9: key.error = value
+            default: break
+            }
+            column(index, value)
+        }
+        return (key, key.success)
+    }
+
+    /// How an id is stored: `blob` gets the 16 bytes (big-endian) of a UUID, `text` any other id's text.
+    @inline(__always)
+    package static func storedID(_ id: EventID, blob: (UnsafeRawBufferPointer) -> Void, text: (String) -> Void) {
+        if let (high, low) = id.uuidValue {
+            var bytes = (high.bigEndian, low.bigEndian)
+            withUnsafeBytes(of: &bytes, blob)
+        } else {
+            text(id.description)
+        }
+    }
+
+    /// The extra fields as a JSON object with keys in byte order.
+    package static func encodeExtra(_ extra: inout [(String, String)]) -> String {
+        extra.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        var text = "{"
+        for (offset, (key, value)) in extra.enumerated() {
+            if offset > 0 { text += "," }
+            JSONValue.writeString(key, to: &text)
+            text += ":"
+            JSONValue.writeString(value, to: &text)
+        }
+        text += "}"
+        return text
+    }
+}
