@@ -6,12 +6,12 @@ import ServiceLifecycle
 
 /// The one writer of the store: requests hand it their events and await; it commits the events of
 /// the requests waiting (at most ``maximumGroupEvents`` of them per transaction), in one transaction, on a
-/// thread of its own (never an event-loop thread), then answers each request with its own count of newly
+/// serial queue of its own (never an event-loop thread), then answers each request with its own count of newly
 /// stored events.
 ///
 /// Everything that does not need the database (redaction, column values, rollup groups, the sort by id)
 /// is done by ``submit(_:losses:)`` on the request's own task, on every core at once
-/// (``EventStore/encode(_:)``); the writer's thread only inserts, upserts the rollups and commits. Requests
+/// (``EventBackend/prepare(_:)``); the writer only inserts, upserts the rollups and commits. Requests
 /// that arrive while a transaction commits form the next group; a group smaller than ``minimumGroupEvents``
 /// waits for more while other requests are being encoded, until its first request has waited ``gatherDelay``
 /// (a lone client's request, with none behind it, is committed at once). A commit costs about a millisecond
@@ -54,7 +54,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     private struct Submission {
-        let events: QueuedEvents
+        let events: any PreparedEvents
         let losses: [DropReason: Int]
         let answer: CheckedContinuation<Result<Int, SubmitError>, Never>
         let queuedAt: ContinuousClock.Instant
@@ -143,10 +143,9 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// Queues `events` (and the rejection counts `losses` of the same request) and returns, once they are
     /// committed, how many of the events were newly stored (the others were duplicates).
     ///
-    /// The events are redacted and encoded here, on the caller's task, once the queue has room for them; for the
-    /// SQLite store the encoded rows hold copies of their values (``EncodedEvents``), so a caller that hands its
-    /// events over (no other reference to the array) has them freed before the wait, and a queued request
-    /// holds only its rows.
+    /// The events are prepared here (``EventBackend/prepare(_:)``), on the caller's task, once the queue has room for
+    /// them; the SQLite store's prepared rows hold copies of their values, so a caller that hands its events over (no
+    /// other reference to the array) has them freed before the wait, and a queued request holds only its rows.
     /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
     public func submit(_ events: consuming [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError)
         -> Int
@@ -154,7 +153,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
         await beforeEncoding?()
         // Consumed: the rows hold copies of the values, and the events are freed here (if the caller kept none).
-        let encoded = QueuedEvents(events, for: store)
+        let encoded = store.prepare(events)
         let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
             condition.lock()
             arriving -= 1
@@ -192,16 +191,15 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         return nil
     }
 
-    /// Runs the writer's thread until graceful shutdown (or cancellation), then drains the queue and returns.
+    /// Runs the writer until graceful shutdown (or cancellation), then drains the queue and returns.
+    ///
+    /// The loop runs on a serial queue of its own (``StoreExecutor``), never on an event loop or the cooperative
+    /// pool: it waits there for submissions, and the SQLite store's write (which never suspends) runs there too; a
+    /// backend that suspends on the network (PostgreSQL) gives the queue back until its answer comes.
     public func run() async throws {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-                    Thread.startNamed("alstats-writer") { [self] in
-                        loop()
-                        finished.resume()
-                    }
-                }
+                await StoreExecutor(label: "alstats-writer").run { await self.loop() }
             } onGracefulShutdown: {
                 self.close()
             }
@@ -218,13 +216,14 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func loop() {
+    private func loop() async {
         while var batch = nextBatch() {
-            commit(&batch)
+            await commit(&batch)
         }
     }
 
-    /// Waits for submissions; nil once draining with nothing left.
+    /// Waits for submissions, blocking the writer's own queue (nothing else runs there); nil once draining with
+    /// nothing left.
     private func nextBatch() -> [Submission]? {
         condition.lock()
         defer { condition.unlock() }
@@ -257,24 +256,18 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     /// Commits `batch` and answers its requests; `batch` is emptied first (see below).
-    private func commit(_ batch: inout [Submission]) {
+    private func commit(_ batch: inout [Submission]) async {
         var losses: [DropReason: Int] = [:]
         for submission in batch { losses.merge(submission.losses, uniquingKeysWith: +) }
         let started = ContinuousClock.now
         let outcome: Result<[Int], SubmitError>
         do {
-            outcome = .success(try GroupCommitWriter.writeBatches(batch.map(\.events), losses: losses, to: store))
+            outcome = .success(try await store.writePrepared(batch.map(\.events), losses: losses))
         } catch {
             outcome = .failure(.storeFailed(error.message))
         }
         metrics?.commitFinished(after: ContinuousClock.now - started, succeeded: (try? outcome.get()) != nil)
-        let events = batch.reduce(0) { $0 + $1.events.count }
-        condition.lock()
-        committed += 1
-        queuedEvents -= events
-        lastCommitFailed = (try? outcome.get()) == nil
-        metrics?.queueDepth(queuedEvents)
-        condition.unlock()
+        recordCommit(of: batch.reduce(0) { $0 + $1.events.count }, failed: (try? outcome.get()) == nil)
         // The writer lets go of the rows before it answers: each request's task then holds the last reference and
         // frees its own rows on its own thread. Released after the answers, they were the writer's to free
         // whenever a request finished first (about 3.5% of the writer's samples in the requests/s run).
@@ -283,5 +276,15 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         for (index, answer) in answers.enumerated() {
             answer.resume(returning: outcome.map { $0[index] })
         }
+    }
+
+    /// Counts a commit (or a failed one) of `events` events, which leave the queue.
+    private func recordCommit(of events: Int, failed: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        committed += 1
+        queuedEvents -= events
+        lastCommitFailed = failed
+        metrics?.queueDepth(queuedEvents)
     }
 }

@@ -17,3 +17,25 @@ extension EventStore: EventBackend {
         }
     }
 }
+
+extension EncodedEvents: PreparedEvents {}
+
+extension EventStore {
+    /// Redacts and encodes `events` (``encode(_:)``), without the store's lock.
+    public func prepare(_ events: [MeasurementEvent]) -> any PreparedEvents {
+        encode(events)
+    }
+
+    /// ``writeBatches(encoded:losses:)`` of what ``prepare(_:)`` made; events given as they are
+    /// (``UnpreparedEvents``) are encoded here first, so any prepared value is written.
+    public func writePrepared(
+        _ batches: [any PreparedEvents], losses: [DropReason: Int]
+    ) throws(StoreError) -> [Int] {
+        let encoded = batches.map { batch in
+            if let encoded = batch as? EncodedEvents { return encoded }
+            if let unprepared = batch as? UnpreparedEvents { return encode(unprepared.events) }
+            preconditionFailure("\(type(of: batch)) was not prepared by EventStore.prepare(_:)")
+        }
+        return try writeBatches(encoded: encoded, losses: losses)
+    }
+}

@@ -47,6 +47,31 @@ public protocol EventBackend: AnyObject, Sendable {
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> [Int]
 
+    /// Prepares a request's events for ``writePrepared(_:losses:)`` without touching the database: call it on the
+    /// request's own task, so that this work runs on every core while the one writer writes. A backend whose write
+    /// does all the work keeps the default, which prepares nothing (``UnpreparedEvents``).
+    func prepare(_ events: [MeasurementEvent]) -> any PreparedEvents
+
+    /// ``writeBatches(_:losses:)`` of events made by this backend's ``prepare(_:)`` (one value per request, in the
+    /// order the answers come back): one transaction, duplicates acknowledged and not stored twice, `losses` counted
+    /// in the same transaction. Give it only what this backend prepared; the default writes ``UnpreparedEvents``.
+    /// - Returns: for each prepared value, in order, how many of its events were new.
+    /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
+    func writePrepared(_ batches: [any PreparedEvents], losses: [DropReason: Int]) async throws(StoreError) -> [Int]
+
+    /// Imports NDJSON events from `inputs`, as `alstats ingest` does: lines read, stored, duplicates, invalid lines
+    /// and losses by reason counted in the summary and in completeness. The default is the generic ingest
+    /// (``ingestNDJSON(_:options:onInvalidLine:progress:)``); the SQLite store has a tuned one of its own.
+    /// - Parameters:
+    ///   - onInvalidLine: called with each invalid line as `file:line: reason`, in input order.
+    ///   - progress: called about every 65,536 lines with the summary so far, and once at the end.
+    /// - Throws: ``IngestError`` for a missing or unreadable input, ``StoreError`` for the database; the chunks
+    ///   written before stay stored (an ingest re-run stores the rest, without duplicates).
+    func ingest(
+        _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
+        progress: ((IngestSummary) -> Void)?
+    ) async throws -> IngestSummary
+
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
     /// - Returns: how many events were new.
     /// - Throws: ``StoreError``; then none of `events` is stored.
@@ -125,6 +150,33 @@ extension EventBackend {
     /// default is called instead, so it must return an ``UpkeepOutcome``.
     @discardableResult
     public func upkeep() async throws(StoreError) -> UpkeepOutcome { .done }
+
+    /// Prepares nothing: the events are written as they are, and the backend's write redacts them.
+    public func prepare(_ events: [MeasurementEvent]) -> any PreparedEvents {
+        UnpreparedEvents(events)
+    }
+
+    /// ``writeBatches(_:losses:)`` of the events of ``UnpreparedEvents``; a value of another kind is a programmer
+    /// error (it was prepared by another backend).
+    public func writePrepared(
+        _ batches: [any PreparedEvents], losses: [DropReason: Int]
+    ) async throws(StoreError) -> [Int] {
+        let events = batches.map { batch in
+            guard let unprepared = batch as? UnpreparedEvents else {
+                preconditionFailure("\(type(of: batch)) was not prepared by \(type(of: self)).prepare(_:)")
+            }
+            return unprepared.events
+        }
+        return try await writeBatches(events, losses: losses)
+    }
+
+    /// The generic ingest (``ingestNDJSON(_:options:onInvalidLine:progress:)``).
+    public func ingest(
+        _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
+        progress: ((IngestSummary) -> Void)?
+    ) async throws -> IngestSummary {
+        try await ingestNDJSON(inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
+    }
 
     /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
     public func writeBatches(

@@ -76,8 +76,8 @@ extension ALStatsCommand {
             return lines.joined(separator: "\n")
         }
 
-        /// Ingests the files into `backend`: SQLite through its own tuned ingest, another backend through its
-        /// batch writes (``EventBackend/ingestNDJSON(_:options:onInvalidLine:progress:)``), with the same counts.
+        /// Ingests the files into `backend` with its ingest (``EventBackend/ingest(_:options:onInvalidLine:progress:)``):
+        /// SQLite's own tuned one, the generic one on another backend, with the same counts.
         private func ingest(into backend: any EventBackend, terminal: Bool) async throws -> IngestSummary {
             let inputs = files.map(IngestInput.init(path:))
             let options = IngestOptions(strict: strict)
@@ -89,10 +89,7 @@ extension ALStatsCommand {
                         Data("\rread \(String(counting: progress.lines, "line")), \(progress.bytes >> 20) MiB".utf8))
                 } : nil
             do {
-                if let sqlite = backend as? EventStore {
-                    return try sqlite.ingest(inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
-                }
-                return try await backend.ingestNDJSON(
+                return try await backend.ingest(
                     inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
             } catch let error as StoreError {
                 throw CLIFailure(error)
