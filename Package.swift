@@ -71,6 +71,18 @@ let package = Package(
             exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(
             name: "EventReport", dependencies: ["EventStoreInterface", "MeasurementEvents"], swiftSettings: strict),
+        // The one opener of stores (a file path or a PostgreSQL URL) for the CLI, `alstats serve` and the in-process
+        // collector.
+        .target(
+            name: "StoreOpening",
+            dependencies: ["EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents"]
+                + (coreOnly
+                    ? []
+                    : [
+                        "EventStorePostgres",
+                        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    ]),
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
@@ -91,7 +103,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks",
+                "EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks", "StoreOpening",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,6 +123,7 @@ let package = Package(
                 "EventStoreInterface", "MeasurementEvents",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         .executableTarget(
@@ -122,6 +135,7 @@ let package = Package(
                 "EventReport",
                 "HostedLinks",
                 "EventUpload",
+                "StoreOpening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
                 + (coreOnly

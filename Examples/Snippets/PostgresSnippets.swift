@@ -8,7 +8,7 @@ import MeasurementEvents
 
 /// docs/postgres.md, "From Swift".
 func postgresWritesAndReports(events: [MeasurementEvent]) async throws {
-    let store = try await PostgresEventStore(url: "postgres://alstats@db.example.com/alstats?sslmode=require")
+    let store = try await PostgresEventStore.open(url: "postgres://alstats@db.example.com/alstats?sslmode=require")
     let stored = try await store.writeBatches([events])  // for each batch, how many of its events were new
     let report = try await store.readReport(for: ReportQuery(ref: "feed"))
     await store.close()

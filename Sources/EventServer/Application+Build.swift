@@ -7,14 +7,17 @@ import Logging
 import MeasurementEvents
 import NIOCore
 import ServiceLifecycle
+import StoreOpening
 
-/// The application `alstats serve` runs: its router, and the writer it runs as a service before the
-/// HTTP server (so that at shutdown the server drains first, then the writer commits what is queued).
+/// The application `alstats serve` runs: its router, and the store's client, the writer, the hit recorder and
+/// upkeep it runs as services before the HTTP server (so that at shutdown the server drains first, then the
+/// writer commits what is queued, and the store's client closes last).
 public typealias EventServerApplication = Application<RouterResponder<ServerRequestContext>>
 
-/// Builds the server on the SQLite file of ``EventServerConfiguration/databasePath``: opens it (a write
-/// connection for the writer, a read connection for the report), then builds as
-/// ``buildApplication(configuration:backend:reports:logger:onServerRunning:)`` does.
+/// Builds the server on the SQLite file of ``EventServerConfiguration/databasePath``, opened with the one opener
+/// of stores (`StoreOpener`, as `alstats serve` and the CLI open theirs): a write connection for the writer, a
+/// read connection for the report and the hosted links; then builds as
+/// ``buildApplication(configuration:store:logger:onServerRunning:)`` does.
 ///
 /// ```swift
 /// let app = try buildApplication(configuration: configuration, logger: Logger(label: "alstats"))
@@ -27,49 +30,48 @@ public func buildApplication(
     configuration: EventServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
 ) throws(EventServerError) -> EventServerApplication {
-    let store: EventStore
-    let readStore: EventStore
+    let store: OpenedStore
     do {
-        store = try EventStore(path: configuration.databasePath, options: .init(redactor: configuration.redactor))
-        try store.setDurability(configuration.durability)
-        readStore = try EventStore(
-            path: configuration.databasePath, options: .init(create: false, integrityCheckLimit: 0))
+        store = try StoreOpener.openForServing(
+            .sqlite(path: configuration.databasePath), durability: configuration.durability,
+            redactor: configuration.redactor)
     } catch {
         throw EventServerError.store(error.message)
     }
-    if let url = try publicURL(of: configuration) {
-        do { try store.recordPublicURL(url) } catch { throw EventServerError.store(error.message) }
-    }
-    return assembleApplication(
-        configuration: configuration, backend: store, links: readStore, reports: ReportReader(store: readStore),
-        logger: logger, onServerRunning: onServerRunning)
+    return try buildApplication(
+        configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
 }
 
-/// Builds the server on an open backend: records the public URL, then the group-commit writer and the routes
-/// grouped by concern. The backend's redaction and durability are the opener's.
+/// Builds the server on a store opened for serving (`StoreOpener.openForServing`): the group-commit writer and
+/// the routes grouped by concern. The application runs the store's own services first (the PostgreSQL client),
+/// then the writer, the hit recorder and upkeep, then the HTTP server; before the server takes a request it
+/// readies the store (connects and migrates) and records the public URL. At shutdown they stop in reverse order:
+/// the server drains, the writer commits what it holds, the store's client closes last. The store's redaction and
+/// durability are the opener's.
 ///
 /// ```swift
-/// let app = try await buildApplication(
-///     configuration: configuration, backend: store, readBackend: readStore,
-///     reports: ReportReader(store: readStore), logger: logger)
+/// let store = try StoreOpener.openForServing(try StoreLocation(parsing: url), durability: .normal)
+/// let app = try buildApplication(configuration: configuration, store: store, logger: logger)
 /// ```
 /// - Parameters:
-///   - backend: where the events are written.
-///   - readBackend: where the hosted links are read and written: the same backend for a database server,
-///     a second connection for SQLite (so that pages and reports never wait for the writer's lock).
-///   - reports: where the report is read.
 ///   - onServerRunning: called with the bound address (host and port) once the server listens.
-/// - Throws: ``EventServerError`` for an invalid public URL, or when it cannot be recorded.
+/// - Throws: ``EventServerError`` for an invalid public URL.
 public func buildApplication(
-    configuration: EventServerConfiguration, backend: any EventBackend, readBackend: any EventBackend,
-    reports: any ReportSource, logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
-) async throws(EventServerError) -> EventServerApplication {
-    if let url = try publicURL(of: configuration) {
-        do { try await backend.recordPublicURL(url) } catch { throw EventServerError.store(error.message) }
+    configuration: EventServerConfiguration, store: OpenedStore, logger: Logger,
+    onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
+) throws(EventServerError) -> EventServerApplication {
+    let publicURL = try publicURL(of: configuration)
+    var app = assembleApplication(
+        configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+    app.beforeServerStarts {
+        do throws(StoreError) {
+            try await store.prepare()
+            if let publicURL { try await store.backend.recordPublicURL(publicURL) }
+        } catch {
+            throw EventServerError.store(error.message)
+        }
     }
-    return assembleApplication(
-        configuration: configuration, backend: backend, links: readBackend, reports: reports, logger: logger,
-        onServerRunning: onServerRunning)
+    return app
 }
 
 /// The public URL of the configuration, checked.
@@ -84,9 +86,10 @@ private func publicURL(of configuration: EventServerConfiguration) throws(EventS
 
 /// The writer, the routes and the application, on open stores.
 private func assembleApplication(
-    configuration: EventServerConfiguration, backend: any EventBackend, links: any EventBackend,
-    reports: any ReportSource, logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void
+    configuration: EventServerConfiguration, store: OpenedStore, logger: Logger,
+    onServerRunning: @escaping @Sendable (String) async -> Void
 ) -> EventServerApplication {
+    let (backend, links, reports) = (store.backend, store.readBackend, store.reports)
     let metrics = ServerMetrics()
     let writer = GroupCommitWriter(
         store: backend, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
@@ -111,7 +114,7 @@ private func assembleApplication(
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: [writer, recorder, upkeep],
+        services: store.services + [writer, recorder, upkeep],
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

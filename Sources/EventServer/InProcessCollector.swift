@@ -4,6 +4,7 @@ import EventStoreInterface
 import Foundation
 import Logging
 import ServiceLifecycle
+import StoreOpening
 
 /// A collector running inside the caller's process, on a port of its own, until ``stop()``: what
 /// `alstats demo` sends its events to, and what a test or a tool can start without a second process.
@@ -42,18 +43,15 @@ public final class InProcessCollector: Sendable {
         }
     }
 
-    /// Builds the server on an open backend
-    /// (``buildApplication(configuration:backend:readBackend:reports:logger:onServerRunning:)``), starts it, and
-    /// returns once it listens. The caller closes the backend after ``stop()``.
+    /// Builds the server on a store opened for serving (``buildApplication(configuration:store:logger:onServerRunning:)``),
+    /// starts it, and returns once it listens. The caller closes the store after ``stop()``.
     /// - Throws: ``EventServerError``: the public URL is invalid, or the server stopped before it listened.
     public static func start(
-        configuration: EventServerConfiguration, backend: any EventBackend, readBackend: any EventBackend,
-        reports: any ReportSource, logger: Logger
+        configuration: EventServerConfiguration, store: OpenedStore, logger: Logger
     ) async throws(EventServerError) -> InProcessCollector {
         try await start(configuration: configuration, logger: logger) { onServerRunning throws(EventServerError) in
-            try await buildApplication(
-                configuration: configuration, backend: backend, readBackend: readBackend, reports: reports,
-                logger: logger, onServerRunning: onServerRunning)
+            try buildApplication(
+                configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
         }
     }
 

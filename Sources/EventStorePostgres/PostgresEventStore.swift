@@ -3,23 +3,26 @@ import Foundation
 import Logging
 import MeasurementEvents
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// The PostgreSQL event store: the same events, rollups, completeness, links and report rows as the SQLite
-/// ``EventStore``, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
+/// `EventStore`, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
 ///
-/// Opening connects, then applies the pending migrations of the top-level `Migrations/postgres/` under an
-/// advisory lock (two processes starting at once apply each once). Events are partitioned by month
-/// (docs/postgres-layout.md); every batch is written in one transaction with its rollups, so several writers
-/// at once give exact rollups and store each id once.
+/// Creating a store starts nothing. Its connection pool runs in ``run()``: as a `Service` in the application's
+/// `ServiceGroup` (listed before what uses the store, so that it stops last), or, for a program without one, in a
+/// task of the store's own (``open(url:options:)``). ``open()`` then connects and applies the pending migrations
+/// of the top-level `Migrations/postgres/` under an advisory lock (two processes starting at once apply each
+/// once). Events are partitioned by month (docs/postgres-layout.md); every batch is written in one transaction
+/// with its rollups, so several writers at once give exact rollups and store each id once.
 ///
 /// ```swift
-/// let store = try await PostgresEventStore(url: "postgres://alstats@db.example.com/alstats")
+/// let store = try await PostgresEventStore.open(url: "postgres://alstats@db.example.com/alstats")
 /// let stored = try await store.writeBatches([events])   // [new events of the batch]
 /// let rows = try await store.rows(for: ReportQuery())   // what ReportBuilder turns into the report
 /// await store.close()
 /// ```
-public final class PostgresEventStore: Sendable {
+public final class PostgresEventStore: Service, Sendable {
     /// How a store is opened.
     public struct Options: Sendable {
         /// The redactor applied to every event before it is written (the SQLite store's default).
@@ -60,42 +63,88 @@ public final class PostgresEventStore: Sendable {
     /// once instead of trying `COPY` first (a stream of retried batches would fail every `COPY`), and goes back to
     /// `COPY` after a claim that found none.
     let claimsMeetStoredIDs = Mutex<Bool>(false)
-    /// The task running the client's connection pool, until ``close()``.
+    /// The task running the client's connection pool when the store runs it itself (``open(url:options:)``),
+    /// until ``close()``.
     private let runner = Mutex<Task<Void, Never>?>(nil)
+    /// How long ``open()`` waits for a first connection (``Options/connectTimeout``).
+    private let connectTimeout: Duration
 
-    /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable]`)
-    /// and applies pending migrations. The client's connection pool runs in a task of its own until ``close()``.
-    /// - Throws: ``StoreError`` naming the server: `.invalidLocation` for a URL that is not a PostgreSQL URL, `.newerSchema`
-    ///   for a database migrated by a newer alstats, `.io` when the server cannot be reached.
-    public init(url: String, options: Options = Options()) async throws(StoreError) {
-        let parsed = try PostgresServerURL(url)
+    /// A store of the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable]`). It
+    /// starts nothing and connects to nothing: run its pool (``run()``) and then ``open()`` it, or use
+    /// ``open(url:options:)``, which does both.
+    /// - Throws: ``StoreError`` `.invalidLocation` for a URL that is not a PostgreSQL URL.
+    public convenience init(url: String, options: Options = Options()) throws(StoreError) {
+        self.init(location: try PostgresLocation(url: url), options: options)
+    }
+
+    /// A store of the database at `location` (`--database`, parsed); like ``init(url:options:)`` it starts nothing.
+    public init(location server: PostgresLocation, options: Options = Options()) {
+        let parsed = PostgresServerURL(server)
         location = parsed.redacted
         redactor = options.redactor
+        connectTimeout = options.connectTimeout
         var configuration = parsed.configuration
         connectionLimit = max(1, options.maximumConnections)
         configuration.options.maximumConnections = connectionLimit
-        let client = PostgresClient(configuration: configuration)
-        self.client = client
-        runner.withLock { $0 = Task { await client.run() } }
-        do throws(StoreError) {
-            // Only reaching the server is timed: a migration may wait for another process's (which holds the lock of
-            // migrations while it applies them) or run long on a large database, and says so itself if it fails.
-            try await PostgresEventStore.within(options.connectTimeout, location: parsed.redacted) {
-                () async throws(StoreError) in
-                _ = try await self.withConnection(doing: "connecting") { connection in
-                    try await connection.query("SELECT 1", logger: self.logger)
-                }
+        client = PostgresClient(configuration: configuration)
+    }
+
+    /// Runs the connection pool until the task is cancelled or, in a `ServiceGroup`, until graceful shutdown
+    /// reaches the store (after everything listed after it has stopped). Run it once.
+    public func run() async {
+        await cancelWhenGracefulShutdown { await self.client.run() }
+    }
+
+    /// Connects (giving up after ``Options/connectTimeout``) and applies pending migrations. The pool must be
+    /// running (``run()``): in a server, call it before the server takes requests (Hummingbird's
+    /// `beforeServerStarts`).
+    /// - Throws: ``StoreError`` naming the server: `.newerSchema` for a database migrated by a newer alstats, `.io`
+    ///   when the server cannot be reached.
+    public func open() async throws(StoreError) {
+        // Only reaching the server is timed: a migration may wait for another process's (which holds the lock of
+        // migrations while it applies them) or run long on a large database, and says so itself if it fails.
+        try await PostgresEventStore.within(connectTimeout, location: location) { () async throws(StoreError) in
+            _ = try await self.withConnection(doing: "connecting") { connection in
+                try await connection.query("SELECT 1", logger: self.logger)
             }
-            _ = try await withConnection(doing: "applying migrations") { connection in
-                try await PostgresMigrator(location: parsed.redacted).migrate(connection, logger: self.logger)
-            }
-        } catch {
-            await close()
-            throw error
+        }
+        _ = try await withConnection(doing: "applying migrations") { connection in
+            try await PostgresMigrator(location: self.location).migrate(connection, logger: self.logger)
         }
     }
 
-    /// Closes every connection; the store may not be used afterwards.
+    /// A store of the database at `url`, its pool running in a task of the store's own until ``close()``, connected
+    /// and migrated (``open()``): for a program without a `ServiceGroup` (a command-line tool, a test).
+    /// - Throws: ``StoreError`` naming the server: `.invalidLocation` for a URL that is not a PostgreSQL URL,
+    ///   `.newerSchema` for a database migrated by a newer alstats, `.io` when the server cannot be reached.
+    public static func open(url: String, options: Options = Options()) async throws(StoreError) -> PostgresEventStore {
+        try await open(PostgresEventStore(url: url, options: options))
+    }
+
+    /// ``open(url:options:)`` of a parsed `location`.
+    /// - Throws: ``StoreError`` naming the server: `.newerSchema` for a database migrated by a newer alstats, `.io`
+    ///   when the server cannot be reached.
+    public static func open(
+        location: PostgresLocation, options: Options = Options()
+    ) async throws(StoreError) -> PostgresEventStore {
+        try await open(PostgresEventStore(location: location, options: options))
+    }
+
+    /// Runs the pool of `store` in a task of the store's own and opens it.
+    private static func open(_ store: PostgresEventStore) async throws(StoreError) -> PostgresEventStore {
+        store.runner.withLock { $0 = Task { await store.client.run() } }
+        do throws(StoreError) {
+            try await store.open()
+        } catch {
+            await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Finishes what the store started (an ingest's summaries of the time index) and, when the store runs its own
+    /// pool (``open(url:options:)``), closes every connection; the store may not be used afterwards. A pool run as
+    /// a service stops with its `ServiceGroup`.
     public func close() async {
         await endIngestSummaries()  // an ingest that failed left its summary under way, if any
         let task = runner.withLock { task in

@@ -15,7 +15,11 @@ struct PostgresServerURL {
     /// - Throws: ``StoreError`` `.invalidLocation` when it is not a PostgreSQL URL with a host, a user and a
     ///   database; the message never holds the password.
     init(_ url: String) throws(StoreError) {
-        let location = try PostgresLocation(url: url)
+        self.init(try PostgresLocation(url: url))
+    }
+
+    /// The configuration of a parsed `location`.
+    init(_ location: PostgresLocation) {
         let tls: PostgresClient.Configuration.TLS
         switch location.sslMode {
         case .disable: tls = .disable

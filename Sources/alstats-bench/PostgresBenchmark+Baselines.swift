@@ -96,7 +96,7 @@
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let sqlite = try EventStore(path: folder.appendingPathComponent("report.sqlite").path)
-            let postgres = try await PostgresEventStore(url: url)
+            let postgres = try await PostgresEventStore.open(url: url)
             var lines = RealisticLines(style: .random, seed: 5)
             let codec = NDJSONCodec()
             var written = 0

@@ -97,7 +97,7 @@
             let file = folder.appendingPathComponent("events.ndjson").path
             try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
             var measures: [Measure] = []
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             // What `alstats ingest --database postgres://...` does: read, decode, write in chunks; against `COPY` of
             // the same rows. The medians of `runs` of each, taken in turn (an ingest into the emptied store, then a
             // `COPY`), each from a quiet server (``quiesce(_:)``): the host's slow and fast stretches, and the

@@ -26,7 +26,7 @@ struct PostgresConnectionLossTests {
     @Test(.timeLimit(.minutes(10)), arguments: Hold.allCases)
     func aBatchCutOffByTheServerStoresNothingAndARetryStoresItAll(hold: Hold) async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let events = parityEvents(count: 500, seed: 3)
             try await PostgresTestDatabase.withConnection(url) { blocker in
                 let logger = PostgresTestDatabase.logger

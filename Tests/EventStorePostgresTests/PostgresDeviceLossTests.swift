@@ -12,7 +12,7 @@ import Testing
 struct PostgresDeviceLossTests {
     @Test func aLossRecordCountsOnceInCompletenessAndInNoRollup() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let record = DeviceLoss(reason: .bufferFull, count: 12).event(timestamp: 1_774_137_600_000)
             let rejected = DeviceLoss(reason: .tooManyFields, count: 3).event(timestamp: 1_774_137_600_000)
             let navigation = PostgresEventStoreTests.event("n1")
@@ -33,7 +33,7 @@ struct PostgresDeviceLossTests {
     /// its reason's length and its count too), and no malformed one, which is an ordinary event there as here.
     @Test func aRebuildLeavesTheLossRecordsOutOfTheRollupsAsTheWriterDid() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let malformed: [[String: String]] = [
                 ["reason": "buffer_full", "count": "0"], ["reason": "buffer_full", "count": "12x"],
                 ["reason": "buffer_full", "count": "99999999999999999999"],

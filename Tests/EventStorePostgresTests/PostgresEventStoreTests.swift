@@ -19,7 +19,7 @@ struct PostgresEventStoreTests {
 
     @Test func anIDIsStoredOnceWithinABatchAcrossBatchesAndAcrossCalls() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let first = [Self.event("a"), Self.event("b"), Self.event("a", ref: "other")]
             let second = [Self.event("b"), Self.event("c", at: 1_780_000_000_000)]
             #expect(try await store.writeBatches([first, second]) == [2, 1])
@@ -39,7 +39,7 @@ struct PostgresEventStoreTests {
     /// month left to it would also make that month's partition impossible to create later).
     @Test func eachEventLiesInItsMonthsPartitionWhenABatchJumpsBetweenMonths() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let march: Int64 = 1_774_137_600_000  // 2026-03-22
             let day: Int64 = 86_400_000
             // June's first instant is June's only one, right after a time in May (a month's end is not in it).
@@ -71,7 +71,7 @@ struct PostgresEventStoreTests {
     /// write waited here for the transaction that wrote 1850's event and read every partition).
     @Test func aNewMonthsPartitionIsMadeWhileAnotherTransactionWritesAndReadsEvents() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let march: Int64 = 1_774_137_600_000  // 2026-03-22
             #expect(try await store.writeBatches([[Self.event("march", at: march)]]) == [1])
             try await PostgresTestDatabase.withConnection(url) { writer in
@@ -104,7 +104,7 @@ struct PostgresEventStoreTests {
     /// event is stored, each in the partition the store names for it (which it summarises).
     @Test func theTimesOutsideTheMonthsHaveTheirPartitionsWhereTheMonthsEnd() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let times: [Int64] = [
                 -9_000_000_000_000_000, -2_208_988_800_001, -2_208_988_800_000, 253_402_300_799_999,
                 253_402_300_800_000, 9_000_000_000_000_000,
@@ -157,7 +157,7 @@ struct PostgresEventStoreTests {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresTestDatabase.logger)
                 }
             }
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             #expect(try await store.schemaVersion == 7)
             let placed = try await PostgresTestDatabase.column(
                 url, "SELECT tableoid::regclass::text || ' ' || id || ' ' || ref FROM events ORDER BY ts_ms",
@@ -197,7 +197,7 @@ struct PostgresEventStoreTests {
                 url,
                 "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', "
                     + "current_database(), 'repeatable read'); END $$")
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let july: Int64 = 1_782_864_000_000  // 2026-07-01
             let august: Int64 = 1_785_542_400_000
             try await PostgresTestDatabase.withConnection(url) { other in
@@ -238,7 +238,7 @@ struct PostgresEventStoreTests {
                 try await other.query(
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let opening = Task {
-                    try await PostgresEventStore(
+                    try await PostgresEventStore.open(
                         url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(3)))
                 }
                 try await Task.sleep(for: .seconds(5))
@@ -257,14 +257,14 @@ struct PostgresEventStoreTests {
     /// `events_2026_03_1` beside a detached one, which it leaves alone. Another store finds that partition.
     @Test func aMonthDetachedOrDroppedByHandGetsANewPartitionForItsLateEvents() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let march: Int64 = 1_774_137_600_000  // 2026-03-22
             #expect(try await store.writeBatches([[Self.event("first", at: march)]]) == [1])
             try await PostgresTestDatabase.admin(url, "DROP TABLE events_2026_03")
             #expect(try await store.writeBatches([[Self.event("second", at: march + 1)]]) == [1])
             try await PostgresTestDatabase.admin(url, "ALTER TABLE events DETACH PARTITION events_2026_03")
             #expect(try await store.writeBatches([[Self.event("third", at: march + 2)]]) == [1])
-            let other = try await PostgresEventStore(url: url)
+            let other = try await PostgresEventStore.open(url: url)
             #expect(try await other.writeBatches([[Self.event("fourth", at: march + 3)]]) == [1])
             #expect(try await other.writeBatches([[Self.event("second", at: march + 4)]]) == [0], "its id stays taken")
             let placed = try await PostgresTestDatabase.column(
@@ -283,7 +283,7 @@ struct PostgresEventStoreTests {
     /// completeness count what the batch really stored, and no claim of the failed `COPY` is left behind.
     @Test func aBatchMixingNewAndStoredIDsStoresOnlyTheNewOnes() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             #expect(try await store.writeBatches([[Self.event("m"), Self.event("x")]]) == [2])
             #expect(!store.claimsMeetStoredIDs.withLock { $0 }, "the next write tries COPY")
             // Later ids at earlier times: the events' lines (in time order) and the claim (in id order) differ.
@@ -319,11 +319,11 @@ struct PostgresEventStoreTests {
 
     @Test func migrationsApplyOnceFromEmptyEvenWithTwoProcessesStartingAtOnce() async throws {
         try await PostgresTestDatabase.with { url in
-            async let one = PostgresEventStore(url: url)
-            async let two = PostgresEventStore(url: url)
+            async let one = PostgresEventStore.open(url: url)
+            async let two = PostgresEventStore.open(url: url)
             let stores = try await [one, two]
             for store in stores { #expect(try await store.schemaVersion == PostgresEventStore.latestSchemaVersion) }
-            let again = try await PostgresEventStore(url: url)
+            let again = try await PostgresEventStore.open(url: url)
             let recorded = try await PostgresTestDatabase.column(
                 url, "SELECT version FROM schema_migrations ORDER BY version", as: Int64.self)
             #expect(recorded == (1...PostgresEventStore.latestSchemaVersion).map { Int64($0) })
@@ -333,11 +333,11 @@ struct PostgresEventStoreTests {
 
     @Test func aDatabaseMigratedByANewerAlstatsIsRefused() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             await store.close()
             try await PostgresTestDatabase.admin(url, "INSERT INTO schema_migrations (version, name) VALUES (999, 'x')")
             await #expect {
-                _ = try await PostgresEventStore(url: url)
+                _ = try await PostgresEventStore.open(url: url)
             } throws: { error in
                 (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("999")
             }
@@ -349,8 +349,8 @@ struct PostgresEventStoreTests {
             let events = Array(Set(parityEvents(count: 3_000, seed: 7).map(\.id))).sorted().enumerated().map {
                 Self.event($1.description, at: 1_774_137_600_000 + Int64($0) * 61_000, ref: "r\($0 % 5)")
             }
-            let one = try await PostgresEventStore(url: url)
-            let two = try await PostgresEventStore(url: url)
+            let one = try await PostgresEventStore.open(url: url)
+            let two = try await PostgresEventStore.open(url: url)
             let left = Array(events[..<2_000])
             let right = Array(events[1_000...].reversed())
             async let storedByOne = Self.writeInBatches(left, to: one)
@@ -374,7 +374,7 @@ struct PostgresEventStoreTests {
     /// other starts, 200 ms later.)
     @Test func aWriteInLineWaitsForTheClaimsOfTheWriteBeforeIt() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let first = WriteTurn()
             let second = WriteTurn()
             let later = Task {
@@ -401,7 +401,7 @@ struct PostgresEventStoreTests {
     /// claim of it would wait for the write before and fail the optimistic `COPY`).
     @Test func aWriteInLineDoesNotClaimTheIDsTheWriteBeforeHolds() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             var repeated = Self.event("shared", ref: "later")
             repeated.fields["note"] = #"{"\u0061ccess_token":"Tk9hiddenValue1", "cut": "#
             let first = WriteTurn()
@@ -445,7 +445,7 @@ struct PostgresEventStoreTests {
         var expectedExport: [UInt8] = []
         try sqlite.export(since: Int64.min, until: Int64.max) { expectedExport += $0 }
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let summary = try await store.ingestNDJSON(
                 [IngestInput(path: file)], options: options, onInvalidLine: { _ in })
             #expect(summary == expected)
@@ -487,7 +487,7 @@ struct PostgresEventStoreTests {
                     timestamp: 1_774_137_600_000 + Int64(index)))
         }
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             #expect(try await store.writeBatches([sent]) == [sent.count])
             var read: [MeasurementEvent] = []
             try await store.forEachEvent { read.append($0) }
@@ -503,7 +503,7 @@ struct PostgresEventStoreTests {
 
     @Test func lossesAndLinksAreKeptAndReadBack() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             try await store.recordLosses([.bufferFull: 2, .tooManyFields: 1])
             try await store.recordLosses([.bufferFull: 3])
             let completeness = try await store.completeness()

@@ -39,7 +39,7 @@ struct PostgresParityTests {
         try sqlite.recordLosses([.bufferFull: 4, .tooManyFields: 2])
         try sqlite.recordPublicURL(LinkPublicURL("https://go.example.com")!)
         try await PostgresTestDatabase.with { url in
-            let postgres = try await PostgresEventStore(url: url)
+            let postgres = try await PostgresEventStore.open(url: url)
             var postgresStored: [Int] = []
             for pair in stride(from: 0, to: batches.count, by: 2) {
                 postgresStored += try await postgres.writeBatches(Array(batches[pair..<min(pair + 2, batches.count)]))
@@ -94,7 +94,7 @@ struct PostgresParityTests {
         _ = try sqlite.writeBatches([events])
         try sqlite.recordPublicURL(LinkPublicURL("https://go.example.com")!)
         try await PostgresTestDatabase.with { url in
-            let postgres = try await PostgresEventStore(url: url)
+            let postgres = try await PostgresEventStore.open(url: url)
             _ = try await postgres.writeBatches([events])
             try await postgres.recordPublicURL(LinkPublicURL("https://go.example.com")!)
             try await Self.expectSameQueryResults(sqlite: sqlite, postgres: postgres, atLeast: 12)

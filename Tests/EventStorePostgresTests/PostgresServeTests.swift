@@ -50,7 +50,7 @@ struct PostgresServeTests {
     /// it (nothing but serve may summarise it then), and starts `alstats serve` on the database with an upkeep every
     /// 0.2 s.
     static func serveMarchLeftToAlstats(_ url: String) async throws -> ServeProcess {
-        let store = try await PostgresEventStore(url: url)
+        let store = try await PostgresEventStore.open(url: url)
         let first = MeasurementEvent(
             id: EventID("first"), name: EventName.navIn, fields: ["ref": "r"], timestamp: Self.start)
         #expect(try await store.writeBatches([[first]]) == [1])
@@ -101,7 +101,7 @@ struct PostgresServeTests {
             #expect(read > 0 && read <= 3 * 128, "a one-minute window read \(read) pages")
             #expect(server.stop(with: SIGTERM) == 0, "\(server.stderr)")
             #expect(!server.stderr.contains("upkeep failed"), "\(server.stderr)")
-            let reopened = try await PostgresEventStore(url: url)
+            let reopened = try await PostgresEventStore.open(url: url)
             #expect(try await reopened.count() == 12_001)
             await reopened.close()
         }

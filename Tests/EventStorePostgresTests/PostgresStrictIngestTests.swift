@@ -66,7 +66,7 @@ struct PostgresStrictIngestTests {
         let sqlite = try EventStore(path: folder.path)
         let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
         try await PostgresTestDatabase.with { url in
-            let postgres = try await PostgresEventStore(
+            let postgres = try await PostgresEventStore.open(
                 url: url, options: PostgresEventStore.Options(maximumConnections: connections))
             // Should June's partition wait for the transaction, fail rather than hang (the database is dropped with its
             // sessions at the end).
@@ -114,7 +114,7 @@ struct PostgresStrictIngestTests {
         for (lines, sentBefore) in [(valid + [#"{"name":"#], true), ([#"{"name":"#] + valid + ["nope"], false)] {
             let file = try Self.file(lines, in: folder)
             try await PostgresTestDatabase.with { url in
-                let postgres = try await PostgresEventStore(url: url)
+                let postgres = try await PostgresEventStore.open(url: url)
                 var invalid: [String] = []
                 let summary = try await postgres.ingestNDJSON([IngestInput(path: file)], options: options) {
                     invalid.append($0.description)
@@ -142,7 +142,7 @@ struct PostgresStrictIngestTests {
         try #require(mkfifo(pipe, 0o600) == 0)
         let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
         try await PostgresTestDatabase.with { url in
-            let postgres = try await PostgresEventStore(url: url)
+            let postgres = try await PostgresEventStore.open(url: url)
             let writer = NamedPipeWriter(path: pipe)
             defer { writer.abandon() }
             let invalid = Locked<[String]>([])
@@ -198,7 +198,7 @@ struct PostgresStrictIngestTests {
     /// with it: it adds the counts up and upserts them just before it commits.
     @Test func aStrictIngestHoldsNoRollupOrCompletenessRowAndNothingANewMonthWaitsForUntilItsEnd() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let march = MeasurementEvent(
                 id: EventID("a"), name: EventName.navIn, fields: ["ref": "feed"], timestamp: Self.start)
             #expect(try await store.writeBatches([[march]], losses: [.bufferFull: 1]) == [1])
@@ -252,7 +252,7 @@ struct PostgresStrictIngestTests {
     /// with no limit, and a partition made beside the transaction is known to the store at once.
     @Test func pastItsLimitTheTransactionUpsertsItsRollupsAtOnce() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             func event(_ id: String, _ time: Int64) -> MeasurementEvent {
                 MeasurementEvent(id: EventID(id), name: EventName.navIn, fields: ["ref": "feed"], timestamp: time)
             }

@@ -15,7 +15,7 @@ import TestSupport
 ///
 /// ```swift
 /// @Test(.enabled(if: PostgresTestDatabase.shouldRun)) func writes() async throws {
-///     try await PostgresTestDatabase.with { url in let store = try await PostgresEventStore(url: url) ... }
+///     try await PostgresTestDatabase.with { url in let store = try await PostgresEventStore.open(url: url) ... }
 /// }
 /// ```
 enum PostgresTestDatabase {

@@ -61,7 +61,7 @@ struct PostgresTimeIndexTests {
 
     @Test func windowsReadExactlyTheirEventsWhenEventsArriveOutOfTimeOrder() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let batches = Self.events()
             for batch in batches { #expect(try await store.writeBatches([batch]) == [batch.count]) }
             let events = batches.flatMap { $0 }
@@ -124,7 +124,7 @@ struct PostgresTimeIndexTests {
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let summary = try await store.ingestNDJSON([IngestInput(path: file)], onInvalidLine: { _ in })
             #expect(summary.stored == 16_000)
             let rangesFilled = try await PostgresTestDatabase.column(
@@ -187,7 +187,7 @@ struct PostgresTimeIndexTests {
     /// its summary rewritten for every row added after), and the next one starts where it stopped.
     @Test func aSummaryDuringAnIngestLeavesTheLastRangesToItsEnd() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let pages = try await Self.fillMarch(store, url: url)
             let (whole, ranges) = (pages / 128, (pages + 127) / 128)
             #expect(whole >= 8, "the events filled \(pages) pages")
@@ -205,7 +205,7 @@ struct PostgresTimeIndexTests {
     /// the last one, and the end of the ingest waits for it; fewer events start none.
     @Test func anIngestsWritesStartSummariesThatItsEndWaitsFor() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             let pages = try await Self.fillMarch(store, url: url)
             store.summarizeWhileIngesting(after: PostgresEventStore.eventsPerIngestSummary - 1)
             #expect(store.ingestSummaries.withLock { $0.generation } == 0, "too few events for a summary")
@@ -223,7 +223,7 @@ struct PostgresTimeIndexTests {
     /// its lock timeout without an error and leaves the partition for the next call, which summarises it.
     @Test func aSummaryThatMeetsAHeldLockLeavesItsPartitionsForTheNextCall() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             _ = try await Self.fillMarch(store, url: url, count: 3_000)
             try await PostgresTestDatabase.withConnection(url) { holder in
                 try await holder.query("BEGIN", logger: PostgresTestDatabase.logger)
@@ -244,7 +244,7 @@ struct PostgresTimeIndexTests {
     /// it, with its events and their export unchanged.
     @Test func aVersion5DatabaseMovesToTheBRINIndexKeepingItsEvents() async throws {
         try await PostgresTestDatabase.with { url in
-            let store = try await PostgresEventStore(url: url)
+            let store = try await PostgresEventStore.open(url: url)
             for batch in Self.events() { _ = try await store.writeBatches([batch]) }
             var before: [UInt8] = []
             try await store.export { before += $0 }
@@ -258,7 +258,7 @@ struct PostgresTimeIndexTests {
             }
             #expect(try await Self.indexMethods(url).allSatisfy { $0.hasSuffix(" btree") })
 
-            let reopened = try await PostgresEventStore(url: url)
+            let reopened = try await PostgresEventStore.open(url: url)
             #expect(try await reopened.schemaVersion == PostgresEventStore.latestSchemaVersion)
             #expect(try await Self.indexMethods(url).allSatisfy { $0.hasSuffix(" brin") })
             var after: [UInt8] = []

@@ -3,6 +3,7 @@ import EventReport
 import EventStore
 import EventStoreInterface
 import Foundation
+import StoreOpening
 
 /// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
 /// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
@@ -14,7 +15,7 @@ func printReport(of database: DatabaseOptions, query: ReportQuery, format: Repor
     } catch {
         throw CLIFailure(error)
     }
-    try await store.close()
+    try await store.finish()
     let output = format.render(report, colour: format == .table && Terminal.wantsColour)
     FileHandle.standardOutput.write(Data(output.utf8))
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import EventStore
 import EventStoreInterface
 import Foundation
+import StoreOpening
 
 extension ALStatsCommand {
     /// `alstats export`: the stored events as NDJSON with ids, to standard output.
@@ -48,7 +49,7 @@ extension ALStatsCommand {
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "cannot write to standard output: \(error)")
                 }
-                try await store.close()
+                try await store.finish()
             }
         }
     }

@@ -3,6 +3,7 @@ import EventStore
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import StoreOpening
 
 extension ALStatsCommand {
     /// `alstats ingest FILE...`: imports NDJSON events into the database.
@@ -42,7 +43,7 @@ extension ALStatsCommand {
                 let store = try await database.openBackend(.create)
                 let terminal = isatty(STDERR_FILENO) == 1
                 let summary = try await ingest(into: store.backend, terminal: terminal)
-                try await store.close()
+                try await store.finish()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 if let unfinished = summary.unfinished { printError("alstats ingest: warning: \(unfinished)") }
                 if summary.nearMissFields > 0 { printError(Self.nearMisses(in: summary)) }

@@ -4,6 +4,7 @@ import EventStoreInterface
 import Foundation
 import HostedLinks
 import MeasurementEvents
+import StoreOpening
 
 extension ALStatsCommand {
     /// `alstats links put|list|show|delete`: the hosted App Links kept in the database (docs/hosted-links.md).
@@ -57,7 +58,7 @@ extension ALStatsCommand {
                     } catch {
                         throw CLIFailure(error)
                     }
-                    try await store.close()
+                    try await store.finish()
                     print("stored \(String(counting: links.count, "link"))")
                 }
             }
@@ -106,7 +107,7 @@ extension ALStatsCommand {
                     } catch {
                         throw CLIFailure(error)
                     }
-                    try await store.close()
+                    try await store.finish()
                     guard let stored else { throw link.notFound }
                     print(try LinksCommand.decode(stored).jsonValue.jsonText())
                 }
@@ -128,7 +129,7 @@ extension ALStatsCommand {
                     } catch {
                         throw CLIFailure(error)
                     }
-                    try await store.close()
+                    try await store.finish()
                     guard deleted else { throw link.notFound }
                     print("deleted \(link.slug)")
                 }
@@ -174,7 +175,7 @@ extension ALStatsCommand {
             } catch {
                 throw CLIFailure(error)
             }
-            try await store.close()
+            try await store.finish()
             return try links.map(decode)
         }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventStore
 import EventStoreInterface
+import StoreOpening
 
 extension ALStatsCommand {
     /// `alstats migrate`: creates the database when needed, applies pending migrations, prints the version.
@@ -27,7 +28,7 @@ extension ALStatsCommand {
                 } catch {
                     throw CLIFailure(error)
                 }
-                try await store.close()
+                try await store.finish()
             }
         }
     }

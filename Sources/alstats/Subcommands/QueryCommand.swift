@@ -3,6 +3,7 @@ import EventReport
 import EventStore
 import EventStoreInterface
 import Foundation
+import StoreOpening
 
 extension ALStatsCommand {
     /// `alstats query`: runs one of the embedded `Queries/NAME.sql` against the database.
@@ -75,7 +76,7 @@ extension ALStatsCommand {
                 } catch let error as StoreError {
                     throw CLIFailure(error)
                 }
-                try await store.close()
+                try await store.finish()
                 FileHandle.standardOutput.write(Data(result.render(format).utf8))
             }
         }

@@ -4,6 +4,7 @@
     import EventServer
     import EventStore
     import EventStoreInterface
+    import StoreOpening
     import Foundation
     import HostedLinks
     import Logging
@@ -118,7 +119,7 @@
                     }
                 }
                 let logger = Logger(label: "alstats.serve")
-                let store = try await database.openBackend(.serve(durability))
+                let store = try database.openForServing(durability)
                 var configuration = EventServerConfiguration(databasePath: store.backend.location, keys: keys)
                 configuration.host = host
                 configuration.port = port
@@ -131,10 +132,8 @@
                 let app: EventServerApplication
                 let location = store.backend.location
                 do throws(EventServerError) {
-                    app = try await buildApplication(
-                        configuration: configuration, backend: store.backend, readBackend: store.readBackend,
-                        reports: store.reports, logger: logger
-                    ) { address in
+                    app = try buildApplication(configuration: configuration, store: store, logger: logger) {
+                        address in
                         printError("alstats serve: listening on http://\(address) (database \(location))")
                     }
                 } catch {
@@ -143,10 +142,13 @@
                 }
                 do {
                     try await runUntilSignalled(app, logger: logger, logOutput: logOutput)
+                } catch let error as EventServerError {
+                    // The store could not be readied before the server took requests (connecting, migrating).
+                    throw CLIFailure(ExitStatus.ioError, error.message)
                 } catch {
                     throw CLIFailure(ExitStatus.ioError, "the server stopped: \(error)")
                 }
-                try await store.close()
+                try await store.finish()
             }
 
             /// The `ios_app_ids` and `android_apps` of `--config FILE`, for `/.well-known/` (none without a file).

@@ -1,0 +1,185 @@
+import EventStore
+import EventStoreInterface
+import MeasurementEvents
+
+#if !ALSTATS_CORE_ONLY
+    import EventStorePostgres
+    import ServiceLifecycle
+#endif
+
+/// What a program does with the database, which decides how it is opened.
+public enum StoreAccess: Sendable {
+    /// Writes: creates the database when missing, applies pending migrations.
+    case create
+    /// Writes to an existing database only (`links delete`).
+    case existing
+    /// Only reads: an existing database, without SQLite's full integrity check (it reads the whole file, 0.8 s
+    /// for 190 MB; a damaged page met is still an error; the header is checked either way, and the full check
+    /// still runs before any pending migration).
+    case read
+    /// A server (`alstats serve`, the in-process collector): creates the database when missing, commits with
+    /// `durability`, and opens a second, reading connection for the report and the hosted links where the backend
+    /// has one per connection.
+    case serve(StoreDurability)
+
+    /// Whether the database is created when it does not exist.
+    var creates: Bool {
+        switch self {
+        case .create, .serve: true
+        case .existing, .read: false
+        }
+    }
+}
+
+/// An open store: the backend, where the report and hosted links are read, and the report's source.
+public struct OpenedStore: Sendable {
+    /// Where events and links are written.
+    public let backend: any EventBackend
+    /// Where the server reads the hosted links: a second connection for SQLite, else ``backend``.
+    public let readBackend: any EventBackend
+    /// Where the report and the bundled queries are read.
+    public let reports: any ReportSource
+
+    #if !ALSTATS_CORE_ONLY
+        /// What must run while the store is used, for a store opened by ``StoreOpener/openForServing(_:durability:redactor:)``:
+        /// the PostgreSQL client's connection pool. Run them in the application's `ServiceGroup` before the services
+        /// that use the store (so that they stop after them), and ``prepare()`` the store before taking requests.
+        public let services: [any Service]
+    #endif
+
+    /// Connects and migrates once ``services`` run (PostgreSQL); nothing for SQLite, which opened at once.
+    private let preparing: @Sendable () async throws(StoreError) -> Void
+
+    #if ALSTATS_CORE_ONLY
+        init(
+            backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
+            preparing: @escaping @Sendable () async throws(StoreError) -> Void
+        ) {
+            self.backend = backend
+            self.readBackend = readBackend
+            self.reports = reports
+            self.preparing = preparing
+        }
+    #else
+        init(
+            backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
+            services: [any Service], preparing: @escaping @Sendable () async throws(StoreError) -> Void
+        ) {
+            self.backend = backend
+            self.readBackend = readBackend
+            self.reports = reports
+            self.services = services
+            self.preparing = preparing
+        }
+    #endif
+
+    /// Readies a store opened for serving: connects and applies pending migrations (PostgreSQL, whose pool must be
+    /// running by then); nothing for SQLite.
+    /// - Throws: ``StoreError`` when the server cannot be reached or its database cannot be migrated.
+    public func prepare() async throws(StoreError) {
+        try await preparing()
+    }
+
+    /// Closes the backends (the reading one first when it is another).
+    /// - Throws: ``StoreError`` when what a backend held could not be committed.
+    public func close() async throws(StoreError) {
+        if readBackend !== backend { try await readBackend.close() }
+        try await backend.close()
+    }
+}
+
+/// The one place that picks and opens a backend for a ``StoreLocation``: the CLI's commands, `alstats serve` and
+/// the in-process collector all open their stores here.
+///
+/// ```swift
+/// let store = try await StoreOpener.open(try StoreLocation(parsing: "alstats.sqlite"), .read)
+/// let report = try await store.reports.readReport(for: ReportQuery())
+/// try await store.close()
+/// ```
+public enum StoreOpener {
+    /// Whether this build has the PostgreSQL backend.
+    public static var hasPostgres: Bool {
+        #if ALSTATS_CORE_ONLY
+            false
+        #else
+            true
+        #endif
+    }
+
+    /// Opens `location` for `access`, ready to use: a PostgreSQL store runs its pool in a task of its own until
+    /// ``OpenedStore/close()`` (for a program without a `ServiceGroup`).
+    /// - Throws: ``StoreError``: `.missing`, `.notADatabase`, `.corrupt`, `.newerSchema`, `.io`; `.invalidLocation`
+    ///   for PostgreSQL in a build without it (``hasPostgres``).
+    public static func open(
+        _ location: StoreLocation, _ access: StoreAccess, redactor: Redactor = Redactor()
+    ) async throws(StoreError) -> OpenedStore {
+        switch location {
+        case .sqlite(let path):
+            return try openSQLite(path: path, access, redactor: redactor)
+        case .postgres(let server):
+            #if ALSTATS_CORE_ONLY
+                throw withoutPostgres(server)
+            #else
+                // One client (a pool of connections) serves writes, links and the report alike.
+                let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
+                return OpenedStore(
+                    backend: store, readBackend: store, reports: store, services: [], preparing: {})
+            #endif
+        }
+    }
+
+    #if !ALSTATS_CORE_ONLY
+        /// Opens `location` for a server without starting anything: the store's long-running parts are in
+        /// ``OpenedStore/services`` for the application's `ServiceGroup`, and ``OpenedStore/prepare()`` connects
+        /// and migrates once they run. An SQLite file is opened (and migrated) at once.
+        /// - Throws: ``StoreError`` for an SQLite file that cannot be opened, or a PostgreSQL URL that is not valid.
+        public static func openForServing(
+            _ location: StoreLocation, durability: StoreDurability, redactor: Redactor = Redactor()
+        ) throws(StoreError) -> OpenedStore {
+            switch location {
+            case .sqlite(let path):
+                return try openSQLite(path: path, .serve(durability), redactor: redactor)
+            case .postgres(let server):
+                let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
+                return OpenedStore(
+                    backend: store, readBackend: store, reports: store, services: [store],
+                    preparing: { () async throws(StoreError) in try await store.open() })
+            }
+        }
+    #endif
+
+    private static func openSQLite(
+        path: String, _ access: StoreAccess, redactor: Redactor
+    ) throws(StoreError) -> OpenedStore {
+        let writer: EventStore
+        let reader: EventStore
+        switch access {
+        case .create, .existing, .read:
+            var options = EventStore.Options(create: access.creates, redactor: redactor)
+            if case .read = access { options.integrityCheckLimit = 0 }
+            writer = try EventStore(path: path, options: options)
+            reader = writer
+        case .serve(let durability):
+            writer = try EventStore(path: path, options: .init(redactor: redactor))
+            try writer.setDurability(durability)
+            reader = try EventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
+        }
+        #if ALSTATS_CORE_ONLY
+            return OpenedStore(backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
+        #else
+            return OpenedStore(
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), services: [],
+                preparing: {})
+        #endif
+    }
+
+    #if ALSTATS_CORE_ONLY
+        /// The error for a PostgreSQL location in a build without the backend.
+        private static func withoutPostgres(_ server: PostgresLocation) -> StoreError {
+            StoreError(
+                .invalidLocation, path: server.description,
+                "\(server.description): this alstats was built without the PostgreSQL backend; give an SQLite file, or "
+                    + "use a build with PostgreSQL")
+        }
+    #endif
+}
