@@ -3,6 +3,7 @@
 
     browser_check.py png FILE.png...              each screenshot is a PNG that is not blank
     browser_check.py dom DOM.html REPORT.json [--hostile]
+    browser_check.py link DOM.html HREF           a hosted link page: its first anchor is the prominent button to HREF
 
 `dom` reads the DOM that `chromium --dump-dom` printed after loading the page and the JSON report of
 the same database, and checks: every figure is there with its SVG and table; the totals, the daily
@@ -254,12 +255,43 @@ def check_dom(dom_path, json_path, hostile):
                 fail(f"the DOM contains the markup {raw!r}: a field was not escaped")
 
 
+class Anchors(html.parser.HTMLParser):
+    """The anchors of a hosted link page, in order: (class, href)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.anchors, self.loading = [], []
+
+    def handle_starttag(self, tag, attrs):
+        values = dict(attrs)
+        if tag == "a":
+            self.anchors.append((values.get("class") or "", values.get("href") or ""))
+        if tag in LOADING:
+            self.loading.append(tag)
+
+
+def check_link(dom_path, first_href):
+    """The page's first anchor is the prominent button and goes to `first_href`; nothing loads."""
+    page = Anchors()
+    page.feed(open(dom_path, encoding="utf-8").read())
+    if not page.anchors:
+        fail(f"{dom_path}: no anchor")
+        return
+    kind, href = page.anchors[0]
+    if "primary" not in kind.split() or href != first_href:
+        fail(f"{dom_path}: the first anchor is {kind!r} {href!r}, not the primary button to {first_href!r}")
+    if page.loading:
+        fail(f"{dom_path}: elements that load: {page.loading}")
+
+
 def main(arguments):
     if len(arguments) >= 2 and arguments[0] == "png":
         for path in arguments[1:]:
             check_png(path)
     elif len(arguments) in (3, 4) and arguments[0] == "dom":
         check_dom(arguments[1], arguments[2], hostile="--hostile" in arguments[3:])
+    elif len(arguments) == 3 and arguments[0] == "link":
+        check_link(arguments[1], arguments[2])
     else:
         print(__doc__, file=sys.stderr)
         return 64

@@ -1,31 +1,41 @@
 #!/usr/bin/env python3
 """Reads a hosted App Link page (`HostedLinkPage`) with Python's html.parser, tag by tag.
 
-    links_page.py PAGE.html
+    links_page.py PAGE.html [ORIGIN]
 
 Prints one JSON object: "meta", the [property, content] of every <meta property> in order, and
 "hrefs", every <a href> in order. Exits 1 with one line per failure when the page holds a script,
-style, img, iframe, object, embed or link element, an on* event handler attribute, or an href or
-content whose scheme is javascript:, data:, vbscript: or file:. HostedLinksTests compares the output
-with our own MetaTagParser. Needs only the standard library.
+iframe, object, embed or link element, an img whose src is not on ORIGIN (the page's own; without
+ORIGIN, any img), a style whose text loads anything (url(, @import, expression), an on* event handler
+attribute, or an href or content whose scheme is javascript:, data:, vbscript: or file:.
+HostedLinksTests compares the output with our own MetaTagParser. Needs only the standard library.
 """
 import html.parser
 import json
 import sys
 
-FORBIDDEN_ELEMENTS = {"script", "style", "img", "iframe", "object", "embed", "link"}
+FORBIDDEN_ELEMENTS = {"script", "iframe", "object", "embed", "link", "base", "frame", "audio", "video", "source"}
+LOADING_CSS = ("url(", "@import", "expression(")
 REFUSED_SCHEMES = ("javascript:", "data:", "vbscript:", "file:")
 
 
 class Page(html.parser.HTMLParser):
-    def __init__(self):
+    def __init__(self, origin):
         super().__init__(convert_charrefs=True)
+        self.origin = origin
         self.meta, self.hrefs, self.failures = [], [], []
+        self.in_style = False
 
     def handle_starttag(self, tag, attrs):
         values = dict(attrs)
         if tag in FORBIDDEN_ELEMENTS:
             self.failures.append(f"element <{tag}>")
+        if tag == "style":
+            self.in_style = True
+        if tag == "img":
+            src = values.get("src") or ""
+            if not self.origin or not src.lower().startswith(self.origin.lower() + "/"):
+                self.failures.append(f"img loads {src!r}, not on the page's own origin")
         for name, _ in attrs:
             if name.startswith("on"):
                 self.failures.append(f"event handler {name} on <{tag}>")
@@ -36,16 +46,24 @@ class Page(html.parser.HTMLParser):
             self.hrefs.append(values["href"])
             self.check_url(values["href"], "a href")
 
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self.in_style = False
+
+    def handle_data(self, data):
+        if self.in_style and any(marker in data.lower() for marker in LOADING_CSS):
+            self.failures.append("a style loads something")
+
     def check_url(self, value, where):
         if value and value.strip().lower().startswith(REFUSED_SCHEMES):
             self.failures.append(f"{where} follows {value!r}")
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    page = Page()
+    page = Page(sys.argv[2] if len(sys.argv) == 3 else None)
     with open(sys.argv[1], encoding="utf-8") as file:
         page.feed(file.read())
     page.close()

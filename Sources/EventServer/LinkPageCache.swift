@@ -1,3 +1,4 @@
+import HostedLinks
 import MeasurementEvents
 import NIOCore
 
@@ -23,6 +24,8 @@ final class LinkPageCache: Sendable {
         var alTagsOnly: Bool
         /// The passed values as the page's URLs carry them (``HostedLinkPage/passedQuery``).
         var passed: String
+        /// The visitor's platform, whose buttons the body puts first.
+        var platform: HitPlatform
 
         /// The bytes the key holds, counted against the bound with a fixed overhead per entry.
         var byteCount: Int { slug.utf8.count + base.utf8.count + passed.utf8.count + LinkPageCache.entryOverhead }

@@ -60,11 +60,13 @@ struct LinkRoutes {
         let base = publicURL ?? "http://\(request.head.authority ?? "localhost")"
         let page = HostedLinkPage(link: link, publicURL: base, query: hit.query)
         let alTagsOnly = HostedLinkPage.prefersALTagsOnly(hit.header(LinkRoutes.preferMetaTags))
+        // The body puts the visitor's platform first; the head is the same for every visitor.
+        let platform = alTagsOnly ? .web : HitClassifier.platform(userAgent: hit.header("User-Agent"))
         let key = LinkPageCache.Key(
             slug: link.slug, generation: lookup.generation, base: base, alTagsOnly: alTagsOnly,
-            passed: page.passedQuery)
+            passed: page.passedQuery, platform: platform)
         if let cached = catalog.pages.page(for: key) { return cached }
-        let html = ByteBuffer(string: page.html(alTagsOnly: alTagsOnly))
+        let html = ByteBuffer(string: page.html(alTagsOnly: alTagsOnly, platform: platform))
         catalog.pages.store(html, for: key)
         return html
     }

@@ -20,10 +20,12 @@ public enum HitPlatform: String, Sendable, Hashable, CaseIterable {
 /// HitClassifier.isCrawler(userAgent: "Slackbot-LinkExpanding 1.0", method: "GET")              // true
 /// ```
 public enum HitClassifier {
-    /// Substrings (compared case-insensitively) of the User-Agents of link previewers and crawlers.
+    /// Substrings (compared case-insensitively) of the User-Agents of link previewers and crawlers, and of a
+    /// browser that only renders the page for a screenshot or a preview (headless Chromium says
+    /// `HeadlessChrome`, as do the preview services and scripts built on it).
     public static let crawlerMarkers = [
         "facebookexternalhit", "facebookcatalog", "meta-externalagent", "twitterbot", "slackbot", "whatsapp",
-        "telegrambot", "discordbot", "linkedinbot", "googlebot", "bingbot",
+        "telegrambot", "discordbot", "linkedinbot", "googlebot", "bingbot", "headlesschrome",
     ]
 
     /// ``crawlerMarkers`` as bytes, for the search on every hit.

@@ -45,15 +45,63 @@ public struct HostedLinkPage: Sendable {
     }
 
     /// The page; with `alTagsOnly`, a document whose head holds only the `al:*` tags.
-    public func html(alTagsOnly: Bool = false) -> String {
+    ///
+    /// The head is the same for every visitor (no cloaking). The body is what a person taps: the link's title,
+    /// description and image (shown only when it is on the page's own origin: the page loads nothing from
+    /// elsewhere), then the buttons for the visitor's `platform` first, the first of them prominent, the web
+    /// fallback, and the other platforms' buttons below. It needs no script; its style is inline.
+    public func html(alTagsOnly: Bool = false, platform: HitPlatform = .web) -> String {
         if alTagsOnly { return "<!DOCTYPE html>\n<html><head>\n" + alTags() + "</head></html>\n" }
         let title = PageText.html(link.title ?? link.slug)
-        var page = "<!DOCTYPE html>\n<html><head>\n<meta charset=\"utf-8\">\n"
+        var page = "<!DOCTYPE html>\n<html lang=\"en\"><head>\n<meta charset=\"utf-8\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        page += "<title>\(title)</title>\n" + alTags() + ogTags() + "</head>\n<body>\n<h1>\(title)</h1>\n"
-        if let description = link.description { page += "<p>\(PageText.html(description))</p>\n" }
-        page += "<ul>\n" + bodyLinks().map { "<li>\($0)</li>\n" }.joined() + "</ul>\n</body></html>\n"
+        page += "<title>\(title)</title>\n" + alTags() + ogTags() + "<style>\(Self.style)</style>\n</head>\n"
+        page += "<body>\n<main>\n"
+        if let image = link.image, isOnOwnOrigin(image) {
+            page += "<img class=\"image\" src=\"\(PageText.html(image))\" alt=\"\">\n"
+        }
+        page += "<h1>\(title)</h1>\n"
+        if let description = link.description { page += "<p class=\"description\">\(PageText.html(description))</p>\n" }
+        let buttons = self.buttons(for: platform)
+        page += buttons.mine.enumerated().map { index, button in
+            button.html(class: index == 0 ? "button primary" : "button")
+        }.joined()
+        if let web = buttons.web {
+            page += web.html(class: buttons.mine.isEmpty ? "button primary" : "button web")
+        }
+        if !buttons.others.isEmpty {
+            page += "<section class=\"more\">\n<h2>For a different device</h2>\n"
+            page += buttons.others.map { $0.html(class: "alt") }.joined() + "</section>\n"
+        }
+        page += "</main>\n</body></html>\n"
         return page
+    }
+
+    /// The page's inline style: readable on a phone, the first button large, light and dark.
+    static let style = """
+        :root{color-scheme:light dark;--fg:#1d1d1f;--bg:#f5f5f7;--card:#fff;--accent:#0a66d8;--muted:#6e6e73}\
+        @media (prefers-color-scheme:dark){:root{--fg:#f5f5f7;--bg:#000;--card:#1c1c1e;--accent:#4c9bff;\
+        --muted:#a1a1a6}}\
+        *{box-sizing:border-box}\
+        body{margin:0;background:var(--bg);color:var(--fg);font:17px/1.45 -apple-system,system-ui,"Segoe UI",\
+        Roboto,sans-serif}\
+        main{max-width:28rem;margin:0 auto;padding:2rem 1.25rem;text-align:center}\
+        .image{width:100%;max-height:14rem;object-fit:cover;border-radius:1rem;margin-bottom:1rem}\
+        h1{font-size:1.6rem;line-height:1.2;margin:.5rem 0}\
+        .description{color:var(--muted);margin:0 0 1.5rem}\
+        .button{display:block;margin:.75rem 0;padding:.85rem 1rem;border-radius:.8rem;background:var(--card);\
+        color:var(--accent);font-weight:600;text-decoration:none;border:1px solid rgba(127,127,127,.25)}\
+        .primary{background:var(--accent);color:#fff;font-size:1.1rem;padding:1.05rem 1rem;border:0}\
+        .web{background:none}\
+        .more{margin-top:2.5rem;border-top:1px solid rgba(127,127,127,.25);padding-top:1rem}\
+        .more h2{font-size:.85rem;font-weight:600;color:var(--muted);text-transform:uppercase;\
+        letter-spacing:.04em;margin:0 0 .5rem}\
+        .alt{display:block;padding:.4rem 0;color:var(--accent);text-decoration:none;font-size:.95rem}
+        """
+
+    /// Whether `url` is on the origin of the page itself (``publicURL``): the only images the page shows.
+    func isOnOwnOrigin(_ url: String) -> Bool {
+        HostedLink.isSafeAbsoluteURL(url) && url.lowercased().hasPrefix(publicURL.lowercased() + "/")
     }
 
     /// The small page answered with 404 for an unknown slug.
@@ -113,26 +161,71 @@ public struct HostedLinkPage: Sendable {
         return tags.map(Self.meta).joined()
     }
 
-    /// The body's anchors: open in the app, the stores, the web.
-    func bodyLinks() -> [String] {
-        var anchors: [String] = []
-        for group in LinkPlatformGroup.allCases {
-            for target in link.targets[group] ?? [] {
-                if let url = target.url.flatMap(dynamicURL) {
-                    anchors.append(Self.anchor(url, "Open in \(target.appName ?? "the app") (\(group.rawValue))"))
-                }
-                if let id = target.appStoreId {
-                    let url = "https://apps.apple.com/app/id" + PageText.percentEncoded(id)
-                    anchors.append(Self.anchor(url, "Get \(target.appName ?? "the app") on the App Store"))
-                }
-                if let package = target.package {
-                    let url = "https://play.google.com/store/apps/details?id=" + PageText.percentEncoded(package)
-                    anchors.append(Self.anchor(url, "Get \(target.appName ?? "the app") on Google Play"))
-                }
+    /// One button of the body: where it goes and what it says.
+    struct Button {
+        /// The followable URL.
+        var url: String
+        /// The text.
+        var text: String
+
+        /// The anchor, with `class`.
+        func html(class name: String) -> String {
+            "<a class=\"\(name)\" href=\"\(PageText.html(url))\">\(PageText.html(text))</a>\n"
+        }
+    }
+
+    /// The platform groups whose targets a visitor on `platform` can open, in the order they are offered.
+    static func groups(for platform: HitPlatform) -> [LinkPlatformGroup] {
+        switch platform {
+        case .ios: [.ios, .iphone, .ipad]
+        case .android: [.android]
+        case .windowsPhone: [.windowsPhone, .windowsUniversal, .windows]
+        case .web: []
+        }
+    }
+
+    /// The body's buttons: those of the visitor's platform (open in the app, then its store), the web fallback,
+    /// and every other platform's, each group in the link's order.
+    func buttons(for platform: HitPlatform) -> (mine: [Button], web: Button?, others: [Button]) {
+        let mine = Self.groups(for: platform)
+        let others = LinkPlatformGroup.allCases.filter { !mine.contains($0) }
+        let web = link.web?.url.flatMap(dynamicURL).map { Button(url: $0, text: "Continue on the web") }
+        return (mine.flatMap { buttons(of: $0, naming: false) }, web, others.flatMap { buttons(of: $0, naming: true) })
+    }
+
+    /// The buttons of a group's targets: open in the app (naming the device when `naming`, for the other
+    /// platforms' buttons), the App Store, Google Play.
+    func buttons(of group: LinkPlatformGroup, naming: Bool) -> [Button] {
+        var buttons: [Button] = []
+        for target in link.targets[group] ?? [] {
+            let app = target.appName ?? "the app"
+            if let url = target.url.flatMap(dynamicURL) {
+                buttons.append(Button(url: url, text: "Open in \(app)" + (naming ? Self.deviceSuffix(group) : "")))
+            }
+            if let id = target.appStoreId {
+                let url = "https://apps.apple.com/app/id" + PageText.percentEncoded(id)
+                buttons.append(Button(url: url, text: "Get \(app) on the App Store"))
+            }
+            if let package = target.package {
+                let url = "https://play.google.com/store/apps/details?id=" + PageText.percentEncoded(package)
+                buttons.append(Button(url: url, text: "Get \(app) on Google Play"))
             }
         }
-        if let url = link.web?.url.flatMap(dynamicURL) { anchors.append(Self.anchor(url, "Continue on the web")) }
-        return anchors
+        return buttons
+    }
+
+    /// What a button of `group` adds after the app's name, so that the other platforms' buttons say which is
+    /// which.
+    static func deviceSuffix(_ group: LinkPlatformGroup) -> String {
+        switch group {
+        case .ios: " (iOS)"
+        case .iphone: " (iPhone)"
+        case .ipad: " (iPad)"
+        case .android: " (Android)"
+        case .windowsPhone: " (Windows Phone)"
+        case .windows: " (Windows)"
+        case .windowsUniversal: " (Windows)"
+        }
     }
 
     static func meta(_ tag: (property: String, content: String?)) -> String {
@@ -141,7 +234,4 @@ public struct HostedLinkPage: Sendable {
         return property + " content=\"\(PageText.html(content))\">\n"
     }
 
-    static func anchor(_ url: String, _ text: String) -> String {
-        "<a href=\"\(PageText.html(url))\">\(PageText.html(text))</a>"
-    }
 }

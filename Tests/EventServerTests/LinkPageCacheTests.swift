@@ -89,7 +89,8 @@ import Testing
     @Test func theCacheKeepsItsPagesWithinItsBytesDroppingTheOldestFirst() {
         let cache = LinkPageCache(maximumBytes: 2_000)
         func key(_ index: Int) -> LinkPageCache.Key {
-            LinkPageCache.Key(slug: "s", generation: 1, base: "http://h", alTagsOnly: false, passed: "ref=\(index)")
+            LinkPageCache.Key(
+                slug: "s", generation: 1, base: "http://h", alTagsOnly: false, passed: "ref=\(index)", platform: .web)
         }
         let page = ByteBuffer(string: String(repeating: "x", count: 300))
         for index in 0..<20 { cache.store(page, for: key(index)) }
@@ -111,7 +112,8 @@ import Testing
         let first = try await catalog.link("a")
         let again = try await catalog.link("a")
         #expect(first.link?.web?.url == "https://a.example" && again.generation == first.generation)
-        let key = LinkPageCache.Key(slug: "a", generation: first.generation, base: "b", alTagsOnly: false, passed: "")
+        let key = LinkPageCache.Key(
+            slug: "a", generation: first.generation, base: "b", alTagsOnly: false, passed: "", platform: .web)
         catalog.pages.store(ByteBuffer(string: "page"), for: key)
         try store.putLinks([StoredLink(slug: "a", json: #"{"slug":"a","web":{"url":"https://b.example"}}"#)])
         let changed = try await catalog.link("a")

@@ -28,6 +28,11 @@ import Testing
         ("Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)", "GET", true),
         ("LinkedInBot/1.0", "GET", true),
         ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "GET", true),
+        // Headless Chromium (a screenshot, a link preview service built on it) says so in its User-Agent.
+        (
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0", "GET",
+            true
+        ),
         ("Mozilla/5.0 (compatible; bingbot/2.0)", "GET", true),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", "HEAD", true),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", "GET", false),

@@ -128,4 +128,69 @@ import Testing
         #expect(PageText.appending([("a b", "~-._&=+")], to: "x://y") == "x://y?a%20b=~-._%26%3D%2B")
         #expect(PageText.appending([], to: "x://y#f") == "x://y#f")
     }
+
+    /// The head of a page, up to `</head>`.
+    static func head(_ html: String) -> Substring { html[..<(html.range(of: "</head>")?.upperBound ?? html.endIndex)] }
+
+    /// The href of the prominent button, and of every anchor in order.
+    static func anchors(_ html: String) -> (primary: String?, all: [String]) {
+        var all: [String] = []
+        var primary: String?
+        for part in html.components(separatedBy: "<a class=\"").dropFirst() {
+            guard let hrefStart = part.range(of: "href=\""),
+                let hrefEnd = part[hrefStart.upperBound...].firstIndex(of: "\"")
+            else { continue }
+            let href = String(part[hrefStart.upperBound..<hrefEnd])
+            all.append(href)
+            if part.hasPrefix("button primary") { primary = href }
+        }
+        return (primary, all)
+    }
+
+    @Test func theVisitorsPlatformComesFirstAndProminentWhileTheHeadIsTheSameForEveryone() throws {
+        let link = try Self.link(
+            #"""
+            {"slug":"invite","title":"Couchin","ios":[{"url":"couchin://i","app_store_id":"1","app_name":"Couchin"}],
+             "android":[{"package":"com.couchin","url":"couchin://a","app_name":"Couchin"}],
+             "windows_phone":[{"url":"couchin://w","app_name":"Couchin"}],
+             "web":{"url":"https://couchin.example/i"}}
+            """#)
+        let page = HostedLinkPage(link: link, publicURL: "https://go.example", query: [])
+        let pages = Dictionary(uniqueKeysWithValues: HitPlatform.allCases.map { ($0, page.html(platform: $0)) })
+        for platform in HitPlatform.allCases {
+            #expect(Self.head(try #require(pages[platform])) == Self.head(page.html()), "no cloaking: \(platform)")
+        }
+        let ios = Self.anchors(try #require(pages[.ios]))
+        #expect(ios.primary == "couchin://i")
+        #expect(ios.all.prefix(3) == ["couchin://i", "https://apps.apple.com/app/id1", "https://couchin.example/i"])
+        let android = Self.anchors(try #require(pages[.android]))
+        #expect(android.primary == "couchin://a")
+        #expect(
+            android.all.prefix(3) == [
+                "couchin://a", "https://play.google.com/store/apps/details?id=com.couchin",
+                "https://couchin.example/i",
+            ])
+        #expect(Self.anchors(try #require(pages[.windowsPhone])).primary == "couchin://w")
+        let web = Self.anchors(try #require(pages[.web]))
+        #expect(web.primary == "https://couchin.example/i")
+        // Every platform's buttons are on every page, the visitor's first.
+        for platform in HitPlatform.allCases {
+            #expect(Set(Self.anchors(try #require(pages[platform])).all) == Set(web.all))
+        }
+        #expect(pages.values.allSatisfy { $0.contains("<style>") && !$0.contains("<script") })
+    }
+
+    @Test func theImageIsShownOnlyFromThePagesOwnOriginAndTheStyleLoadsNothing() throws {
+        let elsewhere = try Self.link(
+            #"{"slug":"a","title":"A","image":"https://cdn.example/a.png","web":{"url":"https://a.example"}}"#)
+        let own = try Self.link(
+            #"{"slug":"a","title":"A","image":"https://go.example/a.png","web":{"url":"https://a.example"}}"#)
+        let far = HostedLinkPage(link: elsewhere, publicURL: "https://go.example", query: []).html()
+        #expect(
+            !far.contains("<img") && far.contains(#"<meta property="og:image" content="https://cdn.example/a.png">"#))
+        let near = HostedLinkPage(link: own, publicURL: "https://go.example", query: []).html()
+        #expect(near.contains(#"<img class="image" src="https://go.example/a.png" alt="">"#))
+        let style = HostedLinkPage.style.lowercased()
+        #expect(!style.contains("url(") && !style.contains("@import"))
+    }
 }

@@ -37,6 +37,18 @@ import Testing
         let result = try ProcessRunner.run(try #require(Self.python), [Self.script, file.path])
         #expect(result.status == 0, "\(result.errors)")
 
+        // The page an iPhone gets, with an image on the page's own origin: still nothing hostile, nothing loaded
+        // from elsewhere.
+        var own = link
+        own.image = "https://g/i.png"
+        let phone = HostedLinkPage(link: own, publicURL: "https://g", query: []).html(platform: .ios)
+        try phone.write(to: file, atomically: true, encoding: .utf8)
+        let phoneResult = try ProcessRunner.run(try #require(Self.python), [Self.script, file.path, "https://g"])
+        #expect(phoneResult.status == 0, "\(phoneResult.errors)")
+        let elsewhere = try ProcessRunner.run(try #require(Self.python), [Self.script, file.path, "https://h"])
+        #expect(elsewhere.status == 1, "an image of another origin is refused")
+        try html.write(to: file, atomically: true, encoding: .utf8)
+
         let read = try JSONValue.parse(result.output)
         let ours: [JSONValue] = MetaTagParser.metaTags(in: html).map { [.string($0.property), .optional($0.content)] }
         #expect(read["meta"] == .array(ours))
@@ -44,9 +56,12 @@ import Testing
             Issue.record("no hrefs")
             return
         }
-        #expect(hrefs.count == 5)  // open in iOS app, App Store, open in Android app, Google Play, web
+        // A visitor of no known platform: the web first, then open in the iOS app, the App Store, open in the
+        // Android app, Google Play.
+        #expect(hrefs.count == 5)
         #expect(
-            hrefs.last == .string("https://a.example/?a=1&b=2&q=%27%22%3E%3Cb%20onmouseover%3Dx%3E&ref=javascript%3Ax"))
+            hrefs.first == .string("https://a.example/?a=1&b=2&q=%27%22%3E%3Cb%20onmouseover%3Dx%3E&ref=javascript%3Ax")
+        )
     }
 }
 
