@@ -34,7 +34,8 @@ extension HTMLRenderer {
           margin: 0 0 1.5rem; padding: 0.9rem; border: 1px solid var(--line); border-radius: 8px;
           display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 0.75rem 1.25rem; align-items: start;
         }
-        section.hosts { display: block; }
+        section.hosts, figure.chart.wide { display: block; }
+        figure.chart.wide .plot { margin-bottom: 0.75rem; max-width: 600px; }
         figcaption { grid-column: 1 / -1; font-weight: 650; font-size: 1.1rem; }
         .note { grid-column: 1 / -1; margin: 0; }
         @media (max-width: 760px) {
@@ -60,9 +61,14 @@ extension HTMLRenderer {
         table { border-collapse: collapse; width: 100%; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
         caption { text-align: left; color: var(--muted); font-size: 0.8rem; padding-bottom: 0.25rem; }
         th, td { padding: 0.2rem 0.4rem; border-bottom: 1px solid var(--line); }
-        thead th { text-align: right; position: sticky; top: 0; background: var(--bg); }
+        thead th { text-align: right; position: sticky; top: 0; background: var(--bg); vertical-align: bottom; }
         thead th:first-child, tbody th { text-align: left; font-weight: normal; overflow-wrap: anywhere; }
         tbody th { min-width: 7rem; }
         td { text-align: right; white-space: nowrap; }
+        @media (max-width: 760px) {
+          table { font-size: 0.74rem; }
+          th, td { padding: 0.15rem 0.2rem; }
+          tbody th { min-width: 4.5rem; }
+        }
         """
 }

@@ -117,6 +117,8 @@ struct HTMLRenderer {
         let p = ReportText.percent
         let name = { (value: String?) in value ?? ReportText.none }
         let days = report.daily
+        // The charts' time axis: every day from the first to the last, a day without events at zero.
+        let axis = Report.Day.everyDay(from: days)
         let zone = report.window.timeZone
         let navigation = report.navigation
         let types = ReportText.typeOrder
@@ -124,11 +126,11 @@ struct HTMLRenderer {
             Figure(
                 SVGChart(
                     id: "fig-daily", kind: .lines, title: "Events per day", xLabel: "date (\(zone))", yLabel: "events",
-                    categories: days.map(\.date),
+                    categories: axis.map(\.date),
                     series: [
-                        .init(name: "arrivals (al_nav_in)", values: days.map(\.navIn), style: 1),
-                        .init(name: "outbound (al_nav_out)", values: days.map(\.navOut), style: 2),
-                        .init(name: "returns (al_ref_back_out)", values: days.map(\.refBackOut), style: 3),
+                        .init(name: "arrivals (al_nav_in)", values: axis.map(\.navIn), style: 1),
+                        .init(name: "outbound (al_nav_out)", values: axis.map(\.navOut), style: 2),
+                        .init(name: "returns (al_ref_back_out)", values: axis.map(\.refBackOut), style: 3),
                     ]),
                 header: ["date", "arrivals", "outbound", "returns"],
                 rows: days.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut)] }),
@@ -136,11 +138,11 @@ struct HTMLRenderer {
                 SVGChart(
                     id: "fig-outbound-daily", kind: .stackedColumns,
                     title: "Outbound navigations per day, by type",
-                    xLabel: "date (\(zone))", yLabel: "al_nav_out events", categories: days.map(\.date),
+                    xLabel: "date (\(zone))", yLabel: "al_nav_out events", categories: axis.map(\.date),
                     series: [
-                        .init(name: "app opened", values: days.map { $0.navOutByType["app", default: 0] }, style: 3),
-                        .init(name: "web fallback", values: days.map { $0.navOutByType["web", default: 0] }, style: 2),
-                        .init(name: "failed", values: days.map { $0.navOutByType["fail", default: 0] }, style: 4),
+                        .init(name: "app opened", values: axis.map { $0.navOutByType["app", default: 0] }, style: 3),
+                        .init(name: "web fallback", values: axis.map { $0.navOutByType["web", default: 0] }, style: 2),
+                        .init(name: "failed", values: axis.map { $0.navOutByType["fail", default: 0] }, style: 4),
                     ]),
                 header: ["date", "attempts", "app", "web", "fail", "success rate"],
                 rows: days.map { day in
@@ -203,11 +205,16 @@ struct HTMLRenderer {
         ]
     }
 
+    /// The columns from which a figure's table goes under its chart instead of beside it.
+    static let wideTableColumns = 5
+
     /// A `<figure>`: caption, chart, and the table of its numbers (first column names the row).
     func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
         let captionID = "\(chart.id)-caption"
+        // A table of many columns gets the panel's whole width, under its chart, so that it does not scroll sideways.
+        let kind = header.count >= HTMLRenderer.wideTableColumns ? "chart wide" : "chart"
         var lines = [
-            "<figure class=\"chart\" id=\"\(chart.id)\" aria-labelledby=\"\(captionID)\">",
+            "<figure class=\"\(kind)\" id=\"\(chart.id)\" aria-labelledby=\"\(captionID)\">",
             "<figcaption id=\"\(captionID)\">\(chart.title.htmlEscaped)</figcaption>",
             "<div class=\"plot\">", chart.svg(labelledBy: captionID), "</div>",
         ]
@@ -248,5 +255,30 @@ struct HTMLRenderer {
         }
         lines += ["</tbody>", "</table>", "</div>"]
         return lines
+    }
+}
+
+extension Report.Day {
+    /// The most days a chart's time axis spans; a longer span keeps only the days with events.
+    static let maximumAxisDays: Int64 = 1_000
+
+    /// `days` (sorted, with events) with every day between the first and the last added at zero, so that a
+    /// chart's days are evenly spaced in time: 2025-11-22 and 2026-11-28 do not sit side by side.
+    static func everyDay(from days: [Report.Day]) -> [Report.Day] {
+        guard let first = days.first.flatMap({ EventTime.days(date: $0.date) }),
+            let last = days.last.flatMap({ EventTime.days(date: $0.date) }), last - first < maximumAxisDays
+        else { return days }
+        var byDate: [String: Report.Day] = [:]
+        for day in days { byDate[day.date] = day }
+        return (first...last).map { number in
+            let (year, month, day) = EventTime.civil(days: number)
+            let date =
+                String(year) + "-" + (month < 10 ? "0" : "") + String(month) + "-" + (day < 10 ? "0" : "")
+                + String(day)
+            return byDate[date]
+                ?? Report.Day(
+                    date: date, navIn: 0, navOut: 0, refBackOut: 0, navOutSuccessRate: nil, navOutSucceeded: 0,
+                    navOutByType: Tally.emptyTypes)
+        }
     }
 }

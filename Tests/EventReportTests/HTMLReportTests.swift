@@ -63,7 +63,7 @@ struct HTMLReportTests {
     @Test func everyChartHasItsTitleAxisLabelsLegendAndTable() throws {
         let page = ReportFormat.html.render(try ReportOutputTests.goldenReport())
         for id in HTMLRenderer.figureIDs {
-            #expect(page.contains("<figure class=\"chart\" id=\"\(id)\" aria-labelledby=\"\(id)-caption\">"))
+            #expect(page.contains(#"class="chart"#) && page.contains("id=\"\(id)\" aria-labelledby=\"\(id)-caption\">"))
             #expect(page.contains("role=\"img\" aria-labelledby=\"\(id)-caption \(id)-svg-title\""))
             #expect(page.contains("<table id=\"\(id)-table\">"))
         }
@@ -154,5 +154,35 @@ struct HTMLBrowserTests {
         #expect(!dom.contains("<script"), "no script element exists")
         #expect(!dom.contains("<img"), "no img element exists")
         #expect(!dom.contains("<svg onload"))
+    }
+}
+
+/// The charts' time axis: days spaced as time is, a day without events at zero.
+struct ChartTimeAxisTests {
+    @Test func daysWithoutEventsAreOnTheAxisAtZeroAcrossAYearsEnd() throws {
+        let dayMilliseconds: Int64 = 86_400_000
+        let december30: Int64 = 1_767_052_800_000  // 2025-12-30T00:00:00Z
+        let events = [0, 3].map { offset in
+            MeasurementEvent(
+                id: EventID("day-\(offset)"), name: EventName.navIn, fields: [FieldName.ref: "feed"],
+                timestamp: december30 + Int64(offset) * dayMilliseconds + 3_600_000)
+        }
+        let report = try ReportReader(store: try ReportDatabase(events: events).store).report(for: ReportQuery())
+        #expect(report.daily.map(\.date) == ["2025-12-30", "2026-01-02"], "the JSON keeps the days with events")
+        let daily = try #require(HTMLRenderer().figures(report).first { $0.chart.id == "fig-daily" })
+        #expect(daily.chart.categories == ["2025-12-30", "2025-12-31", "2026-01-01", "2026-01-02"])
+        #expect(daily.chart.series[0].values == [1, 0, 0, 1])
+    }
+
+    @Test func aSpanLongerThanTheAxisLimitKeepsOnlyTheDaysWithEvents() {
+        let day = { (date: String) in
+            Report.Day(
+                date: date, navIn: 1, navOut: 0, refBackOut: 0, navOutSuccessRate: nil, navOutSucceeded: 0,
+                navOutByType: [:])
+        }
+        #expect(Report.Day.everyDay(from: [day("2020-01-01"), day("2026-01-01")]).count == 2)
+        #expect(
+            Report.Day.everyDay(from: [day("2026-02-27"), day("2026-03-01")]).map(\.date)
+                == ["2026-02-27", "2026-02-28", "2026-03-01"])
     }
 }
