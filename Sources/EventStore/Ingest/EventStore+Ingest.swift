@@ -205,7 +205,7 @@ private struct IngestRun {
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
         if !batch.events.isEmpty {
             // Not atomic: any error rolls the whole transaction back.
-            let stored = try writer.write(batch.events, redacted: true, atomic: false)
+            let stored = try writer.write(batch.events, mode: .redactedWithinTransaction)
             summary.stored += stored
             summary.duplicates += batch.events.count - stored
             uncommitted += batch.events.count

@@ -101,19 +101,15 @@ package final class EventWriter {
 
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
     /// - Parameters:
-    ///   - redacted: `true` only when the caller already applied this writer's ``redactor`` to every event
-    ///     (ingest does so on its reader thread).
-    ///   - atomic: `false` when the caller rolls the whole transaction back on any error (ingest does), so
-    ///     the events need no savepoint of their own. A savepoint copies every page the events change, as it
-    ///     was before, into a temporary file: with random ids that is most of the id index for every batch
-    ///     (1.2 GB of writes for 300,000 events, against 0.3 GB for the database and its WAL).
+    ///   - mode: ``WriteMode/atomic`` (a savepoint of their own), or without one when the caller rolls the whole
+    ///     transaction back on any error, with the events redacted already or not.
     /// - Returns: how many were new (duplicates of stored ids, or of ids earlier in `events`, are not counted
     ///   and change nothing).
     @discardableResult
-    func write(
-        _ events: some Collection<MeasurementEvent>, redacted: Bool = false, atomic: Bool = true
-    ) throws(StoreError) -> Int {
+    func write(_ events: some Collection<MeasurementEvent>, mode: WriteMode = .atomic) throws(StoreError) -> Int {
         try beginIfNeeded()
+        let atomic = mode.usesSavepoint
+        let redacted = mode.isRedacted
         if atomic { try savepoint.run() }
         groups.removeAll(keepingCapacity: true)
         deviceLosses.beginBatch()
