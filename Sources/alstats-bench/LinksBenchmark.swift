@@ -76,7 +76,7 @@ enum LinksBenchmark {
             let hosted = try HostedLink(json: .object(object))
             let page = HostedLinkPage(
                 link: hosted, publicURL: "http://127.0.0.1", query: [("ref", "bench"), ("referral", "42")])
-            let server = try BareServer(page: Array(page.html().utf8))
+            let server = try BareServer.start(page: Array(page.html().utf8))
             defer { server.stop() }
             let pages = load(port: server.port, request: pageRequest, clients: clients, seconds: seconds)
             let health = load(port: server.port, request: healthRequest, clients: clients, seconds: seconds)

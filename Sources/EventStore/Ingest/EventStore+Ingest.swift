@@ -114,6 +114,7 @@ extension EventStore {
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
             let pipeline = IngestPipeline(
                 inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
+            pipeline.start()
             var run = IngestRun(writer: store.writer, options: options)
             do {
                 while let batch = pipeline.next() {

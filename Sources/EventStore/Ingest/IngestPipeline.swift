@@ -11,13 +11,22 @@ import MeasurementEvents
 /// through a small bounded queue, so that parsing and SQLite overlap on two cores.
 ///
 /// Batches arrive in input order with their invalid lines, so errors are reported in order by the
-/// consumer. ``cancel()`` stops the reader early (when the writer failed); ``next()`` returns `nil`
-/// once everything was read.
+/// consumer. The reader's thread starts at ``start()``, not in the initializer; ``cancel()`` stops the reader
+/// early (when the writer failed); ``next()`` returns `nil` once everything was read.
+///
+/// ```swift
+/// let pipeline = IngestPipeline(inputs: inputs, codec: codec, redactor: redactor, batchSize: 1_024)
+/// pipeline.start()
+/// while let batch = pipeline.next() { write(batch) }
+/// pipeline.join()
+/// ```
 final class IngestPipeline: @unchecked Sendable {
     // @unchecked Sendable: every mutable property is guarded by `condition`.
 
     /// Where the reader is, from its start to the end of its thread.
     private enum Phase {
+        /// Created; ``IngestPipeline/start()`` has not been called.
+        case unstarted
         /// The reader reads and queues batches; `waiter` is a consumer waiting in ``nextBatch()`` for the next one.
         case reading(waiter: CheckedContinuation<Batch?, Never>?)
         /// The consumer cancelled: the reader stops at its next hand-over and queues nothing more.
@@ -30,7 +39,7 @@ final class IngestPipeline: @unchecked Sendable {
         /// Whether the reader queues no more batches: what is queued is all there is.
         var isFinished: Bool {
             switch self {
-            case .reading, .cancelled: false
+            case .unstarted, .reading, .cancelled: false
             case .finished, .ended: true
             }
         }
@@ -60,13 +69,18 @@ final class IngestPipeline: @unchecked Sendable {
     /// Guards the properties below. A condition variable, not a `Mutex`: the reader sleeps while the queue is full,
     /// a consumer in ``next()`` while it is empty, and ``join()`` until the reader's thread has ended.
     private let condition = NSCondition()
-    private var phase = Phase.reading(waiter: nil)
+    private var phase = Phase.unstarted
     private var queue: [Batch] = []
     /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
     private var consumed: [[MeasurementEvent]] = []
     private let capacity = 4
+    private let inputs: [IngestInput]
+    private let codec: NDJSONCodec
+    private let redactor: Redactor
+    private let batchSize: Int
+    private let makeRows: (@Sendable () -> any IngestRows)?
 
-    /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
+    /// A pipeline that reads `inputs` once started; every event is decoded with `codec`, then redacted
     /// with `redactor`. With `makeRows`, the events go into the rows it makes (one per batch) instead: a line in the
     /// flat shape read in place (``NDJSONCodec/scan(_:into:)``) when the rows take it so, any other decoded, neither
     /// redacted.
@@ -74,6 +88,22 @@ final class IngestPipeline: @unchecked Sendable {
         inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
         makeRows: (@Sendable () -> any IngestRows)? = nil
     ) {
+        self.inputs = inputs
+        self.codec = codec
+        self.redactor = redactor
+        self.batchSize = batchSize
+        self.makeRows = makeRows
+    }
+
+    /// Starts the reader's thread. Call it once, before ``next()`` or ``nextBatch()``.
+    func start() {
+        condition.lock()
+        guard case .unstarted = phase else {
+            condition.unlock()
+            preconditionFailure("IngestPipeline.start() called twice, or after cancel()")
+        }
+        phase = .reading(waiter: nil)
+        condition.unlock()
         Thread.startNamed("alstats-ingest") { [self] in
             read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize, makeRows: makeRows)
             condition.lock()
@@ -88,6 +118,7 @@ final class IngestPipeline: @unchecked Sendable {
     func next() -> Batch? {
         condition.lock()
         defer { condition.unlock() }
+        if case .unstarted = phase { preconditionFailure("IngestPipeline.next() before start()") }
         while queue.isEmpty && !phase.isFinished { condition.wait() }
         guard !queue.isEmpty else { return nil }
         let batch = queue.removeFirst()
@@ -115,6 +146,7 @@ final class IngestPipeline: @unchecked Sendable {
                 phase = .cancelled(waiter: continuation)
                 condition.unlock()
                 return
+            case .unstarted: preconditionFailure("IngestPipeline.nextBatch() before start()")
             case .finished, .ended: break
             }
         }
@@ -134,7 +166,11 @@ final class IngestPipeline: @unchecked Sendable {
     /// Stops the reader and waits for its thread to end.
     func cancel() {
         condition.lock()
-        if case .reading(let waiter) = phase { phase = .cancelled(waiter: waiter) }
+        switch phase {
+        case .unstarted: phase = .ended  // nothing to read, no thread to wait for
+        case .reading(let waiter): phase = .cancelled(waiter: waiter)
+        case .cancelled, .finished, .ended: break
+        }
         queue.removeAll()
         condition.broadcast()
         condition.unlock()
@@ -172,7 +208,7 @@ final class IngestPipeline: @unchecked Sendable {
         var waiting: CheckedContinuation<Batch?, Never>?
         switch phase {
         case .reading(let waiter), .cancelled(let waiter): waiting = waiter
-        case .finished, .ended: break
+        case .unstarted, .finished, .ended: break
         }
         phase = .finished
         condition.broadcast()

@@ -151,7 +151,7 @@ package final class EventWriter {
     private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
         let slice = redactionSlice
         let isNew = isNew
-        var upcoming: PackJob? = PackJob(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
+        var upcoming: PackJob? = PackJob.start(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
         var inserted = 0
         var start = 0
         while let job = upcoming {
@@ -159,7 +159,8 @@ package final class EventWriter {
             let next = start + slice
             upcoming =
                 next < batch.count
-                ? PackJob(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor) : nil
+                ? PackJob.start(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor)
+                : nil
             do throws(StoreError) {
                 try ready.insertAll(with: insert) { row, rowid in
                     ids.add(key: keys[row.position], event: rowid)
