@@ -235,8 +235,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         // Nothing is being committed here, so the queued events are the next group's candidates.
         let deadline = first.queuedAt + gatherDelay
         while phase == .accepting, queuedEvents < minimumGroupEvents, arriving > 0 {
-            let remaining = (deadline - .now).components
-            let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
+            let seconds = (deadline - .now).inSeconds
             guard seconds > 0 else {
                 gatherTimeouts += 1
                 break

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -52,8 +53,7 @@ public struct URLSessionUploadTransport: UploadTransport {
     {
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
-        let seconds = timeout.components
-        request.timeoutInterval = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18
+        request.timeoutInterval = timeout.inSeconds
         request.setValue("application/x-ndjson", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
