@@ -71,6 +71,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     public let gatherDelay: Duration
     private let store: any EventBackend
     private let metrics: ServerMetrics?
+    /// Guards the properties below. A condition variable, not a `Mutex`: the writer's thread sleeps until a request
+    /// is queued, then up to the gather delay for the requests still arriving.
     private let condition = NSCondition()
     private var phase = Phase.accepting
     private var queue: [Submission] = []

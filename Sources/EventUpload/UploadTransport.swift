@@ -1,6 +1,5 @@
 import Foundation
 import MeasurementEvents
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -86,7 +85,7 @@ public struct URLSessionUploadTransport: UploadTransport {
 /// Declines every authentication challenge (the key is already in the request), remembering the status of the
 /// answer that raised it, by request.
 final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
-    private let statuses = Mutex<[String: Int]>([:])
+    private let statuses = StateLock<[String: Int]>([:])
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,

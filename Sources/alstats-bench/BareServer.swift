@@ -2,7 +2,7 @@
     import Dispatch
     import Hummingbird
     import Logging
-    import Synchronization
+    import MeasurementEvents
 
     /// A bare Hummingbird application in the bench process, for the links benchmark's calibration: `GET /l/{slug}`
     /// answers fixed bytes (the same page `alstats serve` answers) and `GET /healthz` answers `ok`, with no
@@ -34,7 +34,7 @@
                     body: ResponseBody(byteBuffer: body))
             }
             router.get("healthz") { _, _ in "ok\n" }
-            let bound = Mutex<Int?>(nil)
+            let bound = StateLock<Int?>(nil)
             let listening = DispatchSemaphore(value: 0)
             var logger = Logger(label: "alstats-bench.bare")
             logger.logLevel = .warning

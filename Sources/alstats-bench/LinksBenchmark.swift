@@ -120,7 +120,7 @@ enum LinksBenchmark {
     /// `clients` threads, each on its own keep-alive connection, sending `request` for `seconds`.
     static func load(port: Int, request: String, clients: Int, seconds: Double) -> Load {
         let bytes = Array(request.utf8)
-        let latencies = Mutex<[UInt64]>([])
+        let latencies = StateLock<[UInt64]>([])
         let failed = Atomic<Int>(0)
         let deadline = nowNanoseconds() + UInt64(seconds * 1e9)
         let begin = nowNanoseconds()
