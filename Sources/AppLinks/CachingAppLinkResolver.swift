@@ -29,8 +29,7 @@ public final class CachingAppLinkResolver<Wrapped: AppLinkResolving>: AppLinkRes
         wrapping wrapped: Wrapped, timeToLive: Duration = .seconds(300), clock: any EventClock = SystemEventClock()
     ) {
         self.wrapped = wrapped
-        let (seconds, attoseconds) = timeToLive.components
-        timeToLiveMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        timeToLiveMilliseconds = timeToLive.wholeMilliseconds
         self.clock = clock
     }
 

@@ -56,7 +56,7 @@ public struct HTTPAppLinkResolver: AppLinkResolving {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .unsupportedScheme(url.scheme ?? "")
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.inSeconds
         // URLSession's own timeouts are whole seconds on some platforms; they are only a backstop here.
         // The deadline that counts is the fetch's own timer (PageFetch.start).
         let backstop = seconds.rounded(.up) + 1

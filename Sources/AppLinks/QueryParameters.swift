@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// The query-string rules of App Links, applied to the raw text of a URL (not Foundation's parsing).
 ///
 /// - split on `&`; the first `=` separates key from value (later `=` belong to the value);
@@ -57,61 +59,13 @@ public enum QueryParameters {
     }
 
     static func decode(bytes input: ArraySlice<UInt8>) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(input.count)
-        var iterator = input.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentEncoding.decode(utf8: input, plusAsSpace: true)
     }
 
     /// Percent-encodes `text` so that only the RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`)
     /// stay raw: `&`, `=`, `+`, `#`, `%`, spaces and every non-ASCII byte are escaped, so the value
     /// survives any query parser.
     public static func encode(_ text: some StringProtocol) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        PercentEncoding.encode(text)
     }
 }

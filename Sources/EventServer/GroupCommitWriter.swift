@@ -72,6 +72,8 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     public let gatherDelay: Duration
     private let store: any EventBackend
     private let metrics: ServerMetrics?
+    /// Guards the properties below. A condition variable, not a `Mutex`: the writer's thread sleeps until a request
+    /// is queued, then up to the gather delay for the requests still arriving.
     private let condition = NSCondition()
     private var phase = Phase.accepting
     private var queue: [Submission] = []
@@ -235,8 +237,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         // Nothing is being committed here, so the queued events are the next group's candidates.
         let deadline = first.queuedAt + gatherDelay
         while phase == .accepting, queuedEvents < minimumGroupEvents, arriving > 0 {
-            let remaining = (deadline - .now).components
-            let seconds = Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18
+            let seconds = (deadline - .now).inSeconds
             guard seconds > 0 else {
                 gatherTimeouts += 1
                 break

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import MeasurementEvents
 
 /// One log line per request (method, path, status, duration, events) and the request counter of
 /// `/metrics`. Logs the path only: never a query, a header or a body, so a key never reaches a log.
@@ -25,7 +26,7 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     private func record(_ request: Request, context: Context, status: Int, since started: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3
+        let milliseconds = elapsed.inMilliseconds
         let route = context.endpointPath ?? "unmatched"
         metrics.request(route: route, status: status)
         var metadata: Logger.Metadata = [

@@ -1,7 +1,7 @@
 import Hummingbird
 import Logging
+import MeasurementEvents
 import NIOCore
-import Synchronization
 
 /// The request context of the alstats server: Hummingbird's core context plus what the handler tells the
 /// request log (how many events the request brought), shared by reference between middleware and handler.
@@ -26,7 +26,7 @@ public struct ServerRequestContext: RequestContext {
 
 /// The number of events a request brought, set by its handler and read by the request log.
 final class RequestTally: Sendable {
-    private let value = Mutex<Int?>(nil)
+    private let value = StateLock<Int?>(nil)
 
     /// Records the events of the request.
     func set(events: Int) { value.withLock { $0 = events } }

@@ -1,6 +1,7 @@
 import CSQLite
 import EventStoreInterface
 import Foundation
+import MeasurementEvents
 import SQLiteSupport
 
 extension EventStore {
@@ -24,9 +25,7 @@ extension EventStore {
                 .readOnly, path: path,
                 "the database \(path) is read-only: make it writable or copy it somewhere writable")
         }
-        let timeout = options.busyTimeout.components
-        sqlite3_busy_timeout(
-            connection.handle, Int32(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        sqlite3_busy_timeout(connection.handle, Int32(options.busyTimeout.wholeMilliseconds))
         let migrator = SchemaMigrator()
         // Reading the header page fails here on a damaged first page.
         try migrator.checkNotNewer(connection)

@@ -53,7 +53,7 @@ public final class EventStore: @unchecked Sendable {
 
     /// The connection and writer, used under `lock` only (the connection is opened without SQLite's mutex).
     private let store: StoreConnection
-    private let lock = NSLock()
+    private let lock = StateLock(())
     /// The writer's redactor, for ``encode(_:)`` outside the lock.
     let redactor: Redactor
 
@@ -150,9 +150,7 @@ public final class EventStore: @unchecked Sendable {
     package func withConnection<Result, Failure: Error>(
         _ body: (StoreConnection) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(store)
+        try lock.withLock { _ throws(Failure) in try body(store) }
     }
 
     static func nowMilliseconds() -> Int64 {

@@ -1,4 +1,5 @@
 import EventStoreInterface
+import MeasurementEvents
 import PostgresNIO
 
 extension PostgresEventStore {
@@ -231,8 +232,7 @@ extension PostgresEventStore {
     /// Makes the open transaction on `connection` wait at most `timeout` for a lock (at least a millisecond: 0 would
     /// mean no limit); past it, the statement fails with ``lockNotAvailable``.
     func setLockTimeout(_ timeout: Duration, on connection: PostgresConnection) async throws {
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(1, timeout.wholeMilliseconds)
         try await run("SET LOCAL lock_timeout = \(milliseconds)", on: connection)
     }
 

@@ -4,7 +4,6 @@ import Logging
 import MeasurementEvents
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// The PostgreSQL event store: the same events, rollups, completeness, links and report rows as the SQLite
 /// `EventStore`, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
@@ -53,19 +52,19 @@ public final class PostgresEventStore: Service, Sendable {
     let redactor: Redactor
     let logger = Logger(label: "alstats.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
-    let partitions = Mutex<Set<Int64>>([])
+    let partitions = StateLock<Set<Int64>>([])
     /// The partitions of `events` written since their time index's new ranges were last summarised
     /// (``summarizeTimeIndex(lockTimeout:)``), by name.
-    let partitionsToSummarize = Mutex<Set<String>>([])
+    let partitionsToSummarize = StateLock<Set<String>>([])
     /// The summaries of the time index an ingest starts while its writes go on (``summarizeWhileIngesting(after:)``).
-    let ingestSummaries = Mutex<IngestSummaries>(IngestSummaries())
+    let ingestSummaries = StateLock<IngestSummaries>(IngestSummaries())
     /// Whether the last claim of ids found one already stored: the next write then claims with `ON CONFLICT` at
     /// once instead of trying `COPY` first (a stream of retried batches would fail every `COPY`), and goes back to
     /// `COPY` after a claim that found none.
-    let claimsMeetStoredIDs = Mutex<Bool>(false)
+    let claimsMeetStoredIDs = StateLock<Bool>(false)
     /// The task running the client's connection pool when the store runs it itself (``open(url:options:)``),
     /// until ``close()``.
-    private let runner = Mutex<Task<Void, Never>?>(nil)
+    private let runner = StateLock<Task<Void, Never>?>(nil)
     /// How long ``open()`` waits for a first connection (``Options/connectTimeout``).
     private let connectTimeout: Duration
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import MeasurementEvents
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -52,8 +52,7 @@ public struct URLSessionUploadTransport: UploadTransport {
     {
         var request = URLRequest(url: endpoint)
         request.httpMethod = "POST"
-        let seconds = timeout.components
-        request.timeoutInterval = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18
+        request.timeoutInterval = timeout.inSeconds
         request.setValue("application/x-ndjson", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -86,7 +85,7 @@ public struct URLSessionUploadTransport: UploadTransport {
 /// Declines every authentication challenge (the key is already in the request), remembering the status of the
 /// answer that raised it, by request.
 final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
-    private let statuses = Mutex<[String: Int]>([:])
+    private let statuses = StateLock<[String: Int]>([:])
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,

@@ -1,6 +1,5 @@
 import Foundation
 import MeasurementEvents
-import Synchronization
 
 /// The upload loop shared by ``HTTPEventSink`` and ``EventPusher``: reads the oldest batches of a source, sends
 /// them (one at a time for the sink, a window of several for a push), and handles each answer as docs/upload.md
@@ -23,7 +22,7 @@ package final class Uploader: Sendable {
     let clock: any UploadClock
     let random: any UploadRandomSource
     private let schedule: RetrySchedule
-    private let state: Mutex<State>
+    private let state: StateLock<State>
     private let gate = UploadGate()
 
     private struct State {
@@ -43,7 +42,7 @@ package final class Uploader: Sendable {
         self.clock = clock
         self.random = random
         schedule = RetrySchedule(policy: policy)
-        state = Mutex(State(writeKey: writeKey))
+        state = StateLock(State(writeKey: writeKey))
     }
 
     /// `URL/v1/events` for a URL without a path (`http://collector:8080`), else the URL as given.

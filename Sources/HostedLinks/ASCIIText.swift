@@ -22,28 +22,6 @@ enum ASCIIText {
     /// `text` with `+` as a space and `%XX` as the byte XX; `nil` when a `%` is not followed by two hex
     /// digits or the bytes are not UTF-8 (as Foundation's `removingPercentEncoding` answers).
     static func formDecoded(_ text: Substring) -> String? {
-        var text = text
-        return text.withUTF8 { bytes -> String? in
-            guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
-                return String(decoding: bytes, as: UTF8.self)
-            }
-            var decoded: [UInt8] = []
-            decoded.reserveCapacity(bytes.count)
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "%") {
-                    guard index + 2 < bytes.count, let high = Redactor.hexValue(bytes[index + 1]),
-                        let low = Redactor.hexValue(bytes[index + 2])
-                    else { return nil }
-                    decoded.append(high << 4 | low)
-                    index += 3
-                } else {
-                    decoded.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                    index += 1
-                }
-            }
-            return String(validating: decoded, as: UTF8.self)
-        }
+        PercentEncoding.decode(text, plusAsSpace: true)
     }
 }

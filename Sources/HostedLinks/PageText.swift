@@ -11,19 +11,7 @@ enum PageText {
     /// The UTF-8 bytes of `text`, RFC 3986 unreserved characters (`A-Z a-z 0-9 - . _ ~`) as they are,
     /// every other byte as `%XX`.
     static func percentEncoded(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if scalar.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-            {
-                bytes.append(byte)
-            } else {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        PercentEncoding.encode(text)
     }
 
     /// `url` with `name=value` pairs appended: `&` when it has a query, `?` otherwise, before any `#fragment`.

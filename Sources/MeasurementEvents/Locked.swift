@@ -6,6 +6,16 @@ import Synchronization
     import Darwin
 #endif
 
+// The project's lock vocabulary:
+// - `StateLock` for shared state and for code that must run alone (`StateLock(())`): `Synchronization.Mutex`, or
+//   `Locked` in ThreadSanitizer builds. Use it, not `Mutex` directly (TSan reports false races inside `Mutex` on
+//   Linux), nor `NSLock`.
+// - A condition variable (`NSCondition`) only where a thread must sleep until another changes the state: the
+//   ingest reader, the WAL checkpointer, the group commit writer. `DispatchSemaphore` only as a one-shot or
+//   wake-up signal between threads (a thread's start or end, the bus's idle worker).
+// - `NSRecursiveLock` only for `Subscription.deliveryLock`, held around each handler call on the bus's hot path
+//   (still to move to `StateLock` with a run of the bus benchmark).
+
 #if ALSTATS_TSAN
     /// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).
     package typealias StateLock<Value> = Locked<Value>
@@ -45,7 +55,9 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value. Do not call `withLock` on the same lock inside it.
     @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -23,7 +23,7 @@ import Foundation
 /// A checkpoint that fails (busy, a full disk) loses nothing: the frames stay in the WAL, readers still find
 /// them there, and the next checkpoint copies them; SQLite's own automatic checkpoint ignores its result too.
 package final class WALCheckpointer: @unchecked Sendable {
-    // @unchecked Sendable: the thread's state is only touched under `condition`; `nextRequest` and
+    // @unchecked Sendable: `phase` and `completed` are only touched under `condition`; `nextRequest` and
     // `lastFrames` only by the writer's thread (in the hook, which runs inside its commits); the thread's
     // connection only by the thread.
 
@@ -43,14 +43,37 @@ package final class WALCheckpointer: @unchecked Sendable {
         package static let standard = Thresholds(background: 1_000, backstop: 10_000)
     }
 
+    /// Where the background thread is, from the first request to its end.
+    private enum Phase: Equatable {
+        /// No checkpoint was asked for yet: the thread has not started.
+        case unstarted
+        /// The thread waits for a request.
+        case waiting
+        /// A checkpoint was asked for; the thread has not begun it yet.
+        case requested
+        /// The thread is checkpointing; `again` when another request came meanwhile (it runs one more).
+        case checkpointing(again: Bool)
+        /// Asked to stop; the thread ends after its checkpoint in progress, if `checkpointing`.
+        case stopping(checkpointing: Bool)
+        /// The thread has ended, or was stopped before it started.
+        case stopped
+
+        /// Whether the thread's connection is checkpointing now (so the writer's backstop waits for it).
+        var isCheckpointing: Bool {
+            switch self {
+            case .checkpointing, .stopping(checkpointing: true): true
+            case .unstarted, .waiting, .requested, .stopping(checkpointing: false), .stopped: false
+            }
+        }
+    }
+
     package let path: String
     package let thresholds: Thresholds
+    /// Guards `phase` and `completed`. A condition variable, not a `Mutex`: the thread sleeps until a request or
+    /// a stop, the writer's backstop until the thread's checkpoint ends, and ``stop(uninstallingFrom:)`` until the
+    /// thread has ended.
     private let condition = NSCondition()
-    private var requested = false
-    private var stopping = false
-    private var started = false
-    private var checkpointing = false
-    private var exited = false
+    private var phase = Phase.unstarted
     private var completed = 0
     private var nextRequest: Int32
     private var lastFrames: Int32 = 0
@@ -91,7 +114,7 @@ package final class WALCheckpointer: @unchecked Sendable {
             // gives up at once), and before it starts another one.
             condition.lock()
             defer { condition.unlock() }
-            while checkpointing { condition.wait() }
+            while phase.isCheckpointing { condition.wait() }
             _ = sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return
         }
@@ -99,10 +122,13 @@ package final class WALCheckpointer: @unchecked Sendable {
         nextRequest = frames + thresholds.background
         condition.lock()
         defer { condition.unlock() }
-        requested = true
-        if !started {
-            started = true
+        switch phase {
+        case .unstarted:
+            phase = .requested
             Thread.startNamed("alstats-ckpt") { [self] in run() }
+        case .waiting: phase = .requested
+        case .checkpointing: phase = .checkpointing(again: true)
+        case .requested, .stopping, .stopped: break
         }
         condition.signal()
     }
@@ -112,9 +138,14 @@ package final class WALCheckpointer: @unchecked Sendable {
         sqlite3_wal_hook(connection, nil, nil)
         condition.lock()
         defer { condition.unlock() }
-        stopping = true
+        switch phase {
+        case .unstarted: phase = .stopped
+        case .waiting, .requested: phase = .stopping(checkpointing: false)
+        case .checkpointing: phase = .stopping(checkpointing: true)
+        case .stopping, .stopped: break
+        }
         condition.broadcast()
-        while started && !exited { condition.wait() }
+        while phase != .stopped { condition.wait() }
     }
 
     /// The thread: a connection of its own, a passive checkpoint per request, until stopped.
@@ -130,24 +161,27 @@ package final class WALCheckpointer: @unchecked Sendable {
         }
         while true {
             condition.lock()
-            while !requested && !stopping { condition.wait() }
-            if stopping {
+            while phase == .waiting { condition.wait() }
+            guard phase == .requested else {  // stopping
                 condition.unlock()
                 break
             }
-            requested = false
-            checkpointing = true
+            phase = .checkpointing(again: false)
             condition.unlock()
             if let database { _ = sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
             condition.lock()
-            checkpointing = false
+            switch phase {
+            case .checkpointing(let again): phase = again ? .requested : .waiting
+            case .stopping: phase = .stopping(checkpointing: false)
+            case .unstarted, .waiting, .requested, .stopped: break
+            }
             completed += 1
             condition.broadcast()
             condition.unlock()
         }
         sqlite3_close_v2(database)
         condition.lock()
-        exited = true
+        phase = .stopped
         condition.broadcast()
         condition.unlock()
     }

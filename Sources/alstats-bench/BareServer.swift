@@ -2,7 +2,7 @@
     import Dispatch
     import Hummingbird
     import Logging
-    import Synchronization
+    import MeasurementEvents
 
     /// A bare Hummingbird application in the bench process, for the links benchmark's calibration: `GET /l/{slug}`
     /// answers fixed bytes (the same page `alstats serve` answers) and `GET /healthz` answers `ok`, with no
@@ -12,10 +12,16 @@
         /// The loopback port it listens on.
         let port: Int
         private let task: Task<Void, Never>
-        private let stopped = DispatchSemaphore(value: 0)
+        private let stopped: DispatchSemaphore
 
-        /// Starts the server answering `page` for every `/l/{slug}` and waits until it listens.
-        init(page: [UInt8]) throws {
+        private init(port: Int, task: Task<Void, Never>, stopped: DispatchSemaphore) {
+            self.port = port
+            self.task = task
+            self.stopped = stopped
+        }
+
+        /// Starts a server answering `page` for every `/l/{slug}` and waits until it listens; ``stop()`` stops it.
+        static func start(page: [UInt8]) throws -> BareServer {
             let router = Router()
             let body = ByteBuffer(bytes: page)
             router.get("l/:slug") { _, _ in
@@ -28,7 +34,7 @@
                     body: ResponseBody(byteBuffer: body))
             }
             router.get("healthz") { _, _ in "ok\n" }
-            let bound = Mutex<Int?>(nil)
+            let bound = StateLock<Int?>(nil)
             let listening = DispatchSemaphore(value: 0)
             var logger = Logger(label: "alstats-bench.bare")
             logger.logLevel = .warning
@@ -38,8 +44,8 @@
                     bound.withLock { $0 = channel.localAddress?.port }
                     listening.signal()
                 }, logger: logger)
-            let stopped = stopped
-            task = Task {
+            let stopped = DispatchSemaphore(value: 0)
+            let task = Task {
                 do { try await app.run() } catch { logger.warning("the bare server stopped: \(error)") }
                 listening.signal()
                 stopped.signal()
@@ -49,7 +55,7 @@
                 task.cancel()
                 throw BenchFailure("the bare Hummingbird server did not start")
             }
-            self.port = port
+            return BareServer(port: port, task: task, stopped: stopped)
         }
 
         /// Stops the server and waits until it has.

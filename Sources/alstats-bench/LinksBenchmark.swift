@@ -77,7 +77,7 @@ enum LinksBenchmark {
             let hosted = try HostedLink(json: .object(object))
             let page = HostedLinkPage(
                 link: hosted, publicURL: "http://127.0.0.1", query: [("ref", "bench"), ("referral", "42")])
-            let server = try BareServer(page: Array(page.html().utf8))
+            let server = try BareServer.start(page: Array(page.html().utf8))
             defer { server.stop() }
             let pages = load(port: server.port, request: pageRequest, clients: clients, seconds: seconds)
             let health = load(port: server.port, request: healthRequest, clients: clients, seconds: seconds)
@@ -121,7 +121,7 @@ enum LinksBenchmark {
     /// `clients` threads, each on its own keep-alive connection, sending `request` for `seconds`.
     static func load(port: Int, request: String, clients: Int, seconds: Double) -> Load {
         let bytes = Array(request.utf8)
-        let latencies = Mutex<[UInt64]>([])
+        let latencies = StateLock<[UInt64]>([])
         let failed = Atomic<Int>(0)
         let deadline = nowNanoseconds() + UInt64(seconds * 1e9)
         let begin = nowNanoseconds()

@@ -1,4 +1,5 @@
 import Foundation
+import MeasurementEvents
 import Synchronization
 
 #if canImport(Glibc)
@@ -148,7 +149,7 @@ enum ServeBenchmark {
     /// is due at start + i / rate and its latency counts from then (open loop), else as fast as answered.
     static func drive(port: Int, bodies: [[UInt8]], clients: Int, rate: Double? = nil) -> LoadRun {
         let next = Atomic<Int>(0)
-        let results = Mutex<(statuses: [Int: Int], latencies: [UInt64])>(([:], []))
+        let results = StateLock<(statuses: [Int: Int], latencies: [UInt64])>(([:], []))
         let start = nowNanoseconds()
         onThreads(clients) { _ in
             let connection = KeepAliveConnection(port: port)

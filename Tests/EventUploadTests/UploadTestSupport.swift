@@ -33,8 +33,7 @@ final class ManualUploadClock: UploadClock {
         try Task.checkCancellation()
         state.withLock { state in
             state.sleeps.append(duration)
-            let parts = duration.components
-            state.now += Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+            state.now += duration.inSeconds
         }
     }
 

@@ -24,6 +24,7 @@ extension EventStore {
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
             let pipeline = IngestPipeline(
                 inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
+            pipeline.start()
             var run = IngestRun(writer: store.writer, options: options)
             do {
                 while let batch = pipeline.next() {
@@ -78,7 +79,7 @@ private struct IngestRun {
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
         if !batch.events.isEmpty {
             // Not atomic: any error rolls the whole transaction back.
-            let stored = try writer.write(batch.events, redacted: true, atomic: false)
+            let stored = try writer.write(batch.events, mode: .redactedWithinTransaction)
             summary.stored += stored
             summary.duplicates += batch.events.count - stored
             uncommitted += batch.events.count

@@ -31,7 +31,7 @@ extension EventStore {
                 // request with random ids): any error below rolls the whole transaction back, and every batch
                 // of the call is answered as failed.
                 for batch in batches {
-                    stored.append(batch.isEmpty ? 0 : try store.writer.write(batch, atomic: false))
+                    stored.append(batch.isEmpty ? 0 : try store.writer.write(batch, mode: .withinTransaction))
                 }
                 try EventStore.finish(store.writer, losses: losses)
             } catch {

@@ -103,19 +103,15 @@ package final class EventWriter {
 
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
     /// - Parameters:
-    ///   - redacted: `true` only when the caller already applied this writer's ``redactor`` to every event
-    ///     (ingest does so on its reader thread).
-    ///   - atomic: `false` when the caller rolls the whole transaction back on any error (ingest does), so
-    ///     the events need no savepoint of their own. A savepoint copies every page the events change, as it
-    ///     was before, into a temporary file: with random ids that is most of the id index for every batch
-    ///     (1.2 GB of writes for 300,000 events, against 0.3 GB for the database and its WAL).
+    ///   - mode: ``WriteMode/atomic`` (a savepoint of their own), or without one when the caller rolls the whole
+    ///     transaction back on any error, with the events redacted already or not.
     /// - Returns: how many were new (duplicates of stored ids, or of ids earlier in `events`, are not counted
     ///   and change nothing).
     @discardableResult
-    func write(
-        _ events: some Collection<MeasurementEvent>, redacted: Bool = false, atomic: Bool = true
-    ) throws(StoreError) -> Int {
+    func write(_ events: some Collection<MeasurementEvent>, mode: WriteMode = .atomic) throws(StoreError) -> Int {
         try beginIfNeeded()
+        let atomic = mode.usesSavepoint
+        let redacted = mode.isRedacted
         if atomic { try savepoint.run() }
         groups.removeAll(keepingCapacity: true)
         deviceLosses.beginBatch()
@@ -157,7 +153,7 @@ package final class EventWriter {
     private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
         let slice = redactionSlice
         let isNew = isNew
-        var upcoming: PackJob? = PackJob(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
+        var upcoming: PackJob? = PackJob.start(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
         var inserted = 0
         var start = 0
         while let job = upcoming {
@@ -165,7 +161,8 @@ package final class EventWriter {
             let next = start + slice
             upcoming =
                 next < batch.count
-                ? PackJob(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor) : nil
+                ? PackJob.start(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor)
+                : nil
             do throws(StoreError) {
                 try ready.insertAll(with: insert) { row, rowid in
                     ids.add(key: keys[row.position], event: rowid)

@@ -78,12 +78,16 @@ final class PackJob: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var packed: PackedSlice?
 
-    /// Starts packing the events of `batch` at `range` that `isNew` marks new.
-    init(_ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor) {
+    private init() {}
+
+    /// Starts packing the events of `batch` at `range` that `isNew` marks new, on a global queue.
+    static func start(_ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor) -> PackJob {
+        let job = PackJob()
         DispatchQueue.global().async {
-            self.packed = PackedSlice(batch, range: range, isNew: isNew, redactor: redactor)
-            self.done.signal()
+            job.packed = PackedSlice(batch, range: range, isNew: isNew, redactor: redactor)
+            job.done.signal()
         }
+        return job
     }
 
     /// The packed slice, once the job is done (at once on later calls).

@@ -28,7 +28,7 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
     /// The database file.
     public let path: String
 
-    private let lock = NSLock()
+    private let lock = StateLock(())
     private var writer: EventWriter?
     private var insertedCount = 0
 
@@ -52,41 +52,39 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
 
     /// How many events this sink has stored (duplicates of stored ids not counted), committed or not.
     public var inserted: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return insertedCount
+        lock.withLock { _ in insertedCount }
     }
 
     /// Inserts redacted events inside the open transaction, all of them or (on error) none.
     public func write(_ events: [MeasurementEvent]) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        let inserted = try openWriter().write(events)
-        insertedCount += inserted
+        try lock.withLock { _ in
+            let inserted = try openWriter().write(events)
+            insertedCount += inserted
+        }
     }
 
     /// Upserts the batch's rollups and commits it.
     public func commit() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try openWriter().commit()
+        try lock.withLock { _ in
+            try openWriter().commit()
+        }
     }
 
     /// Adds the bus's losses to the `completeness` table.
     public func recordLosses(_ losses: [DropReason: Int]) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try openWriter().recordLosses(losses, nowMilliseconds: EventStore.nowMilliseconds())
+        try lock.withLock { _ in
+            try openWriter().recordLosses(losses, nowMilliseconds: EventStore.nowMilliseconds())
+        }
     }
 
     /// Commits what is pending and closes the connection (the WAL is checkpointed into the file).
     public func close() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let writer else { return }
-        defer { self.writer = nil }
-        try writer.commit()
-        try? writer.connection.execute("PRAGMA optimize")
+        try lock.withLock { _ in
+            guard let writer else { return }
+            defer { self.writer = nil }
+            try writer.commit()
+            try? writer.connection.execute("PRAGMA optimize")
+        }
     }
 
     private func openWriter() throws(StoreError) -> EventWriter {

@@ -44,6 +44,7 @@ extension EventBackend {
         let pipeline = IngestPipeline(
             inputs: inputs, codec: options.codec, redactor: Redactor(secretKeys: []), batchSize: 1_024,
             makeRows: makeRows)
+        pipeline.start()
         var run = BackendIngestRun(backend: self, rowWriter: rowWriter, options: options)
         do {
             if options.strict, let rowWriter {

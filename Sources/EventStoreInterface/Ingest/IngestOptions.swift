@@ -46,8 +46,7 @@ public struct IngestOptions: Sendable {
 
     /// ``commitInterval`` in milliseconds.
     package var commitIntervalMilliseconds: Int64 {
-        let parts = commitInterval.components
-        return parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000
+        commitInterval.wholeMilliseconds
     }
 }
 

@@ -11,10 +11,44 @@ import MeasurementEvents
 /// through a small bounded queue, so that parsing and SQLite overlap on two cores.
 ///
 /// Batches arrive in input order with their invalid lines, so errors are reported in order by the
-/// consumer. ``cancel()`` stops the reader early (when the writer failed); ``next()`` returns `nil`
-/// once everything was read.
+/// consumer. The reader's thread starts at ``start()``, not in the initializer; ``cancel()`` stops the reader
+/// early (when the writer failed); ``next()`` returns `nil` once everything was read.
+///
+/// ```swift
+/// let pipeline = IngestPipeline(inputs: inputs, codec: codec, redactor: redactor, batchSize: 1_024)
+/// pipeline.start()
+/// while let batch = pipeline.next() { write(batch) }
+/// pipeline.join()
+/// ```
 package final class IngestPipeline: @unchecked Sendable {
     // @unchecked Sendable: every mutable property is guarded by `condition`.
+
+    /// Where the reader is, from its start to the end of its thread.
+    private enum Phase {
+        /// Created; ``IngestPipeline/start()`` has not been called.
+        case unstarted
+        /// The reader reads and queues batches; `waiter` is a consumer waiting in ``nextBatch()`` for the next one.
+        case reading(waiter: CheckedContinuation<Batch?, Never>?)
+        /// The consumer cancelled: the reader stops at its next hand-over and queues nothing more.
+        case cancelled(waiter: CheckedContinuation<Batch?, Never>?)
+        /// The reader has queued its last batch (or stopped when cancelled); its thread is ending.
+        case finished
+        /// The reader's thread has ended.
+        case ended
+
+        /// Whether the reader queues no more batches: what is queued is all there is.
+        var isFinished: Bool {
+            switch self {
+            case .unstarted, .reading, .cancelled: false
+            case .finished, .ended: true
+            }
+        }
+
+        /// Whether the reader's thread has ended.
+        var hasEnded: Bool {
+            if case .ended = self { true } else { false }
+        }
+    }
 
     /// Decoded events and the invalid lines among them, in input order.
     package struct Batch: Sendable {
@@ -32,19 +66,21 @@ package final class IngestPipeline: @unchecked Sendable {
         package var nearMisses = FieldNameWarnings()
     }
 
+    /// Guards the properties below. A condition variable, not a `Mutex`: the reader sleeps while the queue is full,
+    /// a consumer in ``next()`` while it is empty, and ``join()`` until the reader's thread has ended.
     private let condition = NSCondition()
+    private var phase = Phase.unstarted
     private var queue: [Batch] = []
-    private var finished = false
-    private var cancelled = false
-    private var joined = false
     /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
     private var consumed: [[MeasurementEvent]] = []
     private let capacity = 4
-    /// A consumer waiting in ``nextBatch()`` for the reader, resumed by the next ``send(_:)`` or ``finish()``.
-    private var waiter: CheckedContinuation<Batch?, Never>?
-    private let done = DispatchSemaphore(value: 0)
+    private let inputs: [IngestInput]
+    private let codec: NDJSONCodec
+    private let redactor: Redactor
+    private let batchSize: Int
+    private let makeRows: (@Sendable () -> any IngestRows)?
 
-    /// Starts reading `inputs` in the background; every event is decoded with `codec`, then redacted
+    /// A pipeline that reads `inputs` once started; every event is decoded with `codec`, then redacted
     /// with `redactor`. With `makeRows`, the events go into the rows it makes (one per batch) instead: a line in the
     /// flat shape read in place (``NDJSONCodec/scan(_:into:)``) when the rows take it so, any other decoded, neither
     /// redacted.
@@ -52,9 +88,28 @@ package final class IngestPipeline: @unchecked Sendable {
         inputs: [IngestInput], codec: NDJSONCodec, redactor: Redactor, batchSize: Int,
         makeRows: (@Sendable () -> any IngestRows)? = nil
     ) {
+        self.inputs = inputs
+        self.codec = codec
+        self.redactor = redactor
+        self.batchSize = batchSize
+        self.makeRows = makeRows
+    }
+
+    /// Starts the reader's thread. Call it once, before ``next()`` or ``nextBatch()``.
+    package func start() {
+        condition.lock()
+        guard case .unstarted = phase else {
+            condition.unlock()
+            preconditionFailure("IngestPipeline.start() called twice, or after cancel()")
+        }
+        phase = .reading(waiter: nil)
+        condition.unlock()
         Thread.startNamed("alstats-ingest") { [self] in
             read(inputs: inputs, codec: codec, redactor: redactor, batchSize: batchSize, makeRows: makeRows)
-            done.signal()
+            condition.lock()
+            phase = .ended
+            condition.broadcast()
+            condition.unlock()
         }
     }
 
@@ -63,7 +118,8 @@ package final class IngestPipeline: @unchecked Sendable {
     package func next() -> Batch? {
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !finished { condition.wait() }
+        if case .unstarted = phase { preconditionFailure("IngestPipeline.next() before start()") }
+        while queue.isEmpty && !phase.isFinished { condition.wait() }
         guard !queue.isEmpty else { return nil }
         let batch = queue.removeFirst()
         condition.broadcast()
@@ -77,13 +133,22 @@ package final class IngestPipeline: @unchecked Sendable {
     }
 
     /// Resumes `continuation` with the next batch, or `nil` when all input was read, or leaves it to the reader when
-    /// none is queued yet.
+    /// none is queued yet (to be resumed by the next ``send(_:)`` or ``finish()``).
     private func take(resuming continuation: CheckedContinuation<Batch?, Never>) {
         condition.lock()
-        guard !queue.isEmpty || finished else {
-            waiter = continuation
-            condition.unlock()
-            return
+        if queue.isEmpty {
+            switch phase {
+            case .reading:
+                phase = .reading(waiter: continuation)
+                condition.unlock()
+                return
+            case .cancelled:
+                phase = .cancelled(waiter: continuation)
+                condition.unlock()
+                return
+            case .unstarted: preconditionFailure("IngestPipeline.nextBatch() before start()")
+            case .finished, .ended: break
+            }
         }
         let batch = queue.isEmpty ? nil : queue.removeFirst()
         condition.broadcast()
@@ -101,7 +166,11 @@ package final class IngestPipeline: @unchecked Sendable {
     /// Stops the reader and waits for its thread to end.
     package func cancel() {
         condition.lock()
-        cancelled = true
+        switch phase {
+        case .unstarted: phase = .ended  // nothing to read, no thread to wait for
+        case .reading(let waiter): phase = .cancelled(waiter: waiter)
+        case .cancelled, .finished, .ended: break
+        }
         queue.removeAll()
         condition.broadcast()
         condition.unlock()
@@ -111,22 +180,19 @@ package final class IngestPipeline: @unchecked Sendable {
     /// Waits for the reader's thread to end; calling it again returns at once.
     package func join() {
         condition.lock()
-        let first = !joined
-        joined = true
-        condition.unlock()
-        if first { done.wait() }
+        defer { condition.unlock() }
+        while !phase.hasEnded { condition.wait() }
     }
 
     /// Queues `batch`; `false` when cancelled.
     private func send(_ batch: Batch) -> Bool {
         condition.lock()
-        while queue.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else {
+        while queue.count >= capacity, case .reading = phase { condition.wait() }
+        guard case .reading(let waiting) = phase else {  // cancelled
             condition.unlock()
             return false
         }
-        let waiting = waiter
-        waiter = nil
+        phase = .reading(waiter: nil)
         if waiting == nil { queue.append(batch) }
         condition.broadcast()
         let garbage = consumed
@@ -139,9 +205,12 @@ package final class IngestPipeline: @unchecked Sendable {
 
     private func finish() {
         condition.lock()
-        finished = true
-        let waiting = waiter
-        waiter = nil
+        var waiting: CheckedContinuation<Batch?, Never>?
+        switch phase {
+        case .reading(let waiter), .cancelled(let waiter): waiting = waiter
+        case .unstarted, .finished, .ended: break
+        }
+        phase = .finished
         condition.broadcast()
         condition.unlock()
         waiting?.resume(returning: nil)

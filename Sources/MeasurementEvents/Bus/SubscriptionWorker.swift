@@ -55,7 +55,7 @@ struct SubscriptionWorker {
         self.subscription = subscription
         if case .sink(let attached) = subscription.consumer { sink = attached } else { sink = nil }
         commitSize = sink?.commitPolicy.maximumEvents ?? .max
-        maximumDelay = sink.map { Self.milliseconds($0.commitPolicy.maximumDelay) } ?? .max
+        maximumDelay = sink.map { $0.commitPolicy.maximumDelay.saturatingMilliseconds } ?? .max
     }
 
     /// Delivers until the subscription is cancelled, or stopped and drained; then commits and exits.
@@ -220,16 +220,6 @@ struct SubscriptionWorker {
         guard now >= since else { return 0 }
         let elapsed = now - since
         return elapsed >= maximumDelay ? 0 : maximumDelay - elapsed
-    }
-
-    /// `duration` in whole milliseconds, at least 0, saturating instead of overflowing.
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
-        if overflow { return .max }
-        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
-        return carry ? .max : total
     }
 }
 

@@ -223,12 +223,10 @@ extension JSONValue {
         case 0x0C: bytes.append(UInt8(ascii: "f"))
         default:
             bytes.append(contentsOf: "u00".utf8)
-            bytes.append(hexDigits[Int(byte >> 4)])
-            bytes.append(hexDigits[Int(byte & 0xF)])
+            bytes.append(HexDigits.lower[Int(byte >> 4)])
+            bytes.append(HexDigits.lower[Int(byte & 0xF)])
         }
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// A key that compares and hashes by its UTF-8 bytes (`String` equality is canonical equivalence).

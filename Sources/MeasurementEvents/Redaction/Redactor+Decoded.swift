@@ -291,7 +291,7 @@ extension Redactor {
             guard start + 4 <= bytes.count else { return nil }
             var value: UInt32 = 0
             for byte in UnsafeBufferPointer(rebasing: bytes[start..<start + 4]) {
-                guard let digit = hexValue(byte) else { return nil }
+                guard let digit = HexDigits.value(byte) else { return nil }
                 value = value << 4 | UInt32(digit)
             }
             return value

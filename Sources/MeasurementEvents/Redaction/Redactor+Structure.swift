@@ -20,12 +20,12 @@ extension Redactor {
         if Redactor.isPercentEncodedWhole(trimmed) {
             // Decoded as by `removingPercentEncoding`, or as a form value (`+` as a space) when only that is
             // JSON: a consumer reads the reading that parses.
-            let plain = Redactor.percentDecodeOnce(text, plusAsSpace: false)
-            let form = Redactor.percentDecodeOnce(text, plusAsSpace: true)
+            let plain = PercentEncoding.decodeLeniently(text, plusAsSpace: false)
+            let form = PercentEncoding.decodeLeniently(text, plusAsSpace: true)
             let parses = { (text: String) in (try? JSONValue.parse(text)) != nil }
             for decoded in parses(plain) || !parses(form) ? [plain, form] : [form] {
                 let redacted = redactStructure(decoded, depth: depth + 1)
-                if redacted != decoded { return Redactor.percentEncode(redacted) }
+                if redacted != decoded { return PercentEncoding.encode(redacted) }
             }
             return text
         }
@@ -92,9 +92,9 @@ extension Redactor {
             if isSecret(key: key) {
                 value = Array(Redactor.replacement.utf8)
             } else if rawValue.utf8.count > minimumKeyLength {
-                let decoded = Redactor.percentDecodeOnce(rawValue, plusAsSpace: true)
+                let decoded = PercentEncoding.decodeLeniently(rawValue, plusAsSpace: true)
                 let redacted = redactStructure(decoded, depth: depth + 1)
-                if redacted != decoded { value = Array(Redactor.percentEncode(redacted).utf8) }
+                if redacted != decoded { value = Array(PercentEncoding.encode(redacted).utf8) }
             }
             pairs.append(Array(pair[pair.startIndex...equals]) + value)
         }
@@ -116,54 +116,10 @@ extension Redactor {
     /// or `%` (`%7B`, `%5B`, `%25`, either case).
     private static func isPercentEncodedWhole(_ text: Substring) -> Bool {
         let prefix = Array(text.utf8.prefix(3))
-        guard prefix.count == 3, prefix[0] == UInt8(ascii: "%"), let high = hexValue(prefix[1]),
-            let low = hexValue(prefix[2])
+        guard prefix.count == 3, prefix[0] == UInt8(ascii: "%"), let high = HexDigits.value(prefix[1]),
+            let low = HexDigits.value(prefix[2])
         else { return false }
         let byte = high << 4 | low
         return byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "%")
-    }
-
-    /// One layer of percent-decoding (either hex case); `+` becomes a space when `plusAsSpace`.
-    /// Bytes that do not form UTF-8 become U+FFFD, as in every consumer that decodes to text.
-    static func percentDecodeOnce(_ text: String, plusAsSpace: Bool) -> String {
-        let bytes = Array(text.utf8)
-        guard bytes.contains(UInt8(ascii: "%")) || (plusAsSpace && bytes.contains(UInt8(ascii: "+"))) else {
-            return text
-        }
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-                let low = hexValue(bytes[index + 2])
-            {
-                output.append(high << 4 | low)
-                index += 3
-            } else {
-                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// `text` percent-encoded for a query value: RFC 3986 unreserved characters as they are, every other
-    /// byte as `%XX` in upper-case hex.
-    static func percentEncode(_ text: String) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count * 3)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -85,14 +85,15 @@ extension Redactor {
 
     /// The byte a percent escape at `index` stands for, however many times it was encoded, and its length.
     static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (value: UInt8, length: Int) {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+        guard index + 2 < bytes.count, let high = HexDigits.value(bytes[index + 1]),
+            let low = HexDigits.value(bytes[index + 2])
         else {
             return (UInt8(ascii: "%"), 1)
         }
         var value = high << 4 | low
         var next = index + 3
-        while value == 0x25, next + 1 < bytes.count, let high = hexValue(bytes[next]),
-            let low = hexValue(bytes[next + 1])
+        while value == 0x25, next + 1 < bytes.count, let high = HexDigits.value(bytes[next]),
+            let low = HexDigits.value(bytes[next + 1])
         {
             value = high << 4 | low
             next += 2
@@ -276,10 +277,9 @@ extension Redactor {
     /// The text of `byte` percent-encoded `layer` times.
     static func encoded(_ byte: UInt8, layer: Int) -> [UInt8] {
         guard layer > 0 else { return [byte] }
-        let digits = Array("0123456789ABCDEF".utf8)
         var text: [UInt8] = [UInt8(ascii: "%")]
         for _ in 1..<layer { text += [UInt8(ascii: "2"), UInt8(ascii: "5")] }
-        text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        text += [HexDigits.upper[Int(byte >> 4)], HexDigits.upper[Int(byte & 0xF)]]
         return text
     }
 
@@ -300,17 +300,6 @@ extension Redactor {
             return true
         default:
             return false
-        }
-    }
-
-    /// The value of an ASCII hex digit (the hosted pages' query decoding uses it too).
-    @inline(__always)
-    package static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 }
