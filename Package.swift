@@ -218,7 +218,7 @@ let package = Package(
             dependencies: [
                 "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite", "TestSupport",
             ],
-            exclude: ["Regressions", "Fixtures"], swiftSettings: strict),
+            exclude: ["Regressions", "Schema/Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests",
             dependencies: [
