@@ -98,6 +98,42 @@ public enum PostgresTestDatabase {
         public var found: [String]
     }
 
+    /// Waits until another session of the database at `url` waits for a lock (`wait_event_type = 'Lock'` in
+    /// `pg_stat_activity`; of the kind `waitEvent` names, such as `advisory` or `relation`, when given), and returns
+    /// its process id: how a race test knows that the step it started has reached the lock it is meant to meet,
+    /// however slow the run. Polls on a connection of its own, one transaction per look (a transaction sees one
+    /// snapshot of `pg_stat_activity`).
+    /// - Throws: ``LockWaitMissing`` when no session waits within `limit`: the test fails, naming the wait.
+    public static func waitForLockWait(
+        _ url: String, on waitEvent: String? = nil, within limit: Duration = .seconds(60)
+    ) async throws -> Int32 {
+        let deadline = ContinuousClock.now + limit
+        let kind = waitEvent.map { " AND wait_event = '\($0)'" } ?? ""
+        let sql =
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            + "AND wait_event_type = 'Lock'\(kind) LIMIT 1"
+        return try await withConnection(url) { connection in
+            while ContinuousClock.now < deadline {
+                for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+                    return try row.decode(Int32.self)
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            throw LockWaitMissing(waitEvent: waitEvent, limit: limit)
+        }
+    }
+
+    /// No session of the database waited for the lock within the time given.
+    public struct LockWaitMissing: Error, CustomStringConvertible {
+        public var waitEvent: String?
+        public var limit: Duration
+
+        public var description: String {
+            "no other session of the test database waited for \(waitEvent.map { "a lock (\($0))" } ?? "a lock") "
+                + "within \(limit): the step meant to meet the lock never reached it"
+        }
+    }
+
     public static let logger = Logger(label: "alstats.test.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs `body` with a connection of its own to `url` (not from a store's pool).
