@@ -8,9 +8,9 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
-/// `ALSTATS_CORE_ONLY=1` leaves the HTTP server out: EventServer, its tests, the uploader's tests (they run
-/// `alstats serve`) and `alstats serve` itself; and the PostgreSQL backend (EventStorePostgres, its tests and
-/// `alstats-bench postgres`). CI's ThreadSanitizer run uses it so that it does not build the
+/// `ALSTATS_CORE_ONLY=1` leaves the HTTP server out: EventServer, its tests, the uploader's tests, the runs of
+/// `alstats serve` among alstatsTests and `alstats serve` itself; and the PostgreSQL backend (EventStorePostgres, its
+/// tests and `alstats-bench postgres`). CI's ThreadSanitizer run uses it so that it does not build the
 /// server packages a second time; every other build has everything.
 let coreOnly = Context.environment["ALSTATS_CORE_ONLY"] != nil
 
@@ -181,6 +181,31 @@ let package = Package(
         // HTTP server. A regular target that only test targets depend on.
         .target(
             name: "TestSupport", dependencies: ["MeasurementEvents"], path: "Tests/TestSupport", swiftSettings: strict),
+        // A database of its own per test on the PostgreSQL server of ALSTATS_TEST_POSTGRES_URL, and the parity
+        // events: for the PostgreSQL backend's tests and the runs of the built binary against PostgreSQL.
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "EventStorePostgres", "EventStoreInterface", "MeasurementEvents", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresTestSupport", swiftSettings: strict),
+        // The end-to-end runs of the built `alstats` (and of `upload-example`): a user's commands, exit statuses and
+        // output. Serve/, Upload/ and Postgres/ need the server build (`alstats serve`, the PostgreSQL backend, the
+        // uploader's HTTP transport): the core-only build leaves those folders out.
+        .testTarget(
+            name: "alstatsTests",
+            dependencies: ["EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport"]
+                + (coreOnly
+                    ? []
+                    : [
+                        "EventUpload", "EventUploadHTTPClient", "EventStorePostgres", "PostgresTestSupport",
+                        .product(name: "PostgresNIO", package: "postgres-nio"),
+                    ]),
+            exclude: coreOnly ? ["Serve", "Upload", "Postgres"] : [],
+            // The core-only binary has no PostgreSQL backend (DatabaseURLCLITests expects its own exit status).
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
@@ -193,9 +218,7 @@ let package = Package(
             dependencies: [
                 "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite", "TestSupport",
             ],
-            exclude: ["Regressions", "Fixtures"],
-            // Its CLI tests run the built `alstats`, which in the core-only build has no PostgreSQL backend.
-            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
+            exclude: ["Regressions", "Schema/Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests",
             dependencies: [
@@ -205,10 +228,7 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "EventUploadTests",
-            dependencies: [
-                "EventUpload", "EventUploadHTTPClient", "EventStore", "EventStoreInterface", "SQLiteSupport",
-                "MeasurementEvents", "TestSupport",
-            ],
+            dependencies: ["EventUpload", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents"],
             swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
@@ -226,7 +246,7 @@ let package = Package(
             name: "EventStorePostgresTests",
             dependencies: [
                 "EventStorePostgres", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport",
-                "MeasurementEvents", "TestSupport",
+                "MeasurementEvents", "TestSupport", "PostgresTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -240,7 +260,7 @@ let package = Package(
 if coreOnly {
     let server: Set = [
         "EventServer", "EventServerTests", "EventUploadTests", "EventStorePostgres", "EventStorePostgresTests",
-        "EventUploadHTTPClient", "DocSnippets",
+        "PostgresTestSupport", "EventUploadHTTPClient", "DocSnippets",
     ]
     package.targets.removeAll { server.contains($0.name) }
     package.products.removeAll { ["EventServer", "EventStorePostgres", "EventUploadHTTPClient"].contains($0.name) }

@@ -279,6 +279,22 @@ func sampleLines(_ count: Int, prefix: String = UUID().uuidString) -> [Measureme
 }
 
 /// Polls `condition` (a state change, not a time) until it holds.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    while !condition() { try await Task.sleep(for: .milliseconds(1)) }
+/// - Throws: ``StateNotReached`` when it does not hold within `limit`: the test fails instead of hanging.
+func waitUntil(
+    within limit: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @Sendable () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + limit
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw StateNotReached(limit: limit, at: sourceLocation) }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// The state a test waited for was not reached in time.
+struct StateNotReached: Error, CustomStringConvertible {
+    var limit: Duration
+    var at: SourceLocation
+
+    var description: String { "the state awaited at \(at) was not reached within \(limit)" }
 }

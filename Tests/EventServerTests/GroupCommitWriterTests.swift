@@ -73,7 +73,8 @@ import Testing
             try await waitUntil { held.waiting == 1 }  // admitted, arriving
             held.open()
             let first = Task { try await writer.submit(sampleLines(5, prefix: "first"), losses: [:]) }
-            _ = first
+            try await waitUntil { writer.queuedEventCount == 5 }  // queued, the second still arriving
+            // Room for a commit that should not come (the gather delay is a minute): it would show in 200 ms.
             try await Task.sleep(for: .milliseconds(200))
             #expect(writer.commits == 0)
             #expect(try fixture.storedEvents().isEmpty)

@@ -2,6 +2,7 @@ import EventReport
 import EventStore
 import MeasurementEvents
 import PostgresNIO
+import PostgresTestSupport
 import Testing
 
 @testable import EventStoreInterface
@@ -45,7 +46,7 @@ struct PostgresConnectionLossTests {
                         return .failure(error)
                     }
                 }()
-                let writer = try await Self.waitingBackend(blocker)
+                let writer = try await PostgresTestDatabase.waitForLockWait(url)
                 try await blocker.query("SELECT pg_terminate_backend(\(writer))", logger: logger)
                 try await blocker.query("ROLLBACK", logger: logger)
                 guard case .failure(let error) = await outcome else {
@@ -67,21 +68,5 @@ struct PostgresConnectionLossTests {
             #expect(try await store.completeness() == ["dropped": ["buffer_full": 1]])
             await store.close()
         }
-    }
-
-    /// The process id of the backend waiting for a lock in the blocker's database (the batch's connection).
-    static func waitingBackend(_ connection: PostgresConnection) async throws -> Int32 {
-        for _ in 0..<2_000 {
-            for try await row in try await connection.query(
-                """
-                SELECT pid FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-                """, logger: PostgresTestDatabase.logger)
-            {
-                return try row.decode(Int32.self)
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        throw CancellationError()
     }
 }

@@ -1,6 +1,7 @@
 import EventReport
 import EventStore
 import MeasurementEvents
+import PostgresTestSupport
 import Testing
 
 @testable import EventStoreInterface

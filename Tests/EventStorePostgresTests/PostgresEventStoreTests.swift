@@ -2,6 +2,7 @@ import EventReport
 import EventStore
 import MeasurementEvents
 import PostgresNIO
+import PostgresTestSupport
 import TestSupport
 import Testing
 
@@ -207,7 +208,8 @@ struct PostgresEventStoreTests {
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(PostgresEventStore.partitionLockKey))"),
                     logger: logger)
                 let write = Task { try await store.writeBatches([[Self.event("july", at: july + 5)]]) }
-                try await Task.sleep(for: .milliseconds(300))  // the write waits for the lock, its snapshot taken
+                // The write waits for the lock, its snapshot taken.
+                _ = try await PostgresTestDatabase.waitForLockWait(url, on: "advisory")
                 try await other.query(
                     PostgresQuery(
                         unsafeSQL: "CREATE TABLE events_2026_07 (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)"),
@@ -241,7 +243,9 @@ struct PostgresEventStoreTests {
                     try await PostgresEventStore.open(
                         url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(3)))
                 }
-                try await Task.sleep(for: .seconds(5))
+                // The opening store has connected and waits for the lock: held past its connect timeout from here.
+                _ = try await PostgresTestDatabase.waitForLockWait(url, on: "advisory")
+                try await Task.sleep(for: .seconds(4))
                 try await other.query(
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let store = try await opening.value
@@ -369,9 +373,9 @@ struct PostgresEventStoreTests {
         }
     }
 
-    /// A write in line after another claims nothing before the other has claimed: started first, it still loses
-    /// the shared id to the write before it in the line. (Without the wait it would have written long before the
-    /// other starts, 200 ms later.)
+    /// A write in line after another claims nothing before the other has claimed: started first, and waiting for
+    /// the other's turn before the other starts, it still loses the shared id to the write before it in the line.
+    /// (Without the wait it would have written before the other starts.)
     @Test func aWriteInLineWaitsForTheClaimsOfTheWriteBeforeIt() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await PostgresEventStore.open(url: url)
@@ -382,7 +386,17 @@ struct PostgresEventStoreTests {
                     [[Self.event("shared", ref: "later"), Self.event("only-later")]], losses: [:], after: first,
                     claimed: second)
             }
-            try await Task.sleep(for: .milliseconds(200))
+            let deadline = ContinuousClock.now + .seconds(60)
+            while await first.waitingCount == 0 {
+                guard ContinuousClock.now < deadline else {
+                    await first.open()
+                    _ = try? await later.value
+                    await store.close()
+                    Issue.record("the later write did not wait for the turn of the write before it within 60 s")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(1))
+            }
             let earlier = try await store.writeBatches(
                 [[Self.event("shared", ref: "earlier")]], losses: [:], after: nil, claimed: first)
             #expect(earlier == [1])

@@ -1,6 +1,7 @@
 import EventReport
 import EventStore
 import MeasurementEvents
+import PostgresTestSupport
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import EventStore
 import MeasurementEvents
 import PostgresNIO
+import PostgresTestSupport
 import TestSupport
 import Testing
 

@@ -20,6 +20,9 @@ public actor WriteTurn {
     /// A turn not yet open.
     public init() {}
 
+    /// How many writes wait for the turn to open: how a test knows that a write in line has reached its wait.
+    package var waitingCount: Int { waiters.count }
+
     /// Opens the turn with the ids the write holds (``heldIDs``). Opening an open turn does nothing.
     public func open(holding ids: Set<EventID>) {
         guard !isOpen else { return }

@@ -9,6 +9,13 @@ struct LinkDebuggerCLITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// The page AppLinksTests' `HTTPAppLinkResolverTests` serves: an iOS target, no web fallback.
+    static let page = """
+        <meta property="al:ios:url" content="example-ios://article/1">
+        <meta property="al:ios:app_name" content="Example">
+        <meta property="al:web:should_fallback" content="false">
+        """
+
     /// Runs the built `alstats` in the repository root (the example page's paths are relative to it).
     func run(_ arguments: [String]) throws -> ProcessResult {
         try BuiltAlstats.run(arguments, in: Self.root)
@@ -68,7 +75,7 @@ struct LinkDebuggerCLITests {
 
     @Test func resolveAndNavigateFetchPagesOverHTTP() throws {
         let server = try LoopbackHTTPServer(routes: [
-            "/article": .page(status: 200, body: HTTPAppLinkResolverTests.page), "/gone": .page(status: 410, body: ""),
+            "/article": .page(status: 200, body: Self.page), "/gone": .page(status: 410, body: ""),
         ])
         defer { server.stop() }
         let resolved = try run(["resolve", server.url("/article").absoluteString, "--format", "json"])
@@ -99,4 +106,9 @@ struct LinkDebuggerCLITests {
         ])
         #expect(!navigation.output.contains("TOKEN789"))
     }
+}
+
+/// `json` percent-encoded for a query value (AppLinksTests' `encoded` keeps `-._~` as they are; either is valid).
+private func encoded(_ json: String) -> String {
+    json.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? json
 }

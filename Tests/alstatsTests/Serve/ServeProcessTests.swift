@@ -77,8 +77,10 @@ import Testing
         let status = Mutex<Int32?>(nil)
         onThreads(7) { client in
             if client == 0 {
-                // Stop once enough has been acknowledged, while the others keep sending.
-                while acknowledged.withLock({ $0.count }) < 2_000 { usleep(1_000) }
+                // Stop once enough has been acknowledged, while the others keep sending (or after two minutes
+                // without: the count below then fails the test instead of hanging it).
+                let deadline = ContinuousClock.now + .seconds(120)
+                while acknowledged.withLock({ $0.count }) < 2_000 && ContinuousClock.now < deadline { usleep(1_000) }
                 status.withLock { $0 = server.stop(with: signal) }
                 stopped.store(true, ordering: .relaxed)
                 return

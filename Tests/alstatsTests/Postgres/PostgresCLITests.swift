@@ -2,6 +2,7 @@ import EventStore
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import PostgresTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import MeasurementEvents
 import PostgresNIO
+import PostgresTestSupport
 import TestSupport
 import Testing
 

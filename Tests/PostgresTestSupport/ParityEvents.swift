@@ -19,7 +19,7 @@ struct SplitMix: RandomNumberGenerator {
 /// 404, visitors seen again) and arrivals at link URLs and at URLs that only look like them. Some text ids, refs and
 /// referer apps are the same text in two Unicode normalisations (`é` as U+00E9 and as `e` + U+0301): two ids and
 /// two groups for both stores, as their bytes differ.
-func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEvent] {
+public func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEvent] {
     var random = SplitMix(state: seed)
     let start: Int64 = 1_774_137_600_000
     let refs = ["feed", "search", "share", "email", "caf\u{E9}", "cafe\u{301}", nil]
@@ -81,7 +81,7 @@ func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEven
 /// the same attempts and successes, two errors with the same failures on the same hosts, two hosted links with the
 /// same hits, on two days. A query whose ORDER BY leaves a tie undecided may give these rows in another order on
 /// each backend; the parity test compares every query's output byte for byte.
-func tiedEvents() -> [MeasurementEvent] {
+public func tiedEvents() -> [MeasurementEvent] {
     let start: Int64 = 1_774_137_600_000
     let texts: [String?] = ["a", "B", "b", "\u{E9}", "e\u{301}", nil]
     var events: [MeasurementEvent] = []

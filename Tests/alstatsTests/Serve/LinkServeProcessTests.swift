@@ -1,4 +1,3 @@
-import EventReport
 import EventStore
 import EventStoreInterface
 import Foundation
@@ -12,12 +11,20 @@ import Testing
 
 /// The hosted link pages of the built `alstats serve`, read by the built `alstats resolve` over HTTP.
 @Suite(.serialized) struct LinkServeProcessTests {
+    /// The link EventServerTests' `LinkRouteTests` puts.
+    static let invite = #"""
+        {"slug": "invite", "title": "Couchin'", "pass_query": ["referral"],
+         "ios": [{"url": "couchin://invite", "app_store_id": "123", "app_name": "Couchin'"}],
+         "android": [{"url": "couchin://invite", "package": "com.example.couchin"}],
+         "web": {"url": "https://couchin.example/invite"}}
+        """#
+
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func ourResolverReadsTheServedPageAndNoClientAddressReachesTheDatabase() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, environment: ["ALSTATS_ADMIN_KEYS": "a1"])
         let put = server.request(
-            "PUT", "/api/links/invite", key: "a1", contentType: "application/json", body: LinkRouteTests.invite)
+            "PUT", "/api/links/invite", key: "a1", contentType: "application/json", body: Self.invite)
         #expect(put?.status == 200, "\(put?.body ?? "no answer")")
 
         let resolve = Process()
