@@ -63,8 +63,10 @@ let package = Package(
             plugins: ["EmbedSQL"]),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL).
         .target(
-            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], swiftSettings: strict),
+            name: "EventUpload", dependencies: ["MeasurementEvents", "EventStore", "CZlib"], exclude: ["Statements"],
+            swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
         // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
         .target(
@@ -170,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "EventUploadTests",
             dependencies: ["EventUpload", "EventUploadHTTPClient", "EventStore", "MeasurementEvents", "TestSupport"],
-            swiftSettings: strict),
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [

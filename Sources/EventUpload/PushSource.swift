@@ -3,8 +3,11 @@ import Foundation
 import MeasurementEvents
 
 /// The events of a database that `destination` has not answered yet, in arrival (rowid) order after the
-/// `push_cursor` row of `destination` (migration 0010); a receipt moves the cursor past its batch, in the
-/// same transaction that counts the batch's rejected lines in `push_losses`.
+/// `push_cursor` row of `destination` (the uploader's schema, `Migrations/upload/`); a receipt moves the cursor
+/// past its batch, in the same transaction that counts the batch's rejected lines in `push_losses`.
+///
+/// The `events` table is EventStore's: the two statements that read it are EventStore's own
+/// (`select_events_for_push`, `count_events_between`), the cursor's and the losses' are the uploader's.
 final class PushSource: UploadSource, @unchecked Sendable {
     // @unchecked Sendable: `connection` is only used under `lock`.
 
@@ -20,14 +23,13 @@ final class PushSource: UploadSource, @unchecked Sendable {
     init(path: String, destination: String) throws(StoreError) {
         self.destination = destination
         self.path = path
-        var options = EventStore.Options(create: false)
-        options.integrityCheckLimit = 0
-        connection = try EventStore.openConnection(path: path, options: options)
+        connection = try UploadDatabase.open(
+            path: path, options: OutboxOptions(), create: false, checkingIntegrity: false)
     }
 
     /// The rowid of the newest event answered by a receipt (0 for none).
     private func cursor() throws(StoreError) -> Int64 {
-        let select = try connection.prepare("SELECT last_rowid FROM push_cursor WHERE destination = ?1")
+        let select = try connection.prepare(UploadSQL.statement("select_push_cursor"))
         select.bind(1, destination)
         defer { select.reset() }
         return try select.step() ? select.int64(0) : 0
@@ -65,19 +67,13 @@ final class PushSource: UploadSource, @unchecked Sendable {
         defer { lock.unlock() }
         do throws(StoreError) {
             try connection.immediateTransaction(doing: "moving the push cursor") { () throws(StoreError) in
-                let now = EventStore.currentMilliseconds
-                let move = try connection.prepare(
-                    "INSERT INTO push_cursor (destination, last_rowid, updated_ms) VALUES (?1, ?2, ?3) "
-                        + "ON CONFLICT (destination) DO UPDATE SET last_rowid = max(last_rowid, excluded.last_rowid), "
-                        + "updated_ms = excluded.updated_ms")
+                let now = UploadDatabase.nowMilliseconds
+                let move = try connection.prepare(UploadSQL.statement("upsert_push_cursor"))
                 move.bind(1, destination)
                 move.bind(2, last)
                 move.bind(3, now)
                 try move.run()
-                let count = try connection.prepare(
-                    "INSERT INTO push_losses (destination, reason, count, updated_ms) VALUES (?1, ?2, ?3, ?4) "
-                        + "ON CONFLICT (destination, reason) DO UPDATE SET count = count + excluded.count, "
-                        + "updated_ms = excluded.updated_ms")
+                let count = try connection.prepare(UploadSQL.statement("upsert_push_loss"))
                 for (reason, number) in rejected.sorted(by: { $0.key < $1.key }) where number > 0 {
                     count.bind(1, destination)
                     count.bind(2, reason.rawValue)
@@ -118,7 +114,7 @@ final class PushSource: UploadSource, @unchecked Sendable {
     /// The number of events with `after < rowid <= upTo`.
     private func count(after: Int64, upTo: Int64) throws(StoreError) -> Int {
         guard upTo > after else { return 0 }
-        let select = try connection.prepare("SELECT count(*) FROM events WHERE rowid > ?1 AND rowid <= ?2")
+        let select = try connection.prepare(EmbeddedSQL.statement("count_events_between"))
         select.bind(1, after)
         select.bind(2, upTo)
         defer { select.reset() }
@@ -131,7 +127,7 @@ final class PushSource: UploadSource, @unchecked Sendable {
     func losses() throws(StoreError) -> [DropReason: Int] {
         lock.lock()
         defer { lock.unlock() }
-        let select = try connection.prepare("SELECT reason, count FROM push_losses WHERE destination = ?1")
+        let select = try connection.prepare(UploadSQL.statement("select_push_losses"))
         select.bind(1, destination)
         defer { select.reset() }
         var losses: [DropReason: Int] = [:]
@@ -143,12 +139,10 @@ final class PushSource: UploadSource, @unchecked Sendable {
 // MARK: Rows to NDJSON lines
 
 extension PushSource {
-    /// The events after rowid ?1, at most ?2, oldest first, in the columns of Statements/select_events_after.sql
-    /// after two of their own: the hex of a 16-byte id (NULL for any other id), then the id as stored.
-    static let selectSQL =
-        "SELECT CASE WHEN typeof(id) = 'blob' AND length(id) = 16 THEN hex(id) END, id, ts_ms, name, "
-        + EventColumns.fields.map(\.column).joined(separator: ", ")
-        + ", extra, rowid FROM events WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+    /// The events after rowid ?1, at most ?2, oldest first (EventStore's `Statements/select_events_for_push.sql`):
+    /// the hex of a 16-byte id (NULL for any other id), the id as stored, `ts_ms`, `name`, the field columns in
+    /// ``EventColumns/fields``' order, `extra`, `rowid`.
+    static let selectSQL = EmbeddedSQL.statement("select_events_for_push")
     /// The first field column of ``selectSQL``; `extra` and `rowid` follow the field columns.
     static let firstFieldColumn: Int32 = 4
     static let extraColumn = firstFieldColumn + Int32(EventColumns.fields.count)
