@@ -5,7 +5,8 @@ import MeasurementEvents
 /// Opens the uploader's database and applies its schema; and holds what the uploader still asks of the alstats
 /// store whose file it may share (docs/upload.md: the outbox may be the app's alstats store). Every use of
 /// EventStore by this module, besides the SQLite wrapper (`SQLiteConnection`, `SQLiteStatement`, `SchemaMigrator`,
-/// `StoreError`), the NDJSON codec and push's row decoding (PushSource), is in this file.
+/// `StoreError`), the NDJSON codec (`NDJSONCodec.line(for:)`) and the push's reads of `events`
+/// (`EventStore.forEachLine`, `EventStore.countEvents`, in PushSource), is in this file.
 enum UploadDatabase {
     /// Opens `path` checked (a file that is not SQLite, is damaged, or has a newer schema is refused and left
     /// untouched), in WAL with `options`' durability and busy timeout, with EventStore's schema (the
