@@ -85,10 +85,11 @@ let package = Package(
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL).
         .target(
             name: "EventUpload",
             dependencies: ["MeasurementEvents", "EventStore", "EventStoreInterface", "SQLiteSupport", "CZlib"],
-            swiftSettings: strict),
+            exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
         // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
         .target(
@@ -228,8 +229,10 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "EventUploadTests",
-            dependencies: ["EventUpload", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents"],
-            swiftSettings: strict),
+            dependencies: [
+                "EventUpload", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport",
+            ],
+            exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [

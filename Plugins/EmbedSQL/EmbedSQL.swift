@@ -16,6 +16,7 @@ struct EmbedSQL: BuildToolPlugin {
     /// The folders each target embeds: the name of its array in `GeneratedSQL`, and the folder, relative to the
     /// package's root. Only the `.sql` files directly in a folder are embedded (not its subfolders).
     static let folders: [String: [(name: String, folder: String)]] = [
+        "EventUpload": [("migrations", "Migrations/upload"), ("statements", "Sources/EventUpload/Statements")],
         "EventStore": [("migrations", "Migrations"), ("statements", "Sources/EventStore/Statements")],
         "EventStorePostgres": [
             ("migrations", "Migrations/postgres"), ("statements", "Sources/EventStorePostgres/Statements"),

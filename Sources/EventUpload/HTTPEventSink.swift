@@ -1,5 +1,3 @@
-import EventStore
-import EventStoreInterface
 import Foundation
 import MeasurementEvents
 
@@ -29,6 +27,8 @@ public final class HTTPEventSink: EventSink, Sendable {
         /// The write key, sent as the HTTP Basic user name.
         public var writeKey: String
         /// The outbox's SQLite file (created and migrated when needed); it may be the app's alstats store.
+        /// The uploader's tables in it (`upload_outbox`, `upload_loss_counts`, …) are its own, migrated by the
+        /// sink (`Migrations/upload/`, recorded in `upload_schema_migrations`).
         public var outboxPath: String
         /// The most bytes of NDJSON the outbox keeps (64 MiB by default); beyond, the oldest events are dropped.
         public var maximumOutboxBytes: Int
@@ -36,15 +36,24 @@ public final class HTTPEventSink: EventSink, Sendable {
         public var policy: UploadPolicy
         /// When the bus commits to the outbox (1,000 events or 250 ms by default).
         public var commitPolicy: SinkCommitPolicy
-        /// How the outbox database is opened, with the redactor applied before an event is kept.
-        public var storeOptions: EventStore.Options
+        /// How the outbox keeps events: the redactor applied before an event is kept, the durability of a
+        /// commit, the busy timeout.
+        public var outboxOptions: OutboxOptions
 
         /// Creates a configuration.
+        /// - Parameters:
+        ///   - collector: the collector's base URL, or the full URL of its events endpoint.
+        ///   - writeKey: the write key, sent as the HTTP Basic user name.
+        ///   - outboxPath: the outbox's SQLite file, created and migrated when needed.
+        ///   - maximumOutboxBytes: the most bytes of NDJSON the outbox keeps; beyond, the oldest are dropped.
+        ///   - policy: batching, backoff, give-up time.
+        ///   - commitPolicy: when the bus commits to the outbox.
+        ///   - outboxOptions: redaction, durability and busy timeout of the outbox.
         public init(
             collector: URL, writeKey: String, outboxPath: String, maximumOutboxBytes: Int = 64 << 20,
             policy: UploadPolicy = UploadPolicy(),
             commitPolicy: SinkCommitPolicy = SinkCommitPolicy(maximumEvents: 1_000, maximumDelay: .milliseconds(250)),
-            storeOptions: EventStore.Options = EventStore.Options()
+            outboxOptions: OutboxOptions = OutboxOptions()
         ) {
             self.collector = collector
             self.writeKey = writeKey
@@ -52,7 +61,7 @@ public final class HTTPEventSink: EventSink, Sendable {
             self.maximumOutboxBytes = maximumOutboxBytes
             self.policy = policy
             self.commitPolicy = commitPolicy
-            self.storeOptions = storeOptions
+            self.outboxOptions = outboxOptions
         }
     }
 
@@ -82,7 +91,7 @@ public final class HTTPEventSink: EventSink, Sendable {
         do {
             outbox = try UploadOutbox(
                 path: configuration.outboxPath, maximumBytes: configuration.maximumOutboxBytes,
-                options: configuration.storeOptions)
+                options: configuration.outboxOptions)
         } catch {
             throw UploadError(error)
         }

@@ -3,7 +3,7 @@ import EventStoreInterface
 import MeasurementEvents
 import SQLiteSupport
 
-/// The device's losses on their way to the collector (migration 0012): counted in `upload_loss_counts` in the
+/// The device's losses on their way to the collector (`Migrations/upload/`, docs/design/device-losses.md): counted in `upload_loss_counts` in the
 /// transaction that counts them in completeness, turned into `upload_loss_records` (``DeviceLoss`` events
 /// with ids of their own) when a batch is read, sent at the head of a batch under the key `-id`, and deleted
 /// when a receipt answers them. The collector adds a record's count to its completeness once, however often
@@ -12,9 +12,7 @@ extension UploadOutbox {
     /// Adds `losses` to the counts still to be sent, inside the writer's open transaction.
     static func countForCollector(_ losses: [DropReason: Int], on writer: SQLiteConnection) throws(StoreError) {
         guard losses.values.contains(where: { $0 > 0 }) else { return }
-        let upsert = try writer.prepare(
-            "INSERT INTO upload_loss_counts (reason, count) VALUES (?1, ?2) "
-                + "ON CONFLICT (reason) DO UPDATE SET count = count + excluded.count")
+        let upsert = try writer.prepare(UploadSQL.statement("upsert_loss_count"))
         for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
             upsert.bind(1, reason.rawValue)
             upsert.bind(2, Int64(count))
@@ -24,9 +22,9 @@ extension UploadOutbox {
 
     /// Turns the counts into loss records, in one transaction: from then on each is sent with its own id.
     static func convertLossCounts(on reader: SQLiteConnection, nowMilliseconds: Int64) throws(StoreError) {
-        guard try reader.scalarInt("SELECT count(*) FROM upload_loss_counts") > 0 else { return }
+        guard try reader.scalarInt(UploadSQL.statement("count_loss_counts")) > 0 else { return }
         try reader.immediateTransaction(doing: "turning the device's losses into records") { () throws(StoreError) in
-            let select = try reader.prepare("SELECT reason, count FROM upload_loss_counts ORDER BY reason")
+            let select = try reader.prepare(UploadSQL.statement("select_loss_counts"))
             var losses: [DeviceLoss] = []
             while try select.step() {
                 var left = Int(select.int64(1))
@@ -38,12 +36,13 @@ extension UploadOutbox {
                 }
             }
             select.reset()
-            let insert = try reader.prepare("INSERT INTO upload_loss_records (line) VALUES (?1)")
+            let insert = try reader.prepare(UploadSQL.statement("insert_loss_record"))
             for loss in losses {
                 insert.bind(1, NDJSONCodec.line(for: loss.event(timestamp: nowMilliseconds)))
                 try insert.run()
             }
-            try reader.execute("DELETE FROM upload_loss_counts", doing: "turning the device's losses into records")
+            try reader.execute(
+                UploadSQL.statement("delete_loss_counts"), doing: "turning the device's losses into records")
         }
     }
 
@@ -52,7 +51,7 @@ extension UploadOutbox {
         after previous: UploadBatch?, to batch: inout UploadBatch, bytes: inout Int, maximumEvents: Int,
         maximumBytes: Int, on reader: SQLiteConnection
     ) throws(StoreError) {
-        let select = try reader.prepare("SELECT id, line FROM upload_loss_records WHERE id > ?1 ORDER BY id LIMIT ?2")
+        let select = try reader.prepare(UploadSQL.statement("select_loss_records"))
         select.bind(1, previous?.keys.filter { $0 < 0 }.map { -$0 }.max() ?? 0)
         select.bind(2, Int64(maximumEvents))
         defer { select.reset() }
@@ -66,7 +65,7 @@ extension UploadOutbox {
     static func deleteLossRecords(_ keys: [Int64], on reader: SQLiteConnection) throws(StoreError) {
         let records = keys.filter { $0 < 0 }
         guard !records.isEmpty else { return }
-        let delete = try reader.prepare("DELETE FROM upload_loss_records WHERE id = ?1")
+        let delete = try reader.prepare(UploadSQL.statement("delete_loss_record"))
         for key in records {
             delete.bind(1, -key)
             try delete.run()

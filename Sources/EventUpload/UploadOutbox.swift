@@ -5,8 +5,9 @@ import MeasurementEvents
 import SQLiteSupport
 import Synchronization
 
-/// The sink's outbox: the `upload_outbox` table (migration 0010) of an alstats SQLite database, holding the
-/// NDJSON lines of committed events until a receipt answers them.
+/// The sink's outbox: the `upload_outbox` table (the uploader's own schema, `Migrations/upload/`) of a SQLite
+/// database, holding the NDJSON lines of committed events until a receipt answers them. Its statements are the
+/// `.sql` files of `Statements/` (``UploadSQL``).
 ///
 /// Two connections: the bus's delivery thread appends and commits through `writer`, the uploader reads
 /// batches and deletes answered ones through `reader`; SQLite's WAL lets the reader read while the writer
@@ -17,9 +18,9 @@ import Synchronization
 /// waiting, under negative keys (`-id`); the outbox's rows follow under their seqs, ascending.
 ///
 /// `upload_outbox_size` holds the rows' count and bytes, so that the bound is checked without a scan. Every
-/// statement here that inserts or deletes rows updates it in the same transaction (migration 0015 dropped the
-/// per-row triggers that did it before, an UPDATE per line): a commit adds its lines, a delete subtracts the
-/// rows it really removed (``deleteRows(after:through:on:)``).
+/// statement here that inserts or deletes rows updates it in the same transaction (`resize_outbox`; EventStore's
+/// migration 0015 dropped the per-row triggers that did it before, an UPDATE per line): a commit adds its lines,
+/// a delete subtracts the rows it really removed (``deleteRows(after:through:on:)``).
 final class UploadOutbox: UploadSource, @unchecked Sendable {
     // @unchecked Sendable: `writer`, its statements (`insert`, `insertRows`, `grow`), `lines` and `closed` are only
     // used under `writerLock`, `reader` only under `readerLock`; `protected` is a Mutex.
@@ -32,41 +33,35 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     private let writer: SQLiteConnection
     private let reader: SQLiteConnection
     private let insert: SQLiteStatement
-    /// ``rowsPerInsert`` lines at once. While migration 0010's per-row triggers fired (0015 dropped them), each
-    /// statement had a statement journal, a copy of every page it changed: one statement per line copied the
-    /// table's last page and the size row, 32 KiB of 16 KiB pages, for each line of about 600 bytes (9.9 GB of
-    /// writes for 200,000 lines, half the uploading device's time); one per 64 lines copied them once for all
-    /// 64. It stays one statement per 64 lines.
+    /// ``rowsPerInsert`` lines at once (`insert_outbox_lines`). While EventStore's migration 0010's per-row
+    /// triggers fired (its 0015 dropped them), each statement had a statement journal, a copy of every page it
+    /// changed: one statement per line copied the table's last page and the size row, 32 KiB of 16 KiB pages, for
+    /// each line of about 600 bytes (9.9 GB of writes for 200,000 lines, half the uploading device's time); one
+    /// per 64 lines copied them once for all 64. It stays one statement per 64 lines.
     private let insertRows: SQLiteStatement
+    /// The rows of `insert_outbox_lines.sql` (UploadSQLTests holds the file to it).
     static let rowsPerInsert = 64
-    /// ``resizeSQL`` on `writer`: a commit adds its lines and reads back the new byte total.
+    /// `resize_outbox` on `writer`: a commit adds its lines and reads back the new byte total.
     private let grow: SQLiteStatement
-    /// Adds `?1` events and `?2` bytes (negative for a delete) to `upload_outbox_size`; returns the byte total.
-    static let resizeSQL =
-        "UPDATE upload_outbox_size SET events = events + ?1, bytes = bytes + ?2 WHERE one = 1 RETURNING bytes"
     /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
     /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
     private var lines: [String] = []
     /// The last seq of the batches read for sending (the one in flight and the one prepared after it; 0 for
     /// none): a full outbox never drops them, so that a receipt never acknowledges an event already counted as
     /// dropped. Reading a batch and dropping the oldest events both hold it, the drop until its commit.
-    private let protected = Mutex<Int64>(0)
+    private let protected = StateLock<Int64>(0)
     private var closed = false
 
     /// Opens (creating and migrating when needed) the database at `path`.
-    init(path: String, maximumBytes: Int, options: EventStore.Options) throws(StoreError) {
+    init(path: String, maximumBytes: Int, options: OutboxOptions = OutboxOptions()) throws(StoreError) {
         self.path = path
         self.maximumBytes = max(1, maximumBytes)
         redactor = options.redactor
-        writer = try EventStore.openConnection(path: path, options: options)
-        var readerOptions = options
-        readerOptions.integrityCheckLimit = 0
-        reader = try EventStore.openConnection(path: path, options: readerOptions)
-        insert = try writer.prepare("INSERT INTO upload_outbox (line, bytes) VALUES (?1, ?2)")
-        insertRows = try writer.prepare(
-            "INSERT INTO upload_outbox (line, bytes) VALUES "
-                + repeatElement("(?, ?)", count: Self.rowsPerInsert).joined(separator: ", "))
-        grow = try writer.prepare(Self.resizeSQL)
+        writer = try UploadDatabase.open(path: path, options: options, create: true)
+        reader = try UploadDatabase.open(path: path, options: options, create: true, checkingIntegrity: false)
+        insert = try writer.prepare(UploadSQL.statement("insert_outbox_line"))
+        insertRows = try writer.prepare(UploadSQL.statement("insert_outbox_lines"))
+        grow = try writer.prepare(UploadSQL.statement("resize_outbox"))
     }
 
     // MARK: The bus's side
@@ -139,7 +134,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     private func record(_ losses: [DropReason: Int], evicted: Int) throws(StoreError) {
         var all = losses
         if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
-        try EventStore.recordLosses(all, on: writer, nowMilliseconds: EventStore.currentMilliseconds)
+        try UploadDatabase.countInCompleteness(all, on: writer)
         try UploadOutbox.countForCollector(all, on: writer)
         try writer.execute("COMMIT", doing: "committing the outbox")
     }
@@ -147,7 +142,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     /// Deletes the oldest rows after `protected` until the outbox holds at most `maximumBytes`.
     /// - Returns: how many rows it deleted.
     private func evictOldest(total: Int64, protected: Int64) throws(StoreError) -> Int {
-        let oldest = try writer.prepare("SELECT seq, bytes FROM upload_outbox WHERE seq > ?1 ORDER BY seq")
+        let oldest = try writer.prepare(UploadSQL.statement("select_outbox_oldest"))
         oldest.bind(1, protected)
         var freed: Int64 = 0
         var last: Int64 = protected
@@ -167,7 +162,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     static func deleteRows(after first: Int64, through last: Int64, on connection: SQLiteConnection)
         throws(StoreError) -> Int
     {
-        let delete = try connection.prepare("DELETE FROM upload_outbox WHERE seq > ?1 AND seq <= ?2 RETURNING bytes")
+        let delete = try connection.prepare(UploadSQL.statement("delete_outbox_lines"))
         delete.bind(1, first)
         delete.bind(2, last)
         var rows: Int64 = 0
@@ -178,7 +173,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         }
         delete.reset()
         guard rows > 0 else { return 0 }
-        let shrink = try connection.prepare(resizeSQL)
+        let shrink = try connection.prepare(UploadSQL.statement("resize_outbox"))
         shrink.bind(1, -rows)
         shrink.bind(2, -bytes)
         try shrink.run()
@@ -207,15 +202,14 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
-            try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: EventStore.currentMilliseconds)
+            try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: UploadDatabase.nowMilliseconds)
             return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
                 var batch = UploadBatch()
                 var bytes = 0
                 try UploadOutbox.appendLossRecords(
                     after: previous, to: &batch, bytes: &bytes, maximumEvents: maximumEvents,
                     maximumBytes: maximumBytes, on: reader)
-                let select = try reader.prepare(
-                    "SELECT seq, line FROM upload_outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                let select = try reader.prepare(UploadSQL.statement("select_outbox_lines"))
                 select.bind(1, previous?.keys.last { $0 > 0 } ?? 0)
                 select.bind(2, Int64(maximumEvents - batch.count))
                 defer { select.reset() }
@@ -246,7 +240,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
                 if unseen, batch.keys.contains(where: { $0 > 0 }) {
                     try UploadOutbox.countForCollector(rejected, on: reader)
                 }
-                try EventStore.recordLosses(rejected, on: reader, nowMilliseconds: EventStore.currentMilliseconds)
+                try UploadDatabase.countInCompleteness(rejected, on: reader)
             }
         } catch {
             throw UploadError(error)
@@ -257,7 +251,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
         readerLock.lock()
         defer { readerLock.unlock() }
         do throws(StoreError) {
-            return Int(try reader.scalarInt("SELECT events FROM upload_outbox_size"))
+            return Int(try reader.scalarInt(UploadSQL.statement("select_outbox_size")))
         } catch {
             throw UploadError(error)
         }

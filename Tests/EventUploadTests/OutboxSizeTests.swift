@@ -30,7 +30,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.file("outbox.sqlite")
         // Commits of 1, 63, 64, 65 and 700 lines: the single-row and the 64-row inserts, and their mixes.
-        let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 30, options: EventStore.Options())
+        let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 30)
         var start = 0
         for count in [1, 63, 64, 65, 700] {
             try outbox.append(numberedEvents(count, start: start))
@@ -46,7 +46,7 @@ import Testing
         try outbox.finish(batch, rejected: [:], unseen: false)
         var (kept, counted) = try Self.sizes(path)
         #expect(kept == counted && kept[0] == Int64(start - 500))
-        let second = try UploadOutbox(path: path, maximumBytes: 1 << 30, options: EventStore.Options())
+        let second = try UploadOutbox(path: path, maximumBytes: 1 << 30)
         try second.finish(batch, rejected: [:], unseen: false)
         (kept, counted) = try Self.sizes(path)
         #expect(kept == counted && kept[0] == Int64(start - 500))
@@ -61,7 +61,7 @@ import Testing
     @Test func aFullOutboxEvictsAndCountsExactly() throws {
         let folder = TemporaryFolder()
         let path = folder.file("outbox.sqlite")
-        let outbox = try UploadOutbox(path: path, maximumBytes: 30_000, options: EventStore.Options())
+        let outbox = try UploadOutbox(path: path, maximumBytes: 30_000)
         var evicted = 0
         for start in stride(from: 0, to: 600, by: 75) {
             try outbox.append(numberedEvents(75, start: start))
@@ -94,7 +94,7 @@ import Testing
             try connection.execute("DELETE FROM upload_outbox WHERE seq <= 10")
             #expect(try connection.scalarInt("SELECT events FROM upload_outbox_size") == 30)
         }
-        let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 30, options: EventStore.Options())
+        let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 30)
         let connection = try SQLiteConnection(path: path, create: false)
         let triggers = "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'upload_outbox'"
         #expect(try connection.scalarInt(triggers) == 0)

@@ -2,51 +2,77 @@ import EventStoreInterface
 import Foundation
 import SQLiteSupport
 
-/// Applies the embedded `Migrations/NNNN_verb_object.sql` in order, each in its own transaction,
-/// recording it in `schema_migrations` and `PRAGMA user_version`.
-struct SchemaMigrator {
-    /// The migrations this binary knows, in order.
-    let migrations: [EmbeddedSQLFile]
+/// Applies embedded `NNNN_verb_object.sql` migrations in order, each in its own transaction, recording it in
+/// the database's ledger: EventStore's `Migrations/` in `schema_migrations` and `PRAGMA user_version`, another
+/// module's schema that shares the file (the uploader's `Migrations/upload/`) in a table of its own.
+package struct SchemaMigrator {
+    /// Where a database records the migrations of one schema.
+    package enum Ledger: Sendable, Hashable {
+        /// `PRAGMA user_version`, each migration also a row of `schema_migrations` (EventStore's schema).
+        case userVersion
+        /// A table of its own, `(version, name, applied_at)` as `schema_migrations`, created when missing; the
+        /// version is its largest `version` (0 without the table).
+        case table(String)
+    }
 
-    init(migrations: [EmbeddedSQLFile] = EmbeddedSQL.migrations) {
+    /// The migrations this binary knows, in order.
+    package let migrations: [EmbeddedSQLFile]
+    /// Where the versions applied are recorded.
+    package let ledger: Ledger
+
+    /// A migrator of `migrations` (EventStore's by default) recording them in `ledger`.
+    package init(migrations: [EmbeddedSQLFile] = EmbeddedSQL.migrations, ledger: Ledger = .userVersion) {
         self.migrations = migrations.sorted { $0.name < $1.name }
+        self.ledger = ledger
     }
 
     /// The version the latest migration brings a database to.
-    var latestVersion: Int { migrations.last?.migrationVersion ?? 0 }
+    package var latestVersion: Int { migrations.last?.migrationVersion ?? 0 }
 
-    /// The schema version of the database (its `PRAGMA user_version`).
-    func currentVersion(of connection: SQLiteConnection) throws(StoreError) -> Int {
-        Int(try connection.scalarInt("PRAGMA user_version"))
+    /// The schema version of the database: its `PRAGMA user_version`, or the largest version of the ledger table.
+    package func currentVersion(of connection: SQLiteConnection) throws(StoreError) -> Int {
+        switch ledger {
+        case .userVersion:
+            return Int(try connection.scalarInt("PRAGMA user_version"))
+        case .table(let table):
+            guard try SchemaMigrator.hasTable(table, connection) else { return 0 }
+            return Int(try connection.scalarInt("SELECT ifnull(max(version), 0) FROM \(table)"))
+        }
+    }
+
+    private static func hasTable(_ table: String, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
+        let select = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1")
+        select.bind(1, table)
+        defer { select.reset() }
+        return try select.step() && select.int64(0) > 0
     }
 
     /// Refuses a database whose schema is newer than this binary: by its `user_version`, or by a migration
     /// recorded in `schema_migrations` that this binary does not know (a newer alstats that recorded its
     /// migration but did not get to set `user_version`, or a hand-edited file).
-    func checkNotNewer(_ connection: SQLiteConnection) throws(StoreError) {
+    package func checkNotNewer(_ connection: SQLiteConnection) throws(StoreError) {
         var current = try currentVersion(of: connection)
-        let recorded = try connection.scalarInt(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
-        if recorded > 0 {
+        if ledger == .userVersion, try SchemaMigrator.hasTable("schema_migrations", connection) {
             let newest = try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")
             current = max(current, Int(newest))
         }
         guard current <= latestVersion else {
+            let schema = if case .table(let table) = ledger { "\(table) version" } else { "schema version" }
             throw StoreError(
                 .newerSchema, path: connection.path,
-                "the database \(connection.path) has schema version \(current), but this alstats knows versions up to "
+                "the database \(connection.path) has \(schema) \(current), but this alstats knows versions up to "
                     + "\(latestVersion): use a newer alstats with this database; it was left untouched")
         }
     }
 
     /// Whether migrations are pending.
-    func hasPending(_ connection: SQLiteConnection) throws(StoreError) -> Bool {
+    package func hasPending(_ connection: SQLiteConnection) throws(StoreError) -> Bool {
         try currentVersion(of: connection) < latestVersion
     }
 
     /// Applies every pending migration, each in its own transaction. Returns the versions applied.
     @discardableResult
-    func migrate(_ connection: SQLiteConnection) throws(StoreError) -> [Int] {
+    package func migrate(_ connection: SQLiteConnection) throws(StoreError) -> [Int] {
         try checkNotNewer(connection)
         var applied: [Int] = []
         for migration in migrations {
@@ -54,19 +80,25 @@ struct SchemaMigrator {
             // Read the version inside the write transaction, so two processes migrating at once apply each once.
             try connection.execute("BEGIN IMMEDIATE", doing: "starting migration \(migration.stem)")
             do throws(StoreError) {
+                if case .table(let table) = ledger {
+                    try connection.execute(
+                        "CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                            + "applied_at TEXT NOT NULL)")
+                }
                 let current = try currentVersion(of: connection)
                 if version <= current {
                     try connection.execute("COMMIT")
                     continue
                 }
                 try connection.execute(migration.text, doing: "applying migration \(migration.stem)")
+                let table = if case .table(let table) = ledger { table } else { "schema_migrations" }
                 let record = try connection.prepare(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)")
+                    "INSERT INTO \(table) (version, name, applied_at) VALUES (?1, ?2, ?3)")
                 record.bind(1, Int64(version))
                 record.bind(2, migration.stem)
                 record.bind(3, SchemaMigrator.now())
                 try record.run()
-                try connection.execute("PRAGMA user_version = \(version)")
+                if ledger == .userVersion { try connection.execute("PRAGMA user_version = \(version)") }
                 try connection.execute("COMMIT", doing: "committing migration \(migration.stem)")
                 applied.append(version)
             } catch {
