@@ -165,7 +165,8 @@ public enum StoreOpener {
             reader = try EventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
         }
         #if ALSTATS_CORE_ONLY
-            return OpenedStore(backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
+            return OpenedStore(
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
         #else
             return OpenedStore(
                 backend: writer, readBackend: reader, reports: ReportReader(store: reader), services: [],

@@ -1,10 +1,9 @@
+import EventStoreInterface
+import EventStorePostgres
 import Foundation
 import Logging
 import PostgresNIO
 import TestSupport
-
-import EventStoreInterface
-import EventStorePostgres
 
 /// A fresh database per test on the server named by `ALSTATS_TEST_POSTGRES_URL` (`.ci/postgres` starts one),
 /// dropped when the test ends.
