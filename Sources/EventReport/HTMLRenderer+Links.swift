@@ -24,6 +24,7 @@ extension HTMLRenderer {
                 ]
             },
             note: "Hits are page views of /l/{slug} by people (status 200, not a crawler); visitors are distinct "
-                + "per UTC day; arrivals are al_nav_in events whose targetURL is the link's canonical URL.")
+                + "per UTC day; arrivals are al_nav_in events whose targetURL is the link's canonical URL.",
+            filter: (.link, report.links.map(\.slug)))
     }
 }

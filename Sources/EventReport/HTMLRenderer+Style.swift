@@ -65,7 +65,40 @@ extension HTMLRenderer {
         thead th:first-child, tbody th { text-align: left; font-weight: normal; overflow-wrap: anywhere; }
         tbody th { min-width: 7rem; }
         td { text-align: right; white-space: nowrap; }
+        header.dashboard { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin-bottom: 0.75rem; }
+        header.dashboard h1 { margin: 0 1rem 0 0; }
+        header.dashboard h1 a { color: inherit; text-decoration: none; }
+        .periods { display: flex; gap: 0.25rem; flex-wrap: wrap; }
+        .periods a, .chip, .toggle, form.custom button {
+          padding: 0.2rem 0.6rem; border: 1px solid var(--line); border-radius: 999px; color: var(--fg);
+          text-decoration: none; font-size: 0.85rem; background: var(--panel);
+        }
+        .periods a[aria-current] { background: var(--c1); border-color: var(--c1); color: var(--bg); font-weight: 600; }
+        form.custom { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; font-size: 0.85rem; }
+        form.custom input { font: inherit; padding: 0.1rem 0.3rem; border: 1px solid var(--line); border-radius: 4px;
+          background: var(--bg); color: var(--fg); }
+        form.custom input[type=text] { width: 8rem; }
+        form.custom button { cursor: pointer; font: inherit; }
+        .chips { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 0.4rem; margin: 0; align-items: center; }
+        .chip { background: var(--panel); border-color: var(--c1); }
+        .toggle { border-style: dashed; }
+        .muted { color: var(--muted); font-size: 0.85rem; }
+        .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+        a.filter { color: var(--c1); text-decoration: none; }
+        a.filter:hover, a.filter:focus { text-decoration: underline; }
+        .delta { display: block; font-size: 0.75rem; color: var(--muted); font-variant-numeric: tabular-nums; }
+        .delta.up { color: var(--c3); }
+        .delta.down { color: var(--c4); }
+        td .delta { display: inline; margin-left: 0.25rem; }
+        section.alerts { margin: 0 0 1.5rem; padding: 0.75rem 0.9rem; border: 2px solid var(--c4); border-radius: 8px; }
+        section.alerts h2 { color: var(--c4); }
+        section.alerts ul { margin: 0; padding-left: 1.2rem; }
+        section.alerts li { margin: 0.3rem 0; }
+        section.alerts.calm { border-color: var(--line); }
+        section.alerts.calm h2 { color: var(--fg); }
         @media (max-width: 760px) {
+          header.dashboard { gap: 0.4rem; }
+          form.custom input[type=date] { width: 9.5rem; }
           table { font-size: 0.74rem; }
           th, td { padding: 0.15rem 0.2rem; }
           tbody th { min-width: 4.5rem; }

@@ -8,6 +8,10 @@ import MeasurementEvents
 /// Every value that comes from events is escaped (``HTMLEscaping``). The numbers are those of
 /// `Report.json()`, formatted as in the table output (thousands separators, one-decimal percentages).
 struct HTMLRenderer {
+    /// The dashboard view the page belongs to: when set, the rows of a dimension link to the view with
+    /// their filter added (``DashboardView``); `nil` for the static page of `alstats report --format html`.
+    var view: DashboardView?
+
     /// The ids of the figures, in page order: what the browser check counts. Read off the figures of an
     /// empty report, so that a new figure cannot be left out.
     static var figureIDs: [String] {
@@ -22,12 +26,19 @@ struct HTMLRenderer {
         var rows: [[String]]
         /// A sentence under the table saying what the numbers count, when they need one.
         var note: String?
+        /// The dimension the rows are values of, and each row's value (`nil` for the row of events without one):
+        /// on the dashboard, a row's first cell links to the view filtered to it.
+        var filter: (dimension: DashboardView.Dimension, values: [String?])?
 
-        init(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) {
+        init(
+            _ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil,
+            filter: (dimension: DashboardView.Dimension, values: [String?])? = nil
+        ) {
             self.chart = chart
             self.header = header
             self.rows = rows
             self.note = note
+            self.filter = filter
         }
     }
 
@@ -36,7 +47,7 @@ struct HTMLRenderer {
         page.append("<main>")
         page += summary(report)
         for figure in figures(report) {
-            page += self.figure(figure.chart, header: figure.header, rows: figure.rows, note: figure.note)
+            page += self.figure(figure)
         }
         page += sourceHosts(report)
         page.append("</main>")
@@ -46,13 +57,17 @@ struct HTMLRenderer {
         return HTMLRenderer.page(title: "alstats report", body: page)
     }
 
-    /// A whole page around `body`: the head with its Content-Security-Policy and inline style.
-    static func page(title: String, body: [String]) -> String {
+    /// A whole page around `body`: the head with its Content-Security-Policy and inline style. With a
+    /// `scriptNonce`, the policy lets the page's own inline script run (only a script carrying that nonce) and
+    /// fetch from its own origin; without, no script runs.
+    static func page(title: String, body: [String], scriptNonce: String? = nil) -> String {
+        var policy = "default-src 'none'; style-src 'unsafe-inline'"
+        if let scriptNonce { policy += "; script-src 'nonce-\(scriptNonce)'; connect-src 'self'" }
         let head = [
             "<!DOCTYPE html>", "<html lang=\"en\">", "<head>", "<meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
             "<meta name=\"color-scheme\" content=\"light dark\">",
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"\(policy)\">",
             "<title>\(title.htmlEscaped)</title>", "<style>", HTMLRenderer.style, "</style>", "</head>", "<body>",
         ]
         return (head + body + ["</body>", "</html>"]).joined(separator: "\n") + "\n"
@@ -61,9 +76,14 @@ struct HTMLRenderer {
     // MARK: Top of the page
 
     private func header(_ report: Report) -> [String] {
+        ["<header>", "<h1>alstats report</h1>"] + facts(report) + ["</header>"]
+    }
+
+    /// The window, time zone and completeness, with the table of losses by reason when there are any.
+    func facts(_ report: Report) -> [String] {
         let completeness = report.completeness
         var lines = [
-            "<header>", "<h1>alstats report</h1>", "<dl class=\"facts\">",
+            "<dl class=\"facts\">",
             "<dt>Window</dt><dd id=\"window\">\(ReportText.span(report.window).capitalisedFirst.htmlEscaped)</dd>",
             "<dt>Time zone</dt><dd id=\"timezone\">\(report.window.timeZone.htmlEscaped)</dd>",
             "<dt>Completeness</dt><dd id=\"completeness\">\(ReportText.completeness(completeness).htmlEscaped)</dd>",
@@ -75,11 +95,10 @@ struct HTMLRenderer {
                 header: ["reason", "events"],
                 rows: completeness.byReason.sorted { $0.key < $1.key }.map { [$0.key, ReportText.count($0.value)] })
         }
-        lines.append("</header>")
         return lines
     }
 
-    private func summary(_ report: Report) -> [String] {
+    func summary(_ report: Report) -> [String] {
         let n = ReportText.count
         let p = ReportText.percent
         let cards: [(id: String, label: String, value: String, detail: String)] = [
@@ -174,7 +193,7 @@ struct HTMLRenderer {
                 header: ["referer app", "arrivals", "share", "returns", "return rate"],
                 rows: report.refererApps.map {
                     [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
-                }),
+                }, filter: (.refererApp, report.refererApps.map(\.name))),
             Figure(
                 SVGChart(
                     id: "fig-ref-categories", kind: .horizontalBars,
@@ -192,7 +211,7 @@ struct HTMLRenderer {
                         name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded),
                         p($0.navOutSuccessRate), n($0.returns),
                     ]
-                }),
+                }, filter: (.ref, report.refCategories.map(\.ref))),
             Figure(
                 SVGChart(
                     id: "fig-failure-reasons", kind: .horizontalBars, title: "Failure reasons of outbound navigations",
@@ -209,7 +228,8 @@ struct HTMLRenderer {
     static let wideTableColumns = 5
 
     /// A `<figure>`: caption, chart, and the table of its numbers (first column names the row).
-    func figure(_ chart: SVGChart, header: [String], rows: [[String]], note: String? = nil) -> [String] {
+    func figure(_ figure: Figure) -> [String] {
+        let (chart, header) = (figure.chart, figure.header)
         let captionID = "\(chart.id)-caption"
         // A table of many columns gets the panel's whole width, under its chart, so that it does not scroll sideways.
         let kind = header.count >= HTMLRenderer.wideTableColumns ? "chart wide" : "chart"
@@ -218,13 +238,15 @@ struct HTMLRenderer {
             "<figcaption id=\"\(captionID)\">\(chart.title.htmlEscaped)</figcaption>",
             "<div class=\"plot\">", chart.svg(labelledBy: captionID), "</div>",
         ]
-        lines += table(id: "\(chart.id)-table", caption: "\(chart.title) (table)", header: header, rows: rows)
-        if let note { lines.append("<p class=\"note\">\(note.htmlEscaped)</p>") }
+        lines += table(
+            id: "\(chart.id)-table", caption: "\(chart.title) (table)", header: header, rows: figure.rows,
+            rowLinks: rowLinks(figure.filter))
+        if let note = figure.note { lines.append("<p class=\"note\">\(note.htmlEscaped)</p>") }
         lines.append("</figure>")
         return lines
     }
 
-    private func sourceHosts(_ report: Report) -> [String] {
+    func sourceHosts(_ report: Report) -> [String] {
         let n = ReportText.count
         let rows = report.navigation.sourceHosts.map { host -> [String] in
             [host.host ?? ReportText.none, n(host.attempts), n(host.succeeded), ReportText.percent(host.successRate)]
@@ -232,12 +254,21 @@ struct HTMLRenderer {
         return ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
             + table(
                 id: "source-hosts-table", caption: "Source hosts",
-                header: ["host", "attempts", "succeeded", "success rate"], rows: rows)
+                header: ["host", "attempts", "succeeded", "success rate"], rows: rows,
+                rowLinks: rowLinks((.sourceHost, report.navigation.sourceHosts.map(\.host))))
             + ["</section>"]
     }
 
-    /// An accessible table in a scrollable region; every cell escaped.
-    func table(id: String, caption: String, header: [String], rows: [[String]]) -> [String] {
+    /// The dashboard links of a table's rows: each row's view with its filter added; `nil` for a row without
+    /// a value, and no links at all outside the dashboard.
+    func rowLinks(_ filter: (dimension: DashboardView.Dimension, values: [String?])?) -> [String?] {
+        guard let view, let filter else { return [] }
+        return filter.values.map { value in value.map { view.adding(filter.dimension, $0).href() } }
+    }
+
+    /// An accessible table in a scrollable region; every cell escaped. A row with a link in `rowLinks` (same
+    /// order as `rows`) has its first cell as that link.
+    func table(id: String, caption: String, header: [String], rows: [[String]], rowLinks: [String?] = []) -> [String] {
         var lines = [
             "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-labelledby=\"\(id)-caption\">",
             "<table id=\"\(id)\">", "<caption id=\"\(id)-caption\">\(caption.htmlEscaped)</caption>",
@@ -247,9 +278,12 @@ struct HTMLRenderer {
         if rows.isEmpty {
             lines.append("<tr><td colspan=\"\(header.count)\">No events.</td></tr>")
         }
-        for row in rows {
+        for (index, row) in rows.enumerated() {
+            let link = index < rowLinks.count ? rowLinks[index] : nil
             let cells = row.enumerated().map { column, cell in
-                column == 0 ? "<th scope=\"row\">\(cell.htmlEscaped)</th>" : "<td>\(cell.htmlEscaped)</td>"
+                guard column == 0 else { return "<td>\(cell.htmlEscaped)</td>" }
+                guard let link else { return "<th scope=\"row\">\(cell.htmlEscaped)</th>" }
+                return "<th scope=\"row\"><a class=\"filter\" href=\"\(link.htmlEscaped)\">\(cell.htmlEscaped)</a></th>"
             }
             lines.append("<tr>" + cells.joined() + "</tr>")
         }
@@ -271,10 +305,7 @@ extension Report.Day {
         var byDate: [String: Report.Day] = [:]
         for day in days { byDate[day.date] = day }
         return (first...last).map { number in
-            let (year, month, day) = EventTime.civil(days: number)
-            let date =
-                String(year) + "-" + (month < 10 ? "0" : "") + String(month) + "-" + (day < 10 ? "0" : "")
-                + String(day)
+            let date = EventTime.date(days: number)
             return byDate[date]
                 ?? Report.Day(
                     date: date, navIn: 0, navOut: 0, refBackOut: 0, navOutSuccessRate: nil, navOutSucceeded: 0,

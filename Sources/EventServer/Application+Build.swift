@@ -103,7 +103,9 @@ private func assembleApplication(
     CollectorRoutes(writer: writer, metrics: metrics, codec: NDJSONCodec(), clock: configuration.clock)
         .addRoutes(to: router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write)))
     let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
-    ReportRoutes(reader: reports).addRoutes(to: readers)
+    let reportRoutes = ReportRoutes(reader: reports, clock: configuration.clock)
+    reportRoutes.addRoutes(to: readers)
+    DashboardRoutes(reports: reportRoutes).addRoutes(to: readers)
     MetricsRoutes(metrics: metrics).addRoutes(to: readers)
     LinkRoutes(
         catalog: catalog, recorder: recorder, hasher: VisitorHasher(), publicURL: configuration.publicURL,

@@ -135,4 +135,14 @@ public enum EventTime {
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+
+    /// The `YYYY-MM-DD` date of days since 1970-01-01 (years 0 to 9999).
+    package static func date(days: Int64) -> String {
+        let (year, month, day) = civil(days: days)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2)
+    }
 }

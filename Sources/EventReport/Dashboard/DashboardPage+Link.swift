@@ -1,0 +1,125 @@
+import EventStoreInterface
+import MeasurementEvents
+
+extension DashboardPage {
+    /// The page of one hosted link (`/report/links/{slug}`): its funnel over the view's window and its UTC
+    /// days (the rows of the bundled `link_funnel` query for the slug: `day`, `hits`, `visitors`,
+    /// `crawler_fetches`, `not_found`, `arrivals`). ``view`` carries the period, time zone and other filters;
+    /// the slug is the page's path.
+    public func renderLink(slug: String, report: Report, days: QueryResult, scriptNonce: String) -> String {
+        let path = "/report/links/" + PercentEncoding.encode(slug)
+        var body = header(title: "alstats · \(slug)", path: path)
+        body.insert(
+            "<p class=\"back\"><a href=\"\(view.href().htmlEscaped)\">← the dashboard</a> · "
+                + "<a href=\"\(view.adding(.link, slug).href().htmlEscaped)\">the dashboard filtered to this link</a></p>",
+            at: body.count - 1)
+        body += linkMain(slug: slug, report: report, days: days)
+        body += footer(scriptNonce: scriptNonce)
+        return HTMLRenderer.page(title: "alstats · \(slug)", body: body, scriptNonce: scriptNonce)
+    }
+
+    /// Only the `<main>` of ``renderLink(slug:report:days:scriptNonce:)``, for the refresh.
+    public func renderLinkMain(slug: String, report: Report, days: QueryResult) -> String {
+        linkMain(slug: slug, report: report, days: days).joined(separator: "\n") + "\n"
+    }
+
+    func linkMain(slug: String, report: Report, days: QueryResult) -> [String] {
+        let renderer = renderer()
+        let n = ReportText.count
+        let link =
+            report.links.first { $0.slug == slug }
+            ?? ReportRows.Link(slug: slug, hits: 0, visitors: 0, crawlerFetches: 0, notFound: 0, arrivals: 0)
+        var lines = ["<main id=\"dashboard\"\(liveAttributes)>"]
+        lines += renderer.facts(report)
+        let cards: [(id: String, label: String, value: String)] = [
+            ("link-hits", "page views (hits)", n(link.hits)), ("link-visitors", "visitors", n(link.visitors)),
+            ("link-arrivals", "arrivals in the app", n(link.arrivals)),
+            ("link-arrival-rate", "arrival rate", ReportText.percent(link.arrivalRate)),
+            ("link-crawlers", "crawler fetches", n(link.crawlerFetches)),
+            ("link-not-found", "not found", n(link.notFound)),
+        ]
+        lines.append("<section class=\"summary\" aria-label=\"Funnel\">")
+        for card in cards {
+            lines.append(
+                "<div class=\"card\"><span class=\"label\">\(card.label.htmlEscaped)</span>"
+                    + "<span class=\"number\" id=\"\(card.id)\">\(card.value.htmlEscaped)</span></div>")
+        }
+        lines.append("</section>")
+        let series = LinkDays(days)
+        let axis = series.everyDay()
+        lines += renderer.figure(
+            HTMLRenderer.Figure(
+                SVGChart(
+                    id: "fig-link-daily", kind: .lines, title: "Page views and arrivals per day", xLabel: "date (UTC)",
+                    yLabel: "events", categories: axis.map(\.date),
+                    series: [
+                        .init(name: "page views (hits)", values: axis.map(\.hits), style: 2),
+                        .init(name: "arrivals (al_nav_in)", values: axis.map(\.arrivals), style: 1),
+                    ]),
+                header: ["date", "hits", "visitors", "crawlers", "not found", "arrivals", "arrival rate"],
+                rows: series.days.map { day in
+                    [
+                        day.date, n(day.hits), n(day.visitors), n(day.crawlerFetches), n(day.notFound), n(day.arrivals),
+                        ReportText.percent(day.hits > 0 ? Double(day.arrivals) / Double(day.hits) : nil),
+                    ]
+                },
+                note: "Whole UTC days of the window, from the link rollups (the bundled link_funnel query)."))
+        lines.append("</main>")
+        return lines
+    }
+}
+
+/// A hosted link's days, read off the columns of the `link_funnel` query by name.
+struct LinkDays {
+    struct Day {
+        var date: String
+        var hits = 0
+        var visitors = 0
+        var crawlerFetches = 0
+        var notFound = 0
+        var arrivals = 0
+    }
+
+    /// The days with counts, by date.
+    var days: [Day]
+
+    init(_ result: QueryResult) {
+        func column(_ name: String) -> Int? { result.columns.firstIndex(of: name) }
+        let (date, hits, visitors) = (column("day"), column("hits"), column("visitors"))
+        let (crawlers, notFound, arrivals) = (column("crawler_fetches"), column("not_found"), column("arrivals"))
+        func count(_ row: [JSONValue], _ index: Int?) -> Int {
+            guard let index, index < row.count else { return 0 }
+            switch row[index] {
+            case .int(let value): return Int(value)
+            case .double(let value): return Int(value)
+            case .string(let text): return Int(text) ?? 0
+            default: return 0
+            }
+        }
+        var byDate: [String: Day] = [:]
+        for row in result.rows {
+            guard let date, date < row.count, case .string(let text) = row[date] else { continue }
+            var day = byDate[text] ?? Day(date: text)
+            day.hits += count(row, hits)
+            day.visitors += count(row, visitors)
+            day.crawlerFetches += count(row, crawlers)
+            day.notFound += count(row, notFound)
+            day.arrivals += count(row, arrivals)
+            byDate[text] = day
+        }
+        days = byDate.values.sorted { $0.date < $1.date }
+    }
+
+    /// Every day from the first to the last (a day without counts at zero), as the report's charts.
+    func everyDay() -> [Day] {
+        guard let first = days.first.flatMap({ EventTime.days(date: $0.date) }),
+            let last = days.last.flatMap({ EventTime.days(date: $0.date) }), last - first < Report.Day.maximumAxisDays
+        else { return days }
+        var byDate: [String: Day] = [:]
+        for day in days { byDate[day.date] = day }
+        return (first...last).map { number in
+            let date = EventTime.date(days: number)
+            return byDate[date] ?? Day(date: date)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import EventReport
+import EventStoreInterface
+import Hummingbird
+import MeasurementEvents
+
+/// The dashboard (read role, docs/dashboard.md): `GET /report`, the report's figures for the view its URL
+/// says (``DashboardView``: period, time zone, filters, comparison), `GET /report?...&part=main` (its
+/// figures alone, which the page's script swaps in while the period includes now), and
+/// `GET /report/links/{slug}` (one hosted link: its funnel and its days).
+struct DashboardRoutes {
+    typealias Context = ServerRequestContext
+
+    let reports: ReportRoutes
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("report") { request, _ in
+            let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
+            let view = DashboardView(parameters: parameters)
+            let query = try DashboardRoutes.query(
+                FormParameters.decode(request.uri.query), view: view, now: reports.clock.nowMilliseconds())
+            let report = try await reports.read(query)
+            let page = DashboardPage(view: view)
+            let html =
+                parameters["part"] == "main"
+                ? page.renderMain(report) : page.render(report, scriptNonce: DashboardRoutes.nonce())
+            return Response.text(html, contentType: "text/html; charset=utf-8")
+        }
+        group.get("report/links/:slug") { request, context in
+            guard let slug = context.parameters.get("slug") else {
+                throw EventServerError(.notFound, "a link page needs a slug: /report/links/{slug}")
+            }
+            let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
+            // The path names the link; the view (picker, chips) is the rest of the URL.
+            let view = DashboardView(parameters: parameters).removing(.link)
+            let query = try DashboardRoutes.query(
+                FormParameters.decode(request.uri.query), view: view.adding(.link, slug),
+                now: reports.clock.nowMilliseconds())
+            let report = try await reports.read(query)
+            let days = try await reports.linkDays(slug: slug, query: query)
+            let page = DashboardPage(view: view)
+            let html =
+                parameters["part"] == "main"
+                ? page.renderLinkMain(slug: slug, report: report, days: days)
+                : page.renderLink(slug: slug, report: report, days: days, scriptNonce: DashboardRoutes.nonce())
+            return Response.text(html, contentType: "text/html; charset=utf-8")
+        }
+    }
+
+    /// The report query of a dashboard request: the parameters as `/api/report` reads them, with the window of
+    /// the view's period (`today`, `7d`, `30d` end now; `all` has no bounds; `custom` keeps `since`/`until`).
+    /// - Throws: ``EventServerError`` (400) naming a parameter that is not valid.
+    static func query(_ parameters: Parameters, view: DashboardView, now: Int64) throws(EventServerError) -> ReportQuery
+    {
+        var query = try ReportRoutes.query(parameters)
+        if let value = parameters.get("period"), DashboardView.Period(rawValue: value) == nil {
+            throw EventServerError(.badRequest, "period must be today, 7d, 30d, all or custom, not '\(value)'")
+        }
+        if let window = view.window(now: now, zone: query.timeZone) {
+            query.since = window.since
+            query.until = window.until
+        } else if view.period == .all {
+            query.since = nil
+            query.until = nil
+        }
+        for (dimension, value) in view.filters {
+            switch dimension {
+            case .ref: query.ref = value
+            case .refererApp: query.refererApp = value
+            case .sourceHost, .link: break  // MERGE-TODO
+            }
+        }
+        return query
+    }
+
+    /// The last value of each query parameter.
+    static func dictionary(_ parameters: Parameters) -> [String: String] {
+        var dictionary: [String: String] = [:]
+        for (name, value) in parameters { dictionary[String(name)] = String(value) }
+        return dictionary
+    }
+
+    /// A fresh Content-Security-Policy nonce: 16 random bytes in hex.
+    static func nonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        for _ in 0..<16 {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            bytes += [HexDigits.lower[Int(byte >> 4)], HexDigits.lower[Int(byte & 0x0F)]]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
