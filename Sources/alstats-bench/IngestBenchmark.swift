@@ -7,12 +7,13 @@ import MeasurementEvents
     import Glibc
 #endif
 
-/// `alstats-bench ingest`: `alstats ingest` of a realistic NDJSON file (``RealisticLines``) against a plain
-/// Python ingester (json + sqlite3, batches of 1,000, WAL) on the same file, against `alstats ingest` of the
-/// same events with time-ordered ids, and the peak resident memory of `alstats ingest`.
-/// Options: `--events N` (default 1,000,000; 100,000 with `--quick`), `--ids ordered|random|none` (default
-/// random), `--seed S` (default 1), `--keep-inputs FOLDER` (write the NDJSON files there and stop: for
-/// profiling). Build everything first (`swift build -c release`): the suite runs the `alstats` beside it.
+/// `alstats-bench ingest`: `alstats ingest` of an NDJSON file of wide events (``WideLines``) against a plain
+/// Python ingester (json + sqlite3, batches of 1,000, WAL) and DuckDB's `read_json` on the same file, the
+/// database's bytes per event against the NDJSON's, and the peak resident memory of `alstats ingest`; with
+/// `--workload realistic`, the project's own lines (``RealisticLines``) and the same events with time-ordered ids.
+/// Options: `--events N` (default 1,000,000; 100,000 with `--quick`), `--workload wide|realistic`,
+/// `--ids ordered|random|none` (realistic only; default random), `--seed S` (default 1), `--keep-inputs FOLDER`
+/// (write the NDJSON files there and stop: for profiling). Build everything first (`swift build -c release`): the suite runs the `alstats` beside it.
 ///
 /// Both `alstats ingest` runs are measured by wall time and by CPU time (user + system of the child process):
 /// on a machine shared with other work the wall-time ratio swings with the load, the CPU-time ratio much
@@ -42,11 +43,23 @@ enum IngestBenchmark {
         db.commit()
         """
 
-    /// Runs the suite. Longer than 60 lines on purpose: one measured sequence (the file, then each ingester
-    /// beside its baseline), read top to bottom in the order the figures are printed.
+    /// DuckDB's own NDJSON reader into a table: the whole file in one statement, on every core, with no
+    /// validation, redaction, dedup or rollups (malformed lines skipped).
+    static let duckdb = """
+        import duckdb, sys
+        con = duckdb.connect(sys.argv[1])
+        con.execute("CREATE TABLE events AS SELECT * FROM read_json(?, format='newline_delimited', "
+                    "ignore_errors=true, columns={'id': 'VARCHAR', 'name': 'VARCHAR', 'ts': 'VARCHAR', 'fields': 'JSON'})",
+                    [sys.argv[2]])
+        con.close()
+        """
+
+    /// Runs the suite: the wide workload (``WideLines``, the default) or `--workload realistic`
+    /// (``RealisticLines``, with the time-ordered-ids comparison of its `--ids` styles).
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
         let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
+        let workload = try Workload.of(arguments)
         guard let style = RealisticLines.IDStyle(rawValue: arguments.values["ids"] ?? "random") else {
             throw BenchFailure("--ids takes ordered, random or none")
         }
@@ -55,58 +68,139 @@ enum IngestBenchmark {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         if let keep = arguments.values["keep-inputs"] {
+            var wide = WideLines(seed: seed)
+            _ = try writeNDJSON(&wide, count: count, to: "\(keep)/events-wide.ndjson")
             for style in [style, .ordered] {
-                _ = try writeNDJSON(
-                    RealisticLines(style: style, seed: seed), count: count, to: "\(keep)/events-\(style).ndjson")
+                var lines = RealisticLines(style: style, seed: seed)
+                _ = try writeNDJSON(&lines, count: count, to: "\(keep)/events-\(style).ndjson")
             }
             return []
         }
-        let input = folder.appendingPathComponent("events-\(style).ndjson").path
-        let inputBytes = try writeNDJSON(RealisticLines(style: style, seed: seed), count: count, to: input)
-        let ours = try ingest(input, into: folder.appendingPathComponent("ours.sqlite").path)
-        let oursRate = Double(count) / ours.seconds
-        let name = "ingest_\(style)_ids_events_per_s"
-        var measures: [Measure] = []
-        if style != .ordered {
-            let ordered = folder.appendingPathComponent("events-ordered.ndjson").path
-            _ = try writeNDJSON(RealisticLines(style: .ordered, seed: seed), count: count, to: ordered)
-            let baseline = try ingest(ordered, into: folder.appendingPathComponent("ordered.sqlite").path)
-            try? FileManager.default.removeItem(atPath: ordered)
-            measures.append(
-                Measure.compared(
-                    suite: suite, name: name, value: oursRate, unit: "events/s",
-                    baseline: "alstats ingest, the same events with time-ordered ids",
-                    baselineValue: Double(count) / baseline.seconds, goal: "ratio >= 0.8", check: { $0 >= 0.8 }))
-            measures.append(
-                Measure.compared(
-                    suite: suite, name: "ingest_\(style)_ids_events_per_cpu_s", value: Double(count) / ours.cpuSeconds,
-                    unit: "events/CPU s", baseline: "alstats ingest, the same events with time-ordered ids",
-                    baselineValue: Double(count) / baseline.cpuSeconds, goal: "ratio >= 0.8", check: { $0 >= 0.8 }))
+        let input = folder.appendingPathComponent("events-\(workload).ndjson").path
+        let inputBytes: Int
+        switch workload {
+        case .wide:
+            var lines = WideLines(seed: seed)
+            inputBytes = try writeNDJSON(&lines, count: count, to: input)
+        case .realistic:
+            var lines = RealisticLines(style: style, seed: seed)
+            inputBytes = try writeNDJSON(&lines, count: count, to: input)
         }
+        let database = folder.appendingPathComponent("ours.sqlite").path
+        let ours = try ingest(input, into: database)
+        let oursRate = Double(count) / ours.seconds
+        let name = workload == .wide ? "ingest_wide_events_per_s" : "ingest_\(style)_ids_events_per_s"
+        var measures: [Measure] = []
+        if workload == .realistic, style != .ordered {
+            measures += try orderedBaseline(ours, count: count, seed: seed, style: style, folder: folder, name: name)
+        }
+        measures.append(try pythonBaseline(oursRate, count: count, input: input, folder: folder, name: name))
+        if workload == .wide {
+            measures += try duckDBBaseline(oursRate, count: count, input: input, folder: folder, name: name)
+            let bytes = fileBytes(database) + fileBytes(database + "-wal")
+            measures.append(
+                Measure.compared(
+                    suite: suite, name: "ingest_wide_bytes_per_event", value: Double(bytes) / Double(count),
+                    unit: "bytes", baseline: "the NDJSON file",
+                    baselineValue: Double(inputBytes) / Double(count), goal: "ratio <= 0.5", check: { $0 <= 0.5 }))
+        }
+        let megabytes = Double(ours.maximumResidentKilobytes) / 1024
+        measures.append(
+            Measure.absolute(
+                suite: suite, name: "ingest_\(workload)_peak_rss_\(count)_events", value: megabytes, unit: "MB",
+                goal: "< 96 MB (\(inputBytes >> 20) MiB of NDJSON, \(inputBytes / max(1, count)) bytes a line)",
+                met: megabytes < 96))
+        return measures
+    }
+
+    /// `alstats ingest` of the same events with time-ordered ids, by wall and by CPU time.
+    static func orderedBaseline(
+        _ ours: Child, count: Int, seed: UInt64, style: RealisticLines.IDStyle, folder: URL, name: String
+    ) throws -> [Measure] {
+        let ordered = folder.appendingPathComponent("events-ordered.ndjson").path
+        var lines = RealisticLines(style: .ordered, seed: seed)
+        _ = try writeNDJSON(&lines, count: count, to: ordered)
+        let baseline = try ingest(ordered, into: folder.appendingPathComponent("ordered.sqlite").path)
+        try? FileManager.default.removeItem(atPath: ordered)
+        return [
+            Measure.compared(
+                suite: suite, name: name, value: Double(count) / ours.seconds, unit: "events/s",
+                baseline: "alstats ingest, the same events with time-ordered ids",
+                baselineValue: Double(count) / baseline.seconds, goal: "ratio >= 0.8", check: { $0 >= 0.8 }),
+            Measure.compared(
+                suite: suite, name: "ingest_\(style)_ids_events_per_cpu_s", value: Double(count) / ours.cpuSeconds,
+                unit: "events/CPU s", baseline: "alstats ingest, the same events with time-ordered ids",
+                baselineValue: Double(count) / baseline.cpuSeconds, goal: "ratio >= 0.8", check: { $0 >= 0.8 }),
+        ]
+    }
+
+    /// The plain Python ingester of the same file, by wall time.
+    static func pythonBaseline(_ oursRate: Double, count: Int, input: String, folder: URL, name: String) throws
+        -> Measure
+    {
         let script = folder.appendingPathComponent("ingest.py").path
         try python.write(toFile: script, atomically: true, encoding: .utf8)
         if let python3 = which("python3"),
             case let theirs = try spawn(python3, [script, folder.appendingPathComponent("python.sqlite").path, input]),
             theirs.status == 0
         {
-            measures.append(
-                Measure.compared(
-                    suite: suite, name: name, value: oursRate, unit: "events/s",
-                    baseline: "Python json + sqlite3, batches of 1,000, WAL",
-                    baselineValue: Double(count) / theirs.seconds, goal: "ratio >= 4", check: { $0 >= 4 }))
-        } else {
-            measures.append(
-                Measure.absolute(
-                    suite: suite, name: name, value: oursRate, unit: "events/s",
-                    goal: "ratio >= 4 vs Python (python3 not found or failed)", met: false))
+            return Measure.compared(
+                suite: suite, name: name, value: oursRate, unit: "events/s",
+                baseline: "Python json + sqlite3, batches of 1,000, WAL",
+                baselineValue: Double(count) / theirs.seconds, goal: "ratio >= 4", check: { $0 >= 4 })
         }
-        let megabytes = Double(ours.maximumResidentKilobytes) / 1024
-        measures.append(
+        return Measure.absolute(
+            suite: suite, name: name, value: oursRate, unit: "events/s",
+            goal: "ratio >= 4 vs Python (python3 not found or failed)", met: false)
+    }
+
+    /// DuckDB's `read_json` load of the same file, by wall time, and its bytes on disk; DuckDB comes from PyPI
+    /// into a virtual environment of the bench's own (`~/.cache/alstats-bench/venv`), installed when missing.
+    /// Without it (no network, no venv module) the bench says so and leaves the ratio out.
+    static func duckDBBaseline(_ oursRate: Double, count: Int, input: String, folder: URL, name: String) throws
+        -> [Measure]
+    {
+        guard let python = duckDBPython() else {
+            print("ingest: DuckDB could not be installed (python3 -m venv, pip install duckdb): its ratio is left out")
+            return []
+        }
+        let script = folder.appendingPathComponent("duckdb_load.py").path
+        try duckdb.write(toFile: script, atomically: true, encoding: .utf8)
+        let database = folder.appendingPathComponent("duck.duckdb").path
+        let theirs = try spawn(python, [script, database, input])
+        guard theirs.status == 0 else {
+            print("ingest: the DuckDB load exited with status \(theirs.status): its ratio is left out")
+            return []
+        }
+        return [
+            Measure.compared(
+                suite: suite, name: "\(name)_vs_duckdb", value: oursRate, unit: "events/s",
+                baseline: "DuckDB read_json into a table (both cores; no validation, dedup or rollups)",
+                baselineValue: Double(count) / theirs.seconds, goal: "ratio >= 0.5", check: { $0 >= 0.5 }),
             Measure.absolute(
-                suite: suite, name: "ingest_peak_rss_\(count)_events", value: megabytes, unit: "MB",
-                goal: "< 96 MB (\(inputBytes >> 20) MiB of NDJSON, \(inputBytes / max(1, count)) bytes a line)",
-                met: megabytes < 96))
-        return measures
+                suite: suite, name: "duckdb_bytes_per_event", value: Double(fileBytes(database)) / Double(count),
+                unit: "bytes", goal: "for comparison", met: true),
+        ]
+    }
+
+    /// The python3 of the bench's virtual environment with DuckDB, created and installed when missing.
+    static func duckDBPython() -> String? {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSTemporaryDirectory()
+        let venv = "\(home)/.cache/alstats-bench/venv"
+        let python = "\(venv)/bin/python3"
+        if let status = try? spawn(python, ["-c", "import duckdb"]), status.status == 0 { return python }
+        guard let python3 = which("python3") else { return nil }
+        print("ingest: installing DuckDB from PyPI into \(venv) (once)")
+        try? FileManager.default.createDirectory(atPath: venv, withIntermediateDirectories: true)
+        guard let made = try? spawn(python3, ["-m", "venv", venv]), made.status == 0,
+            let installed = try? spawn(python, ["-m", "pip", "install", "-q", "duckdb"]), installed.status == 0
+        else { return nil }
+        return python
+    }
+
+    /// The size of a file, 0 when there is none.
+    static func fileBytes(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
     /// Runs `alstats ingest` (the one beside this binary) of `input` into `database`.
@@ -122,12 +216,11 @@ enum IngestBenchmark {
     }
 
     /// Writes `count` lines of `lines` as NDJSON; returns the file's size.
-    static func writeNDJSON(_ lines: RealisticLines, count: Int, to path: String) throws -> Int {
+    static func writeNDJSON(_ lines: inout some LineSource, count: Int, to path: String) throws -> Int {
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let handle = FileHandle(forWritingAtPath: path)
         else { throw BenchFailure("cannot write \(path)") }
         defer { try? handle.close() }
-        var lines = lines
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 20 + 4_096)
         var total = 0

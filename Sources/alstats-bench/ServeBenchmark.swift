@@ -9,11 +9,12 @@ import Synchronization
 /// `alstats-bench serve`: the release `alstats serve` (beside this binary) driven by 64 keep-alive HTTP/1.1
 /// clients on threads, against `alstats ingest` of the same events in the same run.
 ///
-/// Measures: events/s through `POST /v1/events` in batches of 100 realistic events (random ids) over the
+/// Measures: events/s through `POST /v1/events` in batches of 100 events (``WideLines``; `--workload realistic`
+/// for ``RealisticLines``) over the
 /// ingest rate (goal >= 0.8); requests/s in batches of 20 (goal >= 5,100, 3x RudderStack's published 1.7K on
 /// 2 cores); p99 latency at 80% of that peak, paced open-loop (goal <= 100 ms); and an overload run with a
 /// small write queue and `--durability full` (the server's peak RSS < 256 MB, every answer 2xx or 503).
-/// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--seed S`, `--runs R` (default 3, 1 with
+/// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--seed S`, `--workload W`, `--runs R` (default 3, 1 with
 /// `--quick`): the ingest and the events/s run alternate R times, each rate a median of its R runs, and the
 /// requests/s figure is the median of R runs, each on a fresh server (on 2 cores one run of either swings by a
 /// tenth). The load client shares the machine's cores with the server.
@@ -27,7 +28,8 @@ enum ServeBenchmark {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var generator = RealisticLines(style: .random, seed: seed)
+        var generator: any LineSource =
+            try Workload.of(arguments) == .wide ? WideLines(seed: seed) : RealisticLines(style: .random, seed: seed)
         let lines = (0..<count).map { _ in generator.next() }
         let input = folder.appendingPathComponent("events.ndjson").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: false, encoding: .utf8)
