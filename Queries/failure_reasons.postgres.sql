@@ -6,7 +6,7 @@ WITH failures AS (
     WHERE name = 'al_nav_out' AND (success IS NULL OR success <> 1)
       AND (:since IS NULL OR bucket_ms + 900000 > CAST(:since AS BIGINT))
       AND (:until IS NULL OR bucket_ms < CAST(:until AS BIGINT))
-      AND (:ref IS NULL OR ref = :ref)
+      AND (:ref IS NULL OR ref = :ref) AND (:source_host IS NULL OR source_url_host = :source_host)
     GROUP BY error, source_url_host
 ),
 per_error AS (

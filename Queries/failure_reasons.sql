@@ -1,6 +1,7 @@
 -- failure_reasons: why outbound App Link navigations fail, most common first, with the hosts they fail from.
 --
--- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets), :ref.
+-- Parameters (unbound = no limit): :since, :until (ms since the Unix epoch, whole 15-minute buckets), :ref,
+--   :source_host (only navigations from this sourceURLHost).
 -- Columns: error (NULL: failed without a reason), failures, share_of_failures, hosts (the source hosts,
 --   comma-separated, most failures first).
 WITH failures AS (
@@ -9,7 +10,7 @@ WITH failures AS (
     WHERE name = 'al_nav_out' AND (success IS NULL OR success <> 1)
       AND (:since IS NULL OR bucket_ms + 900000 > CAST(:since AS BIGINT))
       AND (:until IS NULL OR bucket_ms < CAST(:until AS BIGINT))
-      AND (:ref IS NULL OR ref = :ref)
+      AND (:ref IS NULL OR ref = :ref) AND (:source_host IS NULL OR source_url_host = :source_host)
     GROUP BY error, source_url_host
 ),
 per_error AS (

@@ -8,6 +8,11 @@
 --   :until        window end, ms since the Unix epoch, exclusive
 --   :ref          keep only events whose ref is this
 --   :referer_app  keep only events whose refererAppName is this
+--   :source_host  keep only events whose sourceURLHost is this (outbound navigations and returns carry it)
+--   :link         keep only the events of the hosted link with this slug: its page views (alstats_link_hit)
+--                 and its arrivals (al_nav_in whose targetURL is the link's canonical URL on a public URL of
+--                 link_public_url), read from the link rollups (which have no type, success, host or error:
+--                 those columns are NULL); every other event is left out. The event rollups know no slug.
 -- Columns: name, ref, referer_app_name, type, success (1, 0 or NULL), source_url_host, error, events.
 WITH edges AS (
     SELECT
@@ -36,25 +41,71 @@ FROM (
     FROM event_rollup_day AS r, bounds AS b
     WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND (:source_host IS NULL OR r.source_url_host = :source_host) AND :link IS NULL
     UNION ALL
     SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
     FROM event_rollup AS r, bounds AS b
     WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND (:source_host IS NULL OR r.source_url_host = :source_host) AND :link IS NULL
     UNION ALL
     SELECT r.name, r.ref, r.referer_app_name, r.type, r.success, r.source_url_host, r.error, r.count
     FROM event_rollup AS r, bounds AS b
     WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND (:source_host IS NULL OR r.source_url_host = :source_host) AND :link IS NULL
     UNION ALL
     SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e, bounds AS b
     WHERE e.ts_ms >= b.s AND e.ts_ms < min(b.b1, b.u)
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND (:source_host IS NULL OR e.source_url_host = :source_host) AND :link IS NULL
     UNION ALL
     SELECT e.name, e.ref, e.referer_app_name, e.type, e.success, e.source_url_host, e.error, 1
     FROM events AS e, bounds AS b
     WHERE e.ts_ms >= max(b.b2, b.b1, b.s) AND e.ts_ms < b.u
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND (:source_host IS NULL OR e.source_url_host = :source_host) AND :link IS NULL
+    UNION ALL
+    -- with :link, the link's own events, from the link rollups (an arrival only at a recorded public URL)
+    SELECT r.name, r.ref, r.referer_app_name, NULL, NULL, NULL, NULL, r.count
+    FROM link_rollup_day AS r, bounds AS b
+    WHERE :link IS NOT NULL AND :source_host IS NULL AND r.day_ms >= b.dl AND r.day_ms < b.dh AND r.slug = :link
+      AND (r.name <> 'al_nav_in' OR lower(r.origin) IN (SELECT public_url FROM link_public_url))
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, NULL, NULL, NULL, NULL, r.count
+    FROM link_rollup AS r, bounds AS b
+    WHERE :link IS NOT NULL AND :source_host IS NULL AND r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
+      AND r.slug = :link AND (r.name <> 'al_nav_in' OR lower(r.origin) IN (SELECT public_url FROM link_public_url))
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT r.name, r.ref, r.referer_app_name, NULL, NULL, NULL, NULL, r.count
+    FROM link_rollup AS r, bounds AS b
+    WHERE :link IS NOT NULL AND :source_host IS NULL AND r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
+      AND r.slug = :link AND (r.name <> 'al_nav_in' OR lower(r.origin) IN (SELECT public_url FROM link_public_url))
+      AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+    UNION ALL
+    -- the link's raw events of the partial buckets: bounds written out in the parameters, so that SQLite reads
+    -- the view link_event by a range of events_by_time
+    SELECT e.name, e.ref, e.referer_app_name, NULL, NULL, NULL, NULL, 1
+    FROM link_event AS e
+    WHERE :link IS NOT NULL AND :source_host IS NULL AND e.ts_ms >= coalesce(:since, -9223372036854775807)
+      AND e.ts_ms < min(CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                    coalesce(:until, 9223372036854775807))
+      AND e.slug = :link AND (e.name <> 'al_nav_in' OR lower(e.origin) IN (SELECT public_url FROM link_public_url))
+      AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+    UNION ALL
+    SELECT e.name, e.ref, e.referer_app_name, NULL, NULL, NULL, NULL, 1
+    FROM link_event AS e
+    WHERE :link IS NOT NULL AND :source_host IS NULL
+      AND e.ts_ms >= max(CASE WHEN :until IS NULL THEN 9223372036854775807 ELSE :until - ((:until % 900000) + 900000) % 900000 END,
+                     CASE WHEN :since IS NULL THEN -9223372036854775807
+                     ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
+                     coalesce(:since, -9223372036854775807))
+      AND e.ts_ms < coalesce(:until, 9223372036854775807)
+      AND e.slug = :link AND (e.name <> 'al_nav_in' OR lower(e.origin) IN (SELECT public_url FROM link_public_url))
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
 )
 GROUP BY name, ref, referer_app_name, type, success, source_url_host, error

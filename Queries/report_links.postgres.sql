@@ -2,12 +2,15 @@
 -- report_links.sql (same parts, same rows): the link rollups for whole UTC days and
 -- 15-minute buckets, the raw events (view link_event) of the partial buckets at the window's edges; visitors
 -- from link_visitor_count for whole UTC days and from the raw hits of the partial UTC days at the edges.
--- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app; each arrives
+-- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app,
+-- :source_host (hits and arrivals have none: no rows), :link (this slug only); each arrives
 -- as text (alstats binds every parameter as text on PostgreSQL) and is cast here.
 -- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals, arrival_rate (arrivals / hits, as a double
 -- as SQLite's). By hits descending, then slug.
 WITH p AS (
-    SELECT :since::bigint AS since, :until::bigint AS until, :ref::text COLLATE "C" AS ref, :referer_app::text COLLATE "C" AS referer_app
+    SELECT :since::bigint AS since, :until::bigint AS until, :ref::text COLLATE "C" AS ref,
+        :referer_app::text COLLATE "C" AS referer_app, :source_host::text COLLATE "C" AS source_host,
+        :link::text COLLATE "C" AS link
 ),
 edges AS (
     SELECT p.*,
@@ -34,16 +37,19 @@ counts AS (
     FROM link_rollup_day AS r, b
     WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
       AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+      AND b.source_host IS NULL AND (b.link IS NULL OR r.slug = b.link)
     UNION ALL
     SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
     FROM link_rollup AS r, b
     WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
       AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+      AND b.source_host IS NULL AND (b.link IS NULL OR r.slug = b.link)
     UNION ALL
     SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
     FROM link_rollup AS r, b
     WHERE r.bucket_ms >= greatest(b.dh, b.b1) AND r.bucket_ms < b.b2
       AND (b.ref IS NULL OR r.ref = b.ref) AND (b.referer_app IS NULL OR r.referer_app_name = b.referer_app)
+      AND b.source_host IS NULL AND (b.link IS NULL OR r.slug = b.link)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
     FROM link_event AS e
@@ -52,6 +58,7 @@ counts AS (
             ELSE (:since::bigint + 899999) - (((:since::bigint + 899999) % 900000) + 900000) % 900000 END),
                 coalesce(:until::bigint, 9223372036854775807))
       AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
+      AND :source_host::text IS NULL AND (:link::text IS NULL OR e.slug = :link::text)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
     FROM link_event AS e
@@ -62,6 +69,7 @@ counts AS (
                     coalesce(:since::bigint, -9223372036854775807))
                         AND e.ts_ms < coalesce(:until::bigint, 9223372036854775807)
       AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
+      AND :source_host::text IS NULL AND (:link::text IS NULL OR e.slug = :link::text)
 ),
 funnel AS (
     SELECT slug,
@@ -82,6 +90,7 @@ edge_visitors AS (
             ELSE (:since::bigint + 86399999) - (((:since::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce(:until::bigint, 9223372036854775807))) OR (e.ts_ms >= greatest((CASE WHEN :until::bigint IS NULL THEN 9223372036854775807 ELSE :until::bigint - ((:until::bigint % 86400000) + 86400000) % 86400000 END), (CASE WHEN :since::bigint IS NULL THEN -9223372036854775807 ELSE (:since::bigint + 86399999) - (((:since::bigint + 86399999) % 86400000) + 86400000) % 86400000 END), coalesce(:since::bigint, -9223372036854775807)) AND e.ts_ms < coalesce(:until::bigint, 9223372036854775807)))
       AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
       AND (:ref::text IS NULL OR e.ref = :ref::text) AND (:referer_app::text IS NULL OR e.referer_app_name = :referer_app::text)
+      AND :source_host::text IS NULL AND (:link::text IS NULL OR e.slug = :link::text)
 ),
 visitors AS (
     SELECT slug, sum(visitors) AS visitors
@@ -93,6 +102,7 @@ visitors AS (
               AND b.referer_app IS NULL THEN 'all' WHEN b.referer_app IS NULL THEN 'ref'
                              WHEN b.ref IS NULL THEN 'referer_app' ELSE 'both' END
           AND (b.ref IS NULL OR c.ref = b.ref) AND (b.referer_app IS NULL OR c.referer_app_name = b.referer_app)
+          AND b.source_host IS NULL AND (b.link IS NULL OR c.slug = b.link)
         UNION ALL
         SELECT slug, count(*) FROM edge_visitors GROUP BY slug
     ) AS parts

@@ -9,6 +9,9 @@
 --   :until        window end, ms since the Unix epoch, exclusive
 --   :ref          keep only hits and arrivals whose ref is this
 --   :referer_app  keep only events whose refererAppName is this
+--   :source_host  keep only events whose sourceURLHost is this: hits and arrivals have none, so with it there
+--                 are no rows (the filters combine with AND)
+--   :link         keep only the link with this slug
 -- Columns: slug; hits (alstats_link_hit with status 200 and crawler 0); visitors (distinct visitor values of
 --   those hits per UTC day, summed over the days); crawler_fetches (hits with crawler 1); not_found (hits
 --   with crawler 0 and a status other than 200: unknown slugs); arrivals (al_nav_in whose targetURL is the
@@ -39,16 +42,19 @@ counts AS (
     FROM link_rollup_day AS r, bounds AS b
     WHERE r.day_ms >= b.dl AND r.day_ms < b.dh
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR r.slug = :link)
     UNION ALL
     SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
     FROM link_rollup AS r, bounds AS b
     WHERE r.bucket_ms >= b.b1 AND r.bucket_ms < b.dl
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR r.slug = :link)
     UNION ALL
     SELECT r.name, r.slug, r.origin, r.status, r.crawler, r.count
     FROM link_rollup AS r, bounds AS b
     WHERE r.bucket_ms >= max(b.dh, b.b1) AND r.bucket_ms < b.b2
       AND (:ref IS NULL OR r.ref = :ref) AND (:referer_app IS NULL OR r.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR r.slug = :link)
     UNION ALL
     -- the raw events of the partial buckets: bounds written out in the parameters, so that SQLite reads
     -- the view link_event by a range of events_by_time
@@ -59,6 +65,7 @@ counts AS (
                      ELSE (:since + 899999) - (((:since + 899999) % 900000) + 900000) % 900000 END,
                     coalesce(:until, 9223372036854775807))
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR e.slug = :link)
     UNION ALL
     SELECT e.name, e.slug, e.origin, e.status, e.crawler, 1
     FROM link_event AS e
@@ -68,6 +75,7 @@ counts AS (
                      coalesce(:since, -9223372036854775807))
       AND e.ts_ms < coalesce(:until, 9223372036854775807)
       AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR e.slug = :link)
 ),
 funnel AS (
     SELECT slug,
@@ -90,6 +98,7 @@ visitors AS (
           AND c.scope = CASE WHEN :ref IS NULL AND :referer_app IS NULL THEN 'all' WHEN :referer_app IS NULL THEN 'ref'
                              WHEN :ref IS NULL THEN 'referer_app' ELSE 'both' END
           AND (:ref IS NULL OR c.ref = :ref) AND (:referer_app IS NULL OR c.referer_app_name = :referer_app)
+          AND :source_host IS NULL AND (:link IS NULL OR c.slug = :link)
         UNION ALL
         -- the partial UTC days at the window's edges: distinct visitors of their raw hits (one day each)
         SELECT slug, count(*)
@@ -102,6 +111,7 @@ visitors AS (
                             coalesce(:until, 9223372036854775807))
               AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
               AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR e.slug = :link)
         )
         GROUP BY slug
         UNION ALL
@@ -117,6 +127,7 @@ visitors AS (
               AND e.ts_ms < coalesce(:until, 9223372036854775807)
               AND e.name = 'alstats_link_hit' AND e.status = 200 AND e.crawler = 0 AND e.visitor IS NOT NULL
               AND (:ref IS NULL OR e.ref = :ref) AND (:referer_app IS NULL OR e.referer_app_name = :referer_app)
+      AND :source_host IS NULL AND (:link IS NULL OR e.slug = :link)
         )
         GROUP BY slug
     )

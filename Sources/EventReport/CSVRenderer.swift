@@ -2,10 +2,35 @@ import MeasurementEvents
 
 /// The report as one CSV table, `section,name,metric,value`, one row per number: easy to load into a
 /// spreadsheet or a dataframe and filter by section. An empty `name` is a missing value (no ref, no
-/// referer app) or a section-wide figure; an empty `value` is a rate without attempts.
+/// referer app) or a section-wide figure; an empty `value` is a rate without attempts. With a comparison, the
+/// previous period's rows follow with their sections prefixed `previous.`, then the alerts (section `alerts`,
+/// name `dimension` or `dimension:value`).
 struct CSVRenderer {
     func render(_ report: Report) -> String {
-        var rows: [[String]] = [["section", "name", "metric", "value"]]
+        var rows: [[String]] = [["section", "name", "metric", "value"]] + self.rows(report)
+        if let previous = report.previous {
+            rows += self.rows(previous).map { ["previous." + $0[0]] + $0.dropFirst() }
+        }
+        for alert in report.alerts ?? [] {
+            let name = alert.dimension == .all ? "all" : "\(alert.dimension.rawValue):\(alert.value ?? "")"
+            rows.append(["alerts", name, "measure", alert.measure.rawValue])
+            for (period, counts) in [("now", alert.now), ("before", alert.before)] {
+                rows.append(["alerts", name, "\(period)_attempts", String(counts.attempts)])
+                rows.append(["alerts", name, "\(period)_succeeded", String(counts.succeeded)])
+                rows.append(["alerts", name, "\(period)_rate", counts.rate.description])
+            }
+            if let failure = alert.topFailure {
+                rows.append(["alerts", name, "top_failure", failure.error ?? ""])
+                rows.append(["alerts", name, "top_failure_now", String(failure.now)])
+                rows.append(["alerts", name, "top_failure_before", String(failure.before)])
+            }
+        }
+        return Self.document(rows)
+    }
+
+    /// The rows of `report`'s sections, without the header.
+    private func rows(_ report: Report) -> [[String]] {
+        var rows: [[String]] = []
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Int) {
             rows.append([section, name ?? "", metric, String(value)])
         }
@@ -59,7 +84,7 @@ struct CSVRenderer {
         for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
             add("completeness", reason, "by_reason", count)
         }
-        return Self.document(rows)
+        return rows
     }
 
     /// Rows as CSV lines ending in CRLF, every field quoted as needed.

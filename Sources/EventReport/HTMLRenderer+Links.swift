@@ -2,8 +2,7 @@ extension HTMLRenderer {
     /// The hosted links funnel: per slug, people's page views, arrivals in the app and crawler fetches,
     /// with the arrival rate beside each bar and the table of every count (slugs only asked for by mistake,
     /// with nothing but pages not found, are in the table, not in the chart).
-    func linksFigure(_ report: Report) -> Figure {
-        let n = ReportText.count
+    func linksFigure(_ report: Report, change: ReportChange) -> Figure {
         let p = ReportText.percent
         let charted = report.links.filter { $0.hits + $0.arrivals + $0.crawlerFetches > 0 }
         return Figure(
@@ -17,12 +16,7 @@ extension HTMLRenderer {
                 ],
                 annotations: charted.map { "arrival rate \(p($0.arrivalRate))" }),
             header: ["slug", "hits", "visitors", "crawler fetches", "not found", "arrivals", "arrival rate"],
-            rows: report.links.map {
-                [
-                    $0.slug, n($0.hits), n($0.visitors), n($0.crawlerFetches), n($0.notFound), n($0.arrivals),
-                    p($0.arrivalRate),
-                ]
-            },
+            rows: report.linksTable(change).rows,
             note: "Hits are page views of /l/{slug} by people (status 200, not a crawler); visitors are distinct "
                 + "per UTC day; arrivals are al_nav_in events whose targetURL is the link's canonical URL.",
             filter: (.link, report.links.map(\.slug)))

@@ -45,6 +45,7 @@ struct HTMLRenderer {
     func render(_ report: Report) -> String {
         var page = header(report)
         page.append("<main>")
+        page += alerts(report)
         page += summary(report)
         for figure in figures(report) {
             page += self.figure(figure)
@@ -116,12 +117,14 @@ struct HTMLRenderer {
                 "\(n(report.backNavigation.succeeded)) succeeded, \(p(report.backNavigation.successRate))"
             ),
         ]
+        let deltas = cardChanges(report)
         var lines = ["<section class=\"summary\" aria-label=\"Totals\">"]
-        for card in cards {
+        for (index, card) in cards.enumerated() {
             lines.append(
                 "<div class=\"card\"><span class=\"label\">\(card.label.htmlEscaped)</span>"
                     + "<span class=\"number\" id=\"\(card.id)\">\(card.value)</span>"
-                    + "<span class=\"detail\">\(card.detail.htmlEscaped)</span></div>")
+                    + "<span class=\"detail\">\(card.detail.htmlEscaped)</span>"
+                    + (index < deltas.count ? deltas[index] : "") + "</div>")
         }
         lines.append("</section>")
         return lines
@@ -134,6 +137,9 @@ struct HTMLRenderer {
     func figures(_ report: Report) -> [Figure] {
         let n = ReportText.count
         let p = ReportText.percent
+        // With a comparison, each row's figures carry their change against the previous period.
+        let change = ReportChange(previous: report.previous, top: report.previousBox?.top)
+        let whole: Prior<Report> = report.previous.map { .found($0) } ?? .none
         let name = { (value: String?) in value ?? ReportText.none }
         let days = report.daily
         // The charts' time axis: every day from the first to the last, a day without events at zero.
@@ -180,7 +186,15 @@ struct HTMLRenderer {
                     ],
                     annotations: types.map { p(navigation.share(ofType: $0)) }),
                 header: ["type", "navigations", "share"],
-                rows: types.map { [$0, n(navigation.byType[$0, default: 0]), p(navigation.share(ofType: $0))] }),
+                rows: types.map { type in
+                    [
+                        type,
+                        change.count(navigation.byType[type, default: 0], whole) {
+                            $0.navigation.byType[type, default: 0]
+                        },
+                        change.rate(navigation.share(ofType: type), whole) { $0.navigation.share(ofType: type) },
+                    ]
+                }),
             Figure(
                 SVGChart(
                     id: "fig-referer-apps", kind: .horizontalBars, title: "Referer apps: arrivals and returns",
@@ -191,8 +205,13 @@ struct HTMLRenderer {
                     ],
                     annotations: report.refererApps.map { "return rate \(p($0.returnRate))" }),
                 header: ["referer app", "arrivals", "share", "returns", "return rate"],
-                rows: report.refererApps.map {
-                    [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
+                rows: report.refererApps.map { row in
+                    let prior = change.prior(\.refererApps) { $0.name == row.name }
+                    return [
+                        name(row.name), change.count(row.arrivals, prior) { $0.arrivals },
+                        change.rate(row.share, prior) { $0.share }, change.count(row.returns, prior) { $0.returns },
+                        change.rate(row.returnRate, prior) { $0.returnRate },
+                    ]
                 }, filter: (.refererApp, report.refererApps.map(\.name))),
             Figure(
                 SVGChart(
@@ -206,10 +225,14 @@ struct HTMLRenderer {
                     ],
                     annotations: report.refCategories.map { "out success \(p($0.navOutSuccessRate))" }),
                 header: ["ref", "arrivals", "outbound", "out ok", "out success", "returns"],
-                rows: report.refCategories.map {
-                    [
-                        name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded),
-                        p($0.navOutSuccessRate), n($0.returns),
+                rows: report.refCategories.map { row in
+                    let prior = change.prior(\.refCategories) { $0.ref == row.ref }
+                    return [
+                        name(row.ref), change.count(row.arrivals, prior) { $0.arrivals },
+                        change.count(row.navOutAttempts, prior) { $0.navOutAttempts },
+                        change.count(row.navOutSucceeded, prior) { $0.navOutSucceeded },
+                        change.rate(row.navOutSuccessRate, prior) { $0.navOutSuccessRate },
+                        change.count(row.returns, prior) { $0.returns },
                     ]
                 }, filter: (.ref, report.refCategories.map(\.ref))),
             Figure(
@@ -219,8 +242,11 @@ struct HTMLRenderer {
                     categories: navigation.failureReasons.map { name($0.error) },
                     series: [.init(name: "failed", values: navigation.failureReasons.map(\.count), style: 4)]),
                 header: ["error", "failed"],
-                rows: navigation.failureReasons.map { [name($0.error), n($0.count)] }),
-            linksFigure(report),
+                rows: navigation.failureReasons.map { row in
+                    let prior = change.prior(\.navigation.failureReasons) { $0.error == row.error }
+                    return [name(row.error), change.count(row.count, prior) { $0.count }]
+                }),
+            linksFigure(report, change: change),
         ]
     }
 
@@ -247,9 +273,14 @@ struct HTMLRenderer {
     }
 
     func sourceHosts(_ report: Report) -> [String] {
-        let n = ReportText.count
-        let rows = report.navigation.sourceHosts.map { host -> [String] in
-            [host.host ?? ReportText.none, n(host.attempts), n(host.succeeded), ReportText.percent(host.successRate)]
+        let change = ReportChange(previous: report.previous, top: report.previousBox?.top)
+        let rows = report.navigation.sourceHosts.map { row -> [String] in
+            let prior = change.prior(\.navigation.sourceHosts) { $0.host == row.host }
+            return [
+                row.host ?? ReportText.none, change.count(row.attempts, prior) { $0.attempts },
+                change.count(row.succeeded, prior) { $0.succeeded },
+                change.rate(row.successRate, prior) { $0.successRate },
+            ]
         }
         return ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
             + table(

@@ -6,14 +6,18 @@ extension Report {
     public typealias Link = ReportRows.Link
 
     /// The table of the links section, as the table and Markdown renderers show it.
-    func linksTable() -> TextTable {
-        let n = ReportText.count
-        return TextTable(
+    func linksTable(_ change: ReportChange) -> TextTable {
+        TextTable(
             header: ["slug", "hits", "visitors", "crawlers", "not found", "arrivals", "arrival rate"],
-            rows: links.map {
-                [
-                    $0.slug, n($0.hits), n($0.visitors), n($0.crawlerFetches), n($0.notFound), n($0.arrivals),
-                    ReportText.percent($0.arrivalRate),
+            rows: links.map { row in
+                let prior = change.prior(\.links) { $0.slug == row.slug }
+                return [
+                    row.slug, change.count(row.hits, prior) { $0.hits },
+                    change.count(row.visitors, prior) { $0.visitors },
+                    change.count(row.crawlerFetches, prior) { $0.crawlerFetches },
+                    change.count(row.notFound, prior) { $0.notFound },
+                    change.count(row.arrivals, prior) { $0.arrivals },
+                    change.rate(row.arrivalRate, prior) { $0.arrivalRate },
                 ]
             })
     }

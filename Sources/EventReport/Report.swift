@@ -31,6 +31,17 @@ public struct Report: Sendable, Hashable {
     public var completeness: Completeness
     /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending.
     public var links: [Link] = []
+    /// The alerts of a comparison (``AlertRule``), most costly first; `nil` without a comparison.
+    public var alerts: [Alert]? = nil
+    /// The report of the compared window, boxed (a struct cannot hold itself).
+    var previousBox: ReportBox? = nil
+
+    /// With a comparison (``ReportComparison``), the whole report of the window it is compared with: what the
+    /// same query says for `[since - (until - since), since)`; `nil` without a comparison.
+    public var previous: Report? {
+        get { previousBox?.report }
+        set { previousBox = newValue.map { ReportBox($0) } }
+    }
 
     /// The time window: `since` inclusive, `until` exclusive, in ms since the Unix epoch; `nil` is open.
     public struct Window: Sendable, Hashable {

@@ -29,9 +29,18 @@ public enum ReportFormat: String, Sendable, CaseIterable {
 }
 
 extension Report {
-    /// The report as the JSON value of the contract, keys in the contract's order.
-    /// Longer than 60 lines on purpose: it reads as the contract itself, one key per line.
+    /// The report as the JSON value of the contract, keys in the contract's order; with a comparison, `previous`
+    /// (the whole report of the compared window) and `alerts` last.
     public func json() -> JSONValue {
+        guard case .object(var object) = sectionsJSON() else { return sectionsJSON() }
+        if let previous { object["previous"] = previous.json() }
+        if let alerts { object["alerts"] = .array(alerts.map(\.json)) }
+        return .object(object)
+    }
+
+    /// The sections of the contract, keys in its order.
+    /// Longer than 60 lines on purpose: it reads as the contract itself, one key per line.
+    private func sectionsJSON() -> JSONValue {
         func number(_ value: Double?) -> JSONValue { value.map(JSONValue.double) ?? .null }
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
@@ -92,5 +101,29 @@ extension Report {
             ]),
             "links": .array(links.map(\.json)),
         ])
+    }
+}
+
+extension Report.Alert {
+    /// The alert as docs/cli.md gives it: `dimension`, `value`, `measure`, `now`, `before`, and `top_failure`
+    /// when there is one.
+    public var json: JSONValue {
+        func period(_ period: Period) -> JSONValue {
+            .object([
+                "attempts": .int(Int64(period.attempts)), "succeeded": .int(Int64(period.succeeded)),
+                "rate": .double(period.rate),
+            ])
+        }
+        var object: JSONObject = [
+            "dimension": .string(dimension.rawValue), "value": value.map(JSONValue.string) ?? .null,
+            "measure": .string(measure.rawValue), "now": period(now), "before": period(before),
+        ]
+        if let topFailure {
+            object["top_failure"] = .object([
+                "error": topFailure.error.map(JSONValue.string) ?? .null, "now": .int(Int64(topFailure.now)),
+                "before": .int(Int64(topFailure.before)),
+            ])
+        }
+        return .object(object)
     }
 }

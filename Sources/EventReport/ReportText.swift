@@ -87,11 +87,12 @@ struct TextTable {
 }
 
 extension Report {
-    /// The report's tables, in order, with their titles: what the table and Markdown renderers show.
+    /// The report's tables, in order, with their titles: what the table and Markdown renderers show; with a
+    /// comparison, each figure followed by its change against the previous period (``ReportChange``).
     /// Longer than 60 lines on purpose: one declarative list, a section per entry, in the order of the output.
     func tables() -> [(title: String, table: TextTable)] {
-        let n = ReportText.count
-        let p = ReportText.percent
+        let change = ReportChange(previous: previous, top: previousBox?.top)
+        let whole: Prior<Report> = previous.map { .found($0) } ?? .none
         let name = { (value: String?) in value ?? ReportText.none }
         var result: [(String, TextTable)] = []
         result.append(
@@ -99,8 +100,15 @@ extension Report {
                 "Totals",
                 TextTable(
                     header: ["event", "events"],
-                    rows: ReportText.nameOrder.map { [$0, n(totals.byName[$0, default: 0])] } + [
-                        ["all", n(totals.events)]
+                    rows: ReportText.nameOrder.map { event in
+                        [
+                            event,
+                            change.count(totals.byName[event, default: 0], whole) {
+                                $0.totals.byName[event, default: 0]
+                            },
+                        ]
+                    } + [
+                        ["all", change.count(totals.events, whole) { $0.totals.events }]
                     ])
             ))
         result.append(
@@ -109,26 +117,46 @@ extension Report {
                 TextTable(
                     header: ["outcome", "events", "share"],
                     rows: [
-                        ["attempts", n(navigation.attempts), ""],
-                        ["succeeded", n(navigation.succeeded), p(navigation.successRate)],
+                        ["attempts", change.count(navigation.attempts, whole) { $0.navigation.attempts }, ""],
+                        [
+                            "succeeded", change.count(navigation.succeeded, whole) { $0.navigation.succeeded },
+                            change.rate(navigation.successRate, whole) { $0.navigation.successRate },
+                        ],
                     ]
                         + ReportText.typeOrder.map { type in
-                            ["type \(type)", n(navigation.byType[type, default: 0]), p(navigation.share(ofType: type))]
+                            [
+                                "type \(type)",
+                                change.count(navigation.byType[type, default: 0], whole) {
+                                    $0.navigation.byType[type, default: 0]
+                                },
+                                change.rate(navigation.share(ofType: type), whole) {
+                                    $0.navigation.share(ofType: type)
+                                },
+                            ]
                         })
             ))
         result.append(
             (
                 "Failure reasons",
                 TextTable(
-                    header: ["error", "failed"], rows: navigation.failureReasons.map { [name($0.error), n($0.count)] })
+                    header: ["error", "failed"],
+                    rows: navigation.failureReasons.map { row in
+                        let prior = change.prior(\.navigation.failureReasons) { $0.error == row.error }
+                        return [name(row.error), change.count(row.count, prior) { $0.count }]
+                    })
             ))
         result.append(
             (
                 "Source hosts",
                 TextTable(
                     header: ["host", "attempts", "succeeded", "success"],
-                    rows: navigation.sourceHosts.map {
-                        [name($0.host), n($0.attempts), n($0.succeeded), p($0.successRate)]
+                    rows: navigation.sourceHosts.map { row in
+                        let prior = change.prior(\.navigation.sourceHosts) { $0.host == row.host }
+                        return [
+                            name(row.host), change.count(row.attempts, prior) { $0.attempts },
+                            change.count(row.succeeded, prior) { $0.succeeded },
+                            change.rate(row.successRate, prior) { $0.successRate },
+                        ]
                     })
             ))
         result.append(
@@ -137,8 +165,11 @@ extension Report {
                 TextTable(
                     header: ["outcome", "events", "share"],
                     rows: [
-                        ["attempts", n(backNavigation.attempts), ""],
-                        ["succeeded", n(backNavigation.succeeded), p(backNavigation.successRate)],
+                        ["attempts", change.count(backNavigation.attempts, whole) { $0.backNavigation.attempts }, ""],
+                        [
+                            "succeeded", change.count(backNavigation.succeeded, whole) { $0.backNavigation.succeeded },
+                            change.rate(backNavigation.successRate, whole) { $0.backNavigation.successRate },
+                        ],
                     ])
             ))
         result.append(
@@ -146,8 +177,13 @@ extension Report {
                 "Referer apps",
                 TextTable(
                     header: ["referer app", "arrivals", "share", "returns", "return rate"],
-                    rows: refererApps.map {
-                        [name($0.name), n($0.arrivals), p($0.share), n($0.returns), p($0.returnRate)]
+                    rows: refererApps.map { row in
+                        let prior = change.prior(\.refererApps) { $0.name == row.name }
+                        return [
+                            name(row.name), change.count(row.arrivals, prior) { $0.arrivals },
+                            change.rate(row.share, prior) { $0.share }, change.count(row.returns, prior) { $0.returns },
+                            change.rate(row.returnRate, prior) { $0.returnRate },
+                        ]
                     })
             ))
         result.append(
@@ -155,13 +191,19 @@ extension Report {
                 "Ref categories",
                 TextTable(
                     header: ["ref", "arrivals", "out", "out ok", "out success", "returns"],
-                    rows: refCategories.map {
-                        [
-                            name($0.ref), n($0.arrivals), n($0.navOutAttempts), n($0.navOutSucceeded),
-                            p($0.navOutSuccessRate), n($0.returns),
+                    rows: refCategories.map { row in
+                        let prior = change.prior(\.refCategories) { $0.ref == row.ref }
+                        return [
+                            name(row.ref), change.count(row.arrivals, prior) { $0.arrivals },
+                            change.count(row.navOutAttempts, prior) { $0.navOutAttempts },
+                            change.count(row.navOutSucceeded, prior) { $0.navOutSucceeded },
+                            change.rate(row.navOutSuccessRate, prior) { $0.navOutSuccessRate },
+                            change.count(row.returns, prior) { $0.returns },
                         ]
                     })
             ))
+        let n = ReportText.count
+        let p = ReportText.percent
         result.append(
             (
                 "Daily (\(window.timeZone))",
@@ -169,7 +211,97 @@ extension Report {
                     header: ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "out success"],
                     rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })
             ))
-        result.append(("Hosted links", linksTable()))
+        result.append(("Hosted links", linksTable(change)))
         return result
+    }
+
+    /// The alerts as a table (slice, measure now and before, the fall, attempts now and before, top failure);
+    /// `nil` without a comparison.
+    func alertsTable() -> TextTable? {
+        guard let alerts else { return nil }
+        let n = ReportText.count
+        let p = ReportText.percent
+        return TextTable(
+            header: ["slice", "measure", "now", "before", "change", "attempts", "before", "top failure"],
+            rows: alerts.map { alert in
+                let slice =
+                    alert.dimension == .all ? "all" : "\(alert.dimension.rawValue) \(alert.value ?? ReportText.none)"
+                let failure = alert.topFailure.map {
+                    "\($0.error ?? ReportText.none) \(n($0.now)) (\(n($0.before)) before)"
+                }
+                return [
+                    slice, alert.measure == .openRate ? "open" : "nav_out success", p(alert.now.rate),
+                    p(alert.before.rate), ReportChange.points(alert.now.rate, alert.before.rate), n(alert.now.attempts),
+                    n(alert.before.attempts), failure ?? "",
+                ]
+            })
+    }
+}
+
+/// What the previous period says of a row of the tables.
+enum Prior<Row> {
+    /// No comparison.
+    case none
+    /// The row of the previous period.
+    case found(Row)
+    /// Not in a previous list that was not cut: nothing of it in the previous period.
+    case absent
+    /// Not in a previous list that was cut: unknown.
+    case unknown
+}
+
+/// The changes of the text formats against the previous period: counts in percent (`8,140 (+12%)`, `(new)`
+/// from zero), rates in percentage points (`77.2% (−4.1 pp)`).
+struct ReportChange {
+    var previous: Report?
+    var top: Int?
+
+    /// The previous period's row of the list at `list` that `matches`.
+    func prior<Row>(_ list: KeyPath<Report, [Row]>, matching matches: (Row) -> Bool) -> Prior<Row> {
+        guard let previous else { return .none }
+        let rows = previous[keyPath: list]
+        if let row = rows.first(where: matches) { return .found(row) }
+        if let top, rows.count >= top { return .unknown }
+        return .absent
+    }
+
+    /// `now` with its change against the previous row's `value`.
+    func count<Row>(_ now: Int, _ prior: Prior<Row>, _ value: (Row) -> Int) -> String {
+        let text = ReportText.count(now)
+        switch prior {
+        case .none, .unknown: return text
+        case .absent: return now == 0 ? text : text + " (new)"
+        case .found(let row): return text + " " + Self.percentChange(now, value(row))
+        }
+    }
+
+    /// The rate `now` with its change in points against the previous row's `value`.
+    func rate<Row>(_ now: Double?, _ prior: Prior<Row>, _ value: (Row) -> Double?) -> String {
+        let text = ReportText.percent(now)
+        guard case .found(let row) = prior, let now, let before = value(row) else { return text }
+        return text + " (" + Self.points(now, before) + ")"
+    }
+
+    /// `(+12%)`, `(−4%)`, `(±0%)`; `(new)` from zero, nothing from zero to zero.
+    static func percentChange(_ now: Int, _ before: Int) -> String {
+        if before == 0 { return now == 0 ? "(±0%)" : "(new)" }
+        let percent = Int((Double(now - before) / Double(before) * 100).rounded())
+        return "(" + signed(percent) + "%)"
+    }
+
+    /// The change from `before` to `now` in percentage points with one decimal: `+1.2 pp`, `−4.1 pp`.
+    static func points(_ now: Double, _ before: Double) -> String {
+        let tenths = Int(((now - before) * 1_000).rounded())
+        return signed(tenths / 10, tenths: abs(tenths % 10), negative: tenths < 0) + " pp"
+    }
+
+    private static func signed(_ value: Int) -> String {
+        value > 0 ? "+\(value)" : value < 0 ? "\u{2212}\(-value)" : "\u{00B1}0"
+    }
+
+    private static func signed(_ whole: Int, tenths: Int, negative: Bool) -> String {
+        let magnitude = "\(abs(whole)).\(tenths)"
+        if whole == 0 && tenths == 0 { return "\u{00B1}" + magnitude }
+        return (negative ? "\u{2212}" : "+") + magnitude
     }
 }

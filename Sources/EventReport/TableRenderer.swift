@@ -9,6 +9,12 @@ struct TableRenderer {
             "  " + ReportText.window(report.window),
             "  completeness: " + ReportText.completeness(report.completeness),
         ]
+        if let previous = report.previous, let alerts = report.alertsTable() {
+            lines.append("  compared with " + ReportText.span(previous.window) + ": changes in parentheses")
+            lines.append("")
+            lines.append(title("Alerts (success fell against the previous period)"))
+            lines += alerts.rows.isEmpty ? ["  (no alerts)"] : alerts.lines(width: 120)
+        }
         for (name, table) in report.tables() {
             lines.append("")
             lines.append(title(name))
@@ -33,6 +39,13 @@ struct MarkdownRenderer {
             "# alstats report", "", ReportText.window(report.window).capitalisedFirst + ".", "",
             "Completeness: " + ReportText.completeness(report.completeness) + ".",
         ]
+        if let previous = report.previous, let alerts = report.alertsTable() {
+            lines += ["", "Compared with " + ReportText.span(previous.window) + ": changes in parentheses."]
+            lines += ["", "## Alerts (success fell against the previous period)", ""]
+            lines +=
+                alerts.rows.isEmpty
+                ? ["No alerts."] : Self.table(header: alerts.header, rows: alerts.rows, numbersRightAligned: true)
+        }
         for (name, table) in report.tables() {
             lines += ["", "## \(name)", ""]
             if table.rows.isEmpty {

@@ -16,9 +16,9 @@ struct DashboardRoutes {
         group.get("report") { request, _ in
             let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
             let view = DashboardView(parameters: parameters)
-            let query = try DashboardRoutes.query(
+            let read = try DashboardRoutes.parameters(
                 FormParameters.decode(request.uri.query), view: view, now: reports.clock.nowMilliseconds())
-            let report = try await reports.read(query)
+            let report = try await reports.read(read.query, comparison: read.comparison)
             let page = DashboardPage(view: view)
             let html =
                 parameters["part"] == "main"
@@ -32,11 +32,11 @@ struct DashboardRoutes {
             let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
             // The path names the link; the view (picker, chips) is the rest of the URL.
             let view = DashboardView(parameters: parameters).removing(.link)
-            let query = try DashboardRoutes.query(
+            let read = try DashboardRoutes.parameters(
                 FormParameters.decode(request.uri.query), view: view.adding(.link, slug),
                 now: reports.clock.nowMilliseconds())
-            let report = try await reports.read(query)
-            let days = try await reports.linkDays(slug: slug, query: query)
+            let report = try await reports.read(read.query, comparison: read.comparison)
+            let days = try await reports.linkDays(slug: slug, query: read.query)
             let page = DashboardPage(view: view)
             let html =
                 parameters["part"] == "main"
@@ -46,30 +46,18 @@ struct DashboardRoutes {
         }
     }
 
-    /// The report query of a dashboard request: the parameters as `/api/report` reads them, with the window of
-    /// the view's period (`today`, `7d`, `30d` end now; `all` has no bounds; `custom` keeps `since`/`until`).
+    /// The report parameters of a dashboard request: those of `/api/report` for the view (``DashboardView/
+    /// apiParameters``, so that the page shows what its script polls), with the request's `top`.
     /// - Throws: ``EventServerError`` (400) naming a parameter that is not valid.
-    static func query(_ parameters: Parameters, view: DashboardView, now: Int64) throws(EventServerError) -> ReportQuery
-    {
-        var query = try ReportRoutes.query(parameters)
-        if let value = parameters.get("period"), DashboardView.Period(rawValue: value) == nil {
+    static func parameters(
+        _ request: Parameters, view: DashboardView, now: Int64
+    ) throws(EventServerError) -> ReportParameters {
+        if let value = request.get("period"), DashboardView.Period(rawValue: value) == nil {
             throw EventServerError(.badRequest, "period must be today, 7d, 30d, all or custom, not '\(value)'")
         }
-        if let window = view.window(now: now, zone: query.timeZone) {
-            query.since = window.since
-            query.until = window.until
-        } else if view.period == .all {
-            query.since = nil
-            query.until = nil
-        }
-        for (dimension, value) in view.filters {
-            switch dimension {
-            case .ref: query.ref = value
-            case .refererApp: query.refererApp = value
-            case .sourceHost, .link: break  // MERGE-TODO
-            }
-        }
-        return query
+        var items = view.apiParameters.map { (Substring($0.name), Substring($0.value)) }
+        if let top = request.get("top") { items.append(("top", Substring(top))) }
+        return try ReportParameters(Parameters(items), now: now)
     }
 
     /// The last value of each query parameter.

@@ -4,9 +4,9 @@ import EventStoreInterface
 import Hummingbird
 import MeasurementEvents
 
-/// The report over HTTP (read role): `GET /api/report` (the JSON contract of docs/cli.md) and `GET /report`
-/// (the HTML page), from the same ``ReportSource`` and renderers as `alstats report`, with its filters as
-/// query parameters: `since`, `until`, `ref`, `referer_app`, `tz`, `top`.
+/// The report over HTTP (read role): `GET /api/report` (the JSON contract of docs/cli.md), from the same
+/// ``ReportSource`` and renderers as `alstats report`, with its options as query parameters
+/// (``ReportParameters``); the dashboard's routes (``DashboardRoutes``) read through it too.
 ///
 /// The report is read on an executor of its own, through a connection of its own (SQLite's WAL lets it read
 /// while the writer commits), so that SQLite never runs on an event-loop thread.
@@ -25,17 +25,21 @@ struct ReportRoutes {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("api/report") { request, _ in
-            let report = try await read(ReportRoutes.apiQuery(FormParameters.decode(request.uri.query), clock: clock))
+            let parameters = try ReportParameters(
+                FormParameters.decode(request.uri.query), now: clock.nowMilliseconds())
+            let report = try await read(parameters.query, comparison: parameters.comparison)
             return Response.text(ReportFormat.json.render(report), contentType: "application/json")
         }
     }
 
-    /// The report of `query`, read on the report's executor.
+    /// The report of `query`, with `comparison`, read on the report's executor.
     /// - Throws: ``EventServerError`` (500) when the store cannot be read.
-    func read(_ query: ReportQuery) async throws(EventServerError) -> Report {
+    func read(
+        _ query: ReportQuery, comparison: ReportComparison? = nil
+    ) async throws(EventServerError) -> Report {
         do {
             return try await executor.run { () async throws(StoreError) -> Report in
-                try await reader.readReport(for: query)
+                try await reader.readReport(for: query, comparison: comparison)
             }
         } catch {
             throw EventServerError(.internalServerError, "the report could not be read: \(error.message)")
@@ -61,40 +65,5 @@ struct ReportRoutes {
         } catch {
             throw EventServerError(.internalServerError, "the link's days could not be read: \(error)")
         }
-    }
-
-    /// The query of `/api/report`: ``query(_:)``, with the window of a dashboard period when the parameters name
-    /// one (`period=today`, `7d`, `30d`, `all`: what the dashboard's script polls).
-    static func apiQuery(_ parameters: Parameters, clock: any EventClock) throws(EventServerError) -> ReportQuery {
-        guard parameters.get("period") != nil else { return try query(parameters) }
-        let view = DashboardView(parameters: DashboardRoutes.dictionary(parameters))
-        return try DashboardRoutes.query(parameters, view: view, now: clock.nowMilliseconds())
-    }
-
-    /// The report query of the parameters, as `alstats report` reads its options.
-    /// - Throws: ``EventServerError`` (400) naming the parameter that is not valid.
-    static func query(_ parameters: Parameters) throws(EventServerError) -> ReportQuery {
-        let tz = parameters.get("tz") ?? "UTC"
-        guard let zone = ReportTimeZone(tz) else {
-            throw EventServerError(.badRequest, "tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset")
-        }
-        func time(_ name: String) throws(EventServerError) -> Int64? {
-            guard let value = parameters.get(name) else { return nil }
-            guard let milliseconds = zone.milliseconds(of: value) else {
-                throw EventServerError(
-                    .badRequest, "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
-            }
-            return milliseconds
-        }
-        var top: Int?
-        if let text = parameters.get("top") {
-            guard let value = Int(text), value >= 0 else {
-                throw EventServerError(.badRequest, "top must be 0 or more, not '\(text)'")
-            }
-            top = value
-        }
-        return ReportQuery(
-            since: try time("since"), until: try time("until"), ref: parameters.get("ref"),
-            refererApp: parameters.get("referer_app"), timeZone: zone, top: top)
     }
 }

@@ -60,13 +60,15 @@ extension PostgresEventStore {
         return PostgresNamedSQL(query.text)
     }
 
-    /// The report queries' parameters :since, :until, :ref and :referer_app (none: no limit).
+    /// The report queries' parameters :since, :until, :ref, :referer_app, :source_host and :link (none: no limit).
     static func bindings(_ query: ReportQuery, _ sql: PostgresNamedSQL) -> PostgresBindings {
         var values: [String: String] = [:]
         values["since"] = query.since.map { String($0) }
         values["until"] = query.until.map { String($0) }
         values["ref"] = query.ref
         values["referer_app"] = query.refererApp
+        values["source_host"] = query.sourceHost
+        values["link"] = query.link
         return sql.bindings(values)
     }
 }

@@ -8,7 +8,8 @@ import MeasurementEvents
 /// CLI running the equivalent GROUP BY over the raw events, on databases of 100k, 1M and 10M events
 /// spread over the same 30 days. Goals: at 10M, the report is at least 20x faster; from 100k to 10M its
 /// time grows less than 2x; with 10M hosted link hits added, the report (with its links section) takes at
-/// most 2x the time of the same report without them (`--link-base N`, `--link-hits N,...`).
+/// most 2x the time of the same report without them (`--link-base N`, `--link-hits N,...`); the report of the
+/// last 15 days with `--compare previous` takes at most 2x the time of the same report without it.
 enum ReportBenchmark {
     static let suite = "report"
     static let days: Int64 = 30
@@ -41,6 +42,7 @@ enum ReportBenchmark {
             let theirs = try median(3) { try time(sqlite3, [path, rawQuery]) }
             reportTimes.append((size, ours))
             let label = size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1_000)k"
+            measures.append(try compareMeasure(path: path, label: label, alstats: alstats))
             measures.append(
                 Measure.compared(
                     suite: suite, name: "report_ms_\(label)", value: ours * 1_000, unit: "ms",
@@ -60,6 +62,28 @@ enum ReportBenchmark {
                     check: { $0 < 2 }))
         }
         return measures
+    }
+
+    /// The report of the last 15 of the 30 days with `--compare previous` (which reads the first 15 as well)
+    /// against the same report without it: goal at most 2x.
+    static func compareMeasure(path: String, label: String, alstats: String) throws -> Measure {
+        let half = days / 2 * 86_400_000
+        let window = [
+            "--since", EventTime.rfc3339(milliseconds: start + half), "--until",
+            EventTime.rfc3339(milliseconds: start + 2 * half),
+        ]
+        let plain = try median(3) { try time(alstats, ["report", "--database", path, "--format", "json"] + window) }
+        let compared = try median(3) {
+            try time(alstats, ["report", "--database", path, "--format", "json", "--compare", "previous"] + window)
+        }
+        print(
+            "report --compare previous at \(label): \(String(format: "%.1f", compared * 1_000)) ms, "
+                + "without: \(String(format: "%.1f", plain * 1_000)) ms, "
+                + "compare/plain \(String(format: "%.2f", compared / plain))")
+        return Measure.compared(
+            suite: suite, name: "report_compare_ms_\(label)", value: compared * 1_000, unit: "ms",
+            baseline: "the same report without --compare", baselineValue: plain * 1_000, goal: "ratio <= 2",
+            check: { $0 <= 2 })
     }
 
     /// Writes `events` events, and `hits` hosted link hits with a fifth as many arrivals, to a new database at

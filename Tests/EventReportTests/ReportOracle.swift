@@ -7,8 +7,11 @@ import MeasurementEvents
 /// An independent computation of the report, straight from the events (no rollups, no SQL), by the
 /// definitions of docs/cli.md: the reference the store-backed report is checked against.
 enum ReportOracle {
-    /// The events `query` keeps: the first of each id, in the window, with the filters' values.
-    static func kept(_ events: [MeasurementEvent], query: ReportQuery) -> [MeasurementEvent] {
+    /// The events `query` keeps: the first of each id, in the window, with the filters' values; with a link, its
+    /// page views (a hit whose `slug` field is it) and its arrivals at one of `publicURLs` (``LinkOracle``).
+    static func kept(
+        _ events: [MeasurementEvent], query: ReportQuery, publicURLs: [String] = [LinkOracle.publicURL]
+    ) -> [MeasurementEvent] {
         var seen = Set<EventID>()
         return events.filter { event in
             guard seen.insert(event.id).inserted else { return false }
@@ -16,6 +19,17 @@ enum ReportOracle {
             if let until = query.until, event.timestamp >= until { return false }
             if let ref = query.ref, event.fields[FieldName.ref] != ref { return false }
             if let app = query.refererApp, event.fields[FieldName.refererAppName] != app { return false }
+            if let host = query.sourceHost, event.fields[FieldName.sourceURLHost] != host { return false }
+            if let link = query.link {
+                switch event.name {
+                case "alstats_link_hit": return event.fields["slug"] == link
+                case EventName.navIn:
+                    return event.fields[FieldName.targetURL].flatMap {
+                        LinkOracle.arrivalSlug($0, publicURLs: publicURLs)
+                    } == link
+                default: return false
+                }
+            }
             return true
         }
     }

@@ -66,6 +66,19 @@ struct ReportTests {
             name: "days in America/St_Johns (-02:30 in summer)",
             query: ReportQuery(timeZone: ReportTimeZone("America/St_Johns")!)),
         Case(name: "lists cut to the top 2", query: ReportQuery(top: 2)),
+        Case(name: "filtered by source host", query: ReportQuery(sourceHost: "news.example.org")),
+        Case(name: "filtered by a hosted link", query: ReportQuery(link: "invite")),
+        Case(
+            name: "a link, a ref, a window with partial buckets and days in Europe/Paris",
+            query: ReportQuery(
+                since: start + 86_400_000 + 7 * 60_000 + 5, until: start + 8 * 86_400_000 - 3 * 60_000, ref: "feed",
+                link: "promo", timeZone: ReportTimeZone("Europe/Paris")!)),
+        Case(
+            name: "a source host, a referer app and a window",
+            query: ReportQuery(
+                since: start + 2 * 86_400_000 + 1, until: start + 6 * 86_400_000 + 450_000, refererApp: "OnlyOutbound",
+                sourceHost: "example.com")),
+        Case(name: "a source host and a link: nothing", query: ReportQuery(sourceHost: "example.com", link: "invite")),
         Case(name: "nothing in the window", query: ReportQuery(since: 0, until: 1_000)),
     ]
 

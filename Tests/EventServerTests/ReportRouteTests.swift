@@ -36,6 +36,10 @@ import Testing
                         ref: "feed", timeZone: zone, top: 1)
                 ),
                 ("?referer_app=None", ReportQuery(refererApp: "None")),
+                (
+                    "?source_host=none.example&link=invite&ref=feed",
+                    ReportQuery(ref: "feed", sourceHost: "none.example", link: "invite")
+                ),
             ]
             for (parameters, query) in cases {
                 let expected = ReportFormat.json.render(try await reader.readReport(for: query))
@@ -53,7 +57,17 @@ import Testing
                 #expect($0.headers[.contentType]?.hasPrefix("text/html") == true)
                 #expect(String(buffer: $0.body).contains("<html"))
             }
-            for bad in ["?tz=Mars/Base", "?since=yesterday", "?top=-1"] {
+            let compared = try await reader.readReport(
+                for: ReportQuery(since: ServerFixture.now, until: ServerFixture.now + 86_400_000, ref: "feed"),
+                comparison: .previous)
+            try await client.execute(
+                uri: "/api/report?compare=previous&since=2025-11-21&until=2025-11-22&ref=feed", method: .get,
+                headers: headers(key: ServerFixture.readKey)
+            ) { #expect(String(buffer: $0.body) == ReportFormat.json.render(compared)) }
+            for bad in [
+                "?tz=Mars/Base", "?since=yesterday", "?top=-1", "?compare=last",
+                "?compare=previous&since=2025-11-22&until=2025-11-21",
+            ] {
                 try await client.execute(
                     uri: "/api/report\(bad)", method: .get, headers: headers(key: ServerFixture.readKey)
                 ) { #expect($0.status == .badRequest) }

@@ -26,6 +26,28 @@ struct PostgresParityTests {
         ReportQuery(since: start + 3 * day - 1, refererApp: "Facebook", top: 2),
         ReportQuery(
             until: start + 4 * day + 3, ref: "share", refererApp: "Mail", timeZone: ReportTimeZone("Asia/Tokyo")!),
+        ReportQuery(sourceHost: "video.example.org", timeZone: ReportTimeZone("Europe/Paris")!),
+        ReportQuery(
+            since: start + day + 123_456, until: start + 6 * day - 7_654_321, ref: "feed",
+            sourceHost: "shop.example.net"),
+        ReportQuery(link: "invite"),
+        ReportQuery(
+            since: start + 2 * day + 900_000 * 3 + 5, until: start + 7 * day + 17, refererApp: "Facebook",
+            link: "spring-sale", timeZone: ReportTimeZone("+05:30")!),
+    ]
+
+    /// Windows compared with the previous one (the previous windows have partial buckets and days), every filter.
+    static let comparedQueries: [ReportQuery] = [
+        ReportQuery(since: start + 4 * day + 123_456, until: start + 9 * day - 7_654_321),
+        ReportQuery(
+            since: start + 5 * day, until: start + 9 * day, ref: "feed", timeZone: ReportTimeZone("Europe/Paris")!),
+        ReportQuery(since: start + 5 * day + 5, until: start + 9 * day, refererApp: "Mail", top: 2),
+        ReportQuery(
+            since: start + 5 * day, until: start + 9 * day, sourceHost: "video.example.org",
+            timeZone: ReportTimeZone("America/St_Johns")!),
+        ReportQuery(
+            since: start + 4 * day + 900_000 * 7 + 3, until: start + 9 * day, link: "invite",
+            timeZone: ReportTimeZone("-08:00")!),
     ]
 
     @Test func bothBackendsGiveTheSameRowsReportsAndExports() async throws {
@@ -51,6 +73,7 @@ struct PostgresParityTests {
             #expect(try await postgres.count() == (try sqlite.count()))
             #expect(try await postgres.completeness() == (try sqlite.completeness()))
             try await Self.expectSameReports(sqlite: sqlite, postgres: postgres)
+            try await Self.expectSameComparisons(sqlite: sqlite, postgres: postgres)
             try await Self.expectSameExports(sqlite: sqlite, postgres: postgres)
             try await Self.expectSameQueryResults(sqlite: sqlite, postgres: postgres)
             try await postgres.rebuildRollups()
@@ -77,6 +100,23 @@ struct PostgresParityTests {
         }
     }
 
+    /// `--compare previous` gives the same JSON on both backends, and on PostgreSQL too `previous` is the report of
+    /// the previous window run on its own.
+    static func expectSameComparisons(sqlite: EventStore, postgres: PostgresEventStore) async throws {
+        let reader = ReportReader(store: sqlite)
+        for query in comparedQueries {
+            let expected = try await reader.readReport(for: query, comparison: .previous)
+            let actual = try await postgres.readReport(for: query, comparison: .previous)
+            #expect(ReportFormat.json.render(actual) == ReportFormat.json.render(expected), "\(query)")
+            #expect(actual == expected, "\(query)")
+            let previousQuery = try #require(ReportComparison.previous.comparedQuery(for: query))
+            let alone = try await postgres.readReport(for: previousQuery)
+            #expect(actual.previous == alone, "\(query)")
+            #expect((actual.previous?.totals.events ?? 0) > 0, "\(query)")
+            #expect(actual.alerts != nil)
+        }
+    }
+
     /// Parameter sets for the bundled queries: none, a window with partial buckets and days, each text filter, a
     /// ref that matches nothing (empty results keep their columns), a limit, a fixed `now`.
     static let queryParameters: [[String: String]] = [
@@ -84,6 +124,8 @@ struct PostgresParityTests {
         ["since": String(start + day + 123_456), "until": String(start + 6 * day - 7_654_321)],
         ["ref": "share"], ["ref": "no-such-ref"], ["slug": "invite", "ref": "feed"],
         ["referer_app": "Mail", "since": String(start + 2 * day)], ["limit": "7"], ["now": String(start + 8 * day)],
+        ["source_host": "video.example.org"], ["source_host": "shop.example.net", "ref": "feed"], ["link": "invite"],
+        ["link": "spring-sale", "since": String(start + day + 123_456), "until": String(start + 6 * day - 7_654_321)],
     ]
 
     /// Every bundled query, over events whose counts tie in every dimension, gives the same bytes on both backends:

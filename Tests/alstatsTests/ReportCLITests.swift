@@ -39,6 +39,58 @@ struct ReportCLITests {
     }
 
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func theDemosSecondWeekComparedWithItsFirstShowsTheBrokenHost() throws {
+        let database = try ReportDatabase(events: [])
+        let demo = try BuiltAlstats.run([
+            "demo", "--in-process", "--events", "8000", "--database", database.path, "--format", "json",
+        ])
+        #expect(demo.status == 0, "\(demo.errors)")
+        #expect(demo.errors.contains("--since 2025-11-10 --until 2025-11-17 --compare previous"), "the hint")
+        let week = ["--since", "2025-11-10", "--until", "2025-11-17"]
+        let compared = try BuiltAlstats.run(
+            ["report", "--database", database.path, "--format", "json", "--compare", "previous"] + week)
+        #expect(compared.status == 0, "\(compared.errors)")
+        let report = try JSONValue.parse(compared.output)
+        let first = try BuiltAlstats.run([
+            "report", "--database", database.path, "--format", "json", "--since", "2025-11-03", "--until", "2025-11-10",
+        ])
+        #expect(report["previous"] == (try JSONValue.parse(first.output)), "previous is the first week on its own")
+        guard case .array(let alerts) = report["alerts"] else { throw CLIFailure("no alerts: \(compared.output)") }
+        let video = try #require(alerts.first)
+        #expect(video["dimension"] == "source_host" && video["value"] == "video.example.org")
+        #expect(video["measure"] == "nav_out_success_rate")
+        #expect(video["top_failure"]?["error"] == "open_failed" && video["top_failure"]?["before"] == .int(0))
+        #expect(!alerts.contains { $0["value"] == "recipes.example.com" || $0["value"] == "maps.example.com" })
+
+        // The new filters, with and without the comparison.
+        let host = try BuiltAlstats.run(
+            [
+                "report", "--database", database.path, "--format", "json", "--compare", "previous", "--source-host",
+                "video.example.org",
+            ] + week)
+        #expect(host.status == 0, "\(host.errors)")
+        let hostReport = try JSONValue.parse(host.output)
+        guard case .array(let hosts) = hostReport["navigation"]?["source_hosts"] else { throw CLIFailure("no hosts") }
+        #expect(hosts.count == 1 && hosts.first?["host"] == "video.example.org")
+        #expect(hostReport["navigation"]?["attempts"] == hosts.first?["attempts"])
+        #expect(hostReport["links"] == .array([]), "hits and arrivals carry no source host")
+        let link = try BuiltAlstats.run(
+            ["report", "--database", database.path, "--format", "json", "--link", "invite"] + week)
+        #expect(link.status == 0, "\(link.errors)")
+        let linkReport = try JSONValue.parse(link.output)
+        guard case .array(let links) = linkReport["links"] else { throw CLIFailure("no links") }
+        #expect(links.count == 1 && links.first?["slug"] == "invite")
+        #expect(linkReport["totals"]?["by_name"]?["al_nav_in"] == links.first?["arrivals"])
+        #expect(linkReport["navigation"]?["attempts"] == .int(0))
+        let table = try BuiltAlstats.run(["report", "--database", database.path, "--compare", "previous"] + week)
+        #expect(table.output.contains("Alerts (success fell against the previous period)"))
+        #expect(table.output.contains("source_host video.example.org"))
+        let bad = try BuiltAlstats.run(
+            ["report", "--database", database.path, "--compare", "next"] + week)
+        #expect(bad.status == 64)
+    }
+
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func usageErrorsExitWith64AndAMissingDatabaseWith66() throws {
         let database = try ReportDatabase(events: [])
         let missing = database.folder.appendingPathComponent("nope.sqlite").path
@@ -60,4 +112,9 @@ struct ReportCLITests {
             #expect(!result.errors.isEmpty)
         }
     }
+}
+
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -34,14 +34,10 @@ public struct DashboardPage: Sendable {
         main(report).joined(separator: "\n") + "\n"
     }
 
-    /// The URL the script polls: `/api/report` with the view's window and filters said explicitly (the API's
-    /// defaults are not the dashboard's).
+    /// The URL the script polls: `/api/report` of ``DashboardView/apiParameters``.
     public var apiHref: String {
-        var items = view.parameters.filter { $0.name != "period" && $0.name != "compare" }
-        if view.period != .custom { items.insert(("period", view.period.rawValue), at: 0) }
-        if view.compare { items.append(("compare", "previous")) }
-        return "/api/report?"
-            + items.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
+        "/api/report?"
+            + view.apiParameters.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
             .joined(separator: "&")
     }
 
@@ -107,6 +103,7 @@ public struct DashboardPage: Sendable {
         let renderer = renderer()
         var lines = ["<main id=\"dashboard\"\(liveAttributes)>"]
         lines += renderer.facts(report)
+        lines += renderer.alerts(report)
         lines += renderer.summary(report)
         for figure in renderer.figures(report) { lines += renderer.figure(figure) }
         lines += renderer.sourceHosts(report)

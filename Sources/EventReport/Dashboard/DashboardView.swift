@@ -78,6 +78,8 @@ public struct DashboardView: Sendable, Hashable {
         }
         self.since = period == .custom ? since : nil
         self.until = period == .custom ? until : nil
+        // Custom dates without either bound are every event.
+        if self.period == .custom, self.since == nil, self.until == nil { self.period = .all }
         self.timeZone = parameters["tz"].flatMap { $0.isEmpty ? nil : $0 } ?? "UTC"
         var filters: [Dimension: String] = [:]
         for dimension in Dimension.allCases {
@@ -112,7 +114,6 @@ public struct DashboardView: Sendable, Hashable {
         if period == .custom {
             if let since { items.append(("since", since)) }
             if let until { items.append(("until", until)) }
-            if since == nil, until == nil { items.append(("period", Period.custom.rawValue)) }
         } else if period != .week {
             items.append(("period", period.rawValue))
         }
@@ -121,6 +122,15 @@ public struct DashboardView: Sendable, Hashable {
             if let value = filters[dimension] { items.append((dimension.rawValue, value)) }
         }
         if !compare { items.append(("compare", "none")) }
+        return items
+    }
+
+    /// The parameters of `/api/report` for this view: the period and comparison said explicitly (the API's
+    /// defaults are not the dashboard's), then the window, time zone and filters.
+    public var apiParameters: [(name: String, value: String)] {
+        var items = parameters.filter { $0.name != "period" && $0.name != "compare" }
+        items.insert(("period", period.rawValue), at: 0)
+        if compare { items.append(("compare", "previous")) }
         return items
     }
 

@@ -69,6 +69,8 @@ public struct ReportReader: ReportSource {
         statement.bind(named: ":until", query.until)
         statement.bind(named: ":ref", query.ref)
         statement.bind(named: ":referer_app", query.refererApp)
+        statement.bind(named: ":source_host", query.sourceHost)
+        statement.bind(named: ":link", query.link)
     }
 
     /// The SQL of the bundled query `stem` in `dialect` (its variant file, else the portable one), for a

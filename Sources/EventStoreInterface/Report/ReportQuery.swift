@@ -1,8 +1,8 @@
 import Foundation
 import MeasurementEvents
 
-/// What a report covers: a time window, filters on `ref` and `refererAppName`, the time zone of its
-/// dates, and how many rows its lists keep.
+/// What a report covers: a time window, filters on `ref`, `refererAppName`, `sourceURLHost` and a hosted
+/// link's slug (combined with AND), the time zone of its dates, and how many rows its lists keep.
 public struct ReportQuery: Sendable, Hashable {
     /// Window start, ms since the Unix epoch, inclusive; `nil` for no start.
     public var since: Int64?
@@ -12,6 +12,13 @@ public struct ReportQuery: Sendable, Hashable {
     public var ref: String?
     /// Keep only events whose `refererAppName` is this.
     public var refererApp: String?
+    /// Keep only events whose `sourceURLHost` is this (outbound navigations and returns carry it; arrivals and
+    /// hosted-link events do not, so with it the links section is empty).
+    public var sourceHost: String?
+    /// Keep only the events of the hosted link with this slug: its page views (`alstats_link_hit`) and its
+    /// arrivals (`al_nav_in` whose `targetURL` is the link's canonical URL on a recorded public URL), read from
+    /// the link rollups; every other event is left out (docs/cli.md, "Filters").
+    public var link: String?
     /// The time zone of the daily dates and of `YYYY-MM-DD` bounds.
     public var timeZone: ReportTimeZone
     /// Keep at most this many rows in each list (failure reasons, source hosts, referer apps, refs).
@@ -20,12 +27,14 @@ public struct ReportQuery: Sendable, Hashable {
     /// Creates a query; by default everything, in UTC, uncut.
     public init(
         since: Int64? = nil, until: Int64? = nil, ref: String? = nil, refererApp: String? = nil,
-        timeZone: ReportTimeZone = .utc, top: Int? = nil
+        sourceHost: String? = nil, link: String? = nil, timeZone: ReportTimeZone = .utc, top: Int? = nil
     ) {
         self.since = since
         self.until = until
         self.ref = ref
         self.refererApp = refererApp
+        self.sourceHost = sourceHost
+        self.link = link
         self.timeZone = timeZone
         self.top = top
     }

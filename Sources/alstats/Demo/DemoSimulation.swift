@@ -11,6 +11,10 @@ struct DemoSimulation {
     /// 2025-11-03T00:00:00Z: the simulated fortnight starts here, whatever the day the demo runs.
     static let start: Int64 = 1_762_128_000_000
     static let span: Int64 = 14 * 86_400_000
+    /// 2025-11-10T00:00:00Z: the second week, when an update of the Clips app breaks its App Links handling
+    /// (opening a `clips://` URL fails, ``DemoWorld/brokenScheme``), so that
+    /// `alstats report --since 2025-11-10 --until 2025-11-17 --compare previous` shows the alert.
+    static let breakage: Int64 = start + 7 * 86_400_000
 
     var events: Int
     var seed: UInt64
@@ -63,7 +67,10 @@ struct DemoSimulation {
                         guard let scheme = url.scheme?.lowercased() else { return false }
                         return scheme == "https" || installed.contains(scheme)
                     },
-                    open: { _ in true }, on: bus)
+                    open: { url in
+                        clock.nowMilliseconds() < DemoSimulation.breakage
+                            || url.scheme?.lowercased() != DemoWorld.brokenScheme
+                    }, on: bus)
                 summary.posted += 1
             }
 

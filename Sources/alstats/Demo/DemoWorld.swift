@@ -30,6 +30,11 @@ enum DemoWorld {
         Referer(name: nil, bundle: "com.apple.mobilesafari", backURL: "", weight: 14, returnPercent: 0),
     ]
 
+    /// The app whose update breaks its App Links handling in the simulation's second week: from
+    /// ``DemoSimulation/breakage`` on, opening its scheme fails (`open_failed`) on every device that has it, so
+    /// that the success of video.example.org falls from 100% to about 40%.
+    static let brokenScheme = "clips"
+
     /// The `ref` categories of inbound links, weighted.
     static let inboundRefs: [(String, Int)] = [
         ("feed", 40), ("share", 22), ("notification", 16), ("search", 12), ("ad", 10),

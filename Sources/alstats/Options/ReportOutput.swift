@@ -6,12 +6,15 @@ import Foundation
 import StoreOpening
 
 /// Reads the report of `database` for `query` and writes it to standard output in `format` (colour only
-/// for tables on a terminal without NO_COLOR). Shared by `report` and `demo`.
-func printReport(of database: DatabaseOptions, query: ReportQuery, format: ReportFormat) async throws {
+/// for tables on a terminal without NO_COLOR), compared as `comparison` says (`query` then has both bounds).
+/// Shared by `report` and `demo`.
+func printReport(
+    of database: DatabaseOptions, query: ReportQuery, format: ReportFormat, comparison: ReportComparison? = nil
+) async throws {
     let store = try await database.openBackend(.read)
     let report: Report
     do throws(StoreError) {
-        report = try await store.reports.readReport(for: query)
+        report = try await store.reports.readReport(for: query, comparison: comparison)
     } catch {
         throw CLIFailure(error)
     }

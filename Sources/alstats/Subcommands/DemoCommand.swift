@@ -29,8 +29,11 @@ extension ALStatsCommand {
                 --in-process the bus writes straight into the database through the SQLite sink instead (always so \
                 in the core-only build, which has no server).
 
-                The simulated fortnight starts on 2025-11-03 UTC. The same seed gives the same events, ids \
-                included, so running it again into the same database stores nothing twice.
+                The simulated fortnight starts on 2025-11-03 UTC. In its second week (from 2025-11-10) an update \
+                of the Clips app breaks its App Links: `alstats report --since 2025-11-10 --until 2025-11-17 \
+                --compare previous` compares the second week with the first and shows the alert. The same seed \
+                gives the same events, ids included, so running it again into the same database stores nothing \
+                twice.
 
                 Examples:
                   alstats demo
@@ -84,6 +87,10 @@ extension ALStatsCommand {
                 #endif
                 try Self.storeLinks(in: database.path)
                 printError(line + " in \(String(format: "%.1f", Date().timeIntervalSince(begin))) s")
+                let databaseOption = database.database.map { " --database \($0)" } ?? ""
+                printError(
+                    "demo: the second week against the first, with its alerts: alstats report\(databaseOption) "
+                        + "--since 2025-11-10 --until 2025-11-17 --compare previous")
                 try await printReport(
                     of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
             }

@@ -16,12 +16,20 @@ extension ALStatsCommand {
                 write-time rollups, so it takes about as long for 10 million events as for a thousand.
 
                 T is an RFC 3339 timestamp or a YYYY-MM-DD date (midnight in --tz). --format json is the stable \
-                contract of the report; table output uses colour only on a terminal, and never with NO_COLOR set.
+                contract of the report; table output uses colour only on a terminal, and never with NO_COLOR set. \
+                The filters combine with AND; --link keeps the link's own events (its page views and arrivals).
+
+                --compare previous adds the report of the window of the same length just before (without --since \
+                and --until: the 7 days ending now, compared with the 7 days before) and the alerts: the slices \
+                whose success fell by 10 points or more, significantly. Tables and Markdown show the alerts first \
+                and each figure's change.
 
                 Examples:
                   alstats report
                   alstats report --since 2025-11-01 --until 2025-12-01 --tz Europe/Paris --format json
                   alstats report --ref newsfeed --format markdown > newsfeed.md
+                  alstats report --since 2025-11-10 --until 2025-11-17 --compare previous
+                  alstats report --source-host shop.example.com --compare previous --format json
                   alstats report --format html > report.html
                 """
         )
@@ -31,6 +39,11 @@ extension ALStatsCommand {
 
         @Option(help: "Output format: table, json, csv, markdown or html.")
         var format: ReportFormat = .table
+
+        @Option(
+            help: ArgumentHelp(
+                "Compare with the window of the same length just before, and list the alerts.", valueName: "previous"))
+        var compare: ReportComparison?
 
         @Option(
             help: ArgumentHelp("Keep N rows per list (default: 10 in tables, all in other formats).", valueName: "N"))
@@ -45,13 +58,20 @@ extension ALStatsCommand {
             try await reportingFailuresAsync {
                 var query = try filters.query()
                 query.top = top ?? format.defaultTop
-                try await printReport(of: database, query: query, format: format)
+                if let compare {
+                    do throws(ReportComparison.WindowError) {
+                        query = try compare.window(for: query, now: Int64(Date().timeIntervalSince1970 * 1_000))
+                    } catch {
+                        throw ValidationError("--compare \(compare.rawValue): \(error.description)")
+                    }
+                }
+                try await printReport(of: database, query: query, format: format, comparison: compare)
             }
         }
     }
 }
 
-/// The filters of `alstats report`: window, ref, referer app, time zone.
+/// The filters of `alstats report`: window, ref, referer app, source host, hosted link, time zone.
 struct ReportFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only events at or after T (inclusive).", valueName: "T"))
     var since: String?
@@ -65,6 +85,16 @@ struct ReportFilterOptions: ParsableArguments {
     @Option(
         name: .customLong("referer-app"), help: ArgumentHelp("Only events whose refererAppName is A.", valueName: "A"))
     var refererApp: String?
+
+    @Option(
+        name: .customLong("source-host"),
+        help: ArgumentHelp("Only events whose sourceURLHost is H (outbound navigations, returns).", valueName: "H"))
+    var sourceHost: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Only the events of the hosted link SLUG: its page views and its arrivals in the app.", valueName: "SLUG"))
+    var link: String?
 
     @Option(
         help: ArgumentHelp("Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30).", valueName: "ZONE"))
@@ -88,6 +118,9 @@ struct ReportFilterOptions: ParsableArguments {
         }
         return ReportQuery(
             since: try time("--since", since), until: try time("--until", until), ref: ref, refererApp: refererApp,
-            timeZone: zone)
+            sourceHost: sourceHost, link: link, timeZone: zone)
     }
 }
+
+/// `--compare` of `alstats report`: `previous`.
+extension ReportComparison: ExpressibleByArgument {}

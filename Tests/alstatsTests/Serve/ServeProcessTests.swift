@@ -132,6 +132,64 @@ import Testing
     }
 
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func theComparedAndFilteredReportOverHTTPEqualsTheCLIs() throws {
+        let fixture = ServerFixture()
+        let server = try ServeProcess(database: fixture.path)
+        // Two weeks from 2025-11-21 (ServerFixture.now): shop.example.com works in the first, fails in the second.
+        var lines: [String] = []
+        for index in 0..<1_400 {
+            let ts = ServerFixture.now + Int64(index) * 864_000  // 14 days, 100 a day
+            let second = index >= 700
+            let host = ["shop.example.com", "video.example.org"][index % 2]
+            let ok = host == "video.example.org" || !second ? index % 10 != 0 : index % 10 < 3
+            let fields =
+                #""success":"\#(ok ? 1 : 0)","type":"\#(ok ? "app" : "fail")","ref":"\#(index % 3 == 0 ? "feed" : "ad")","#
+                + #""sourceURLHost":"\#(host)""# + (ok ? "" : #","error":"\#(second ? "open_failed" : "no_target")""#)
+            lines.append(#"{"id":"k\#(index)","name":"al_nav_out","ts":\#(ts),"fields":{\#(fields)}}"#)
+        }
+        for batch in stride(from: 0, to: lines.count, by: 500) {
+            let body = lines[batch..<min(batch + 500, lines.count)].joined(separator: "\n")
+            #expect(server.request("POST", "/v1/events", body: body)?.status == 200)
+        }
+        let window = ["--since", "2025-11-28", "--until", "2025-12-05", "--tz", "Europe/Paris"]
+        for (parameters, options) in [
+            (
+                "?compare=previous&since=2025-11-28&until=2025-12-05&tz=Europe/Paris",
+                window + ["--compare", "previous"]
+            ),
+            (
+                "?compare=previous&source_host=shop.example.com&since=2025-11-28&until=2025-12-05&tz=Europe/Paris",
+                window + ["--compare", "previous", "--source-host", "shop.example.com"]
+            ),
+            ("?source_host=video.example.org&ref=feed", ["--source-host", "video.example.org", "--ref", "feed"]),
+            (
+                "?link=invite&compare=previous&since=2025-11-28&until=2025-12-05&tz=Europe/Paris",
+                window + ["--link", "invite", "--compare", "previous"]
+            ),
+        ] {
+            let http = server.request("GET", "/api/report\(parameters)", key: "r1")
+            let cli = try runAlstats(["report", "--database", fixture.path, "--format", "json"] + options)
+            #expect(http?.status == 200)
+            #expect(http?.body == cli, "\(parameters)")
+        }
+        let http = try #require(
+            server.request(
+                "GET",
+                "/api/report?compare=previous&source_host=shop.example.com&since=2025-11-28&until=2025-12-05&tz=Europe/Paris",
+                key: "r1"))
+        let report = try JSONValue.parse(http.body)
+        guard case .array(let alerts) = report["alerts"] else { throw ReportFailure("no alerts in \(http.body)") }
+        #expect(alerts.first?["dimension"] == "all" || alerts.first?["dimension"] == "source_host")
+        #expect(alerts.contains { $0["value"] == "shop.example.com" && $0["top_failure"]?["error"] == "open_failed" })
+        #expect(report["previous"]?["window"]?["until"] == report["window"]?["since"])
+        #expect(server.request("GET", "/api/report?compare=next", key: "r1")?.status == 400)
+        #expect(
+            server.request("GET", "/api/report?compare=previous&since=2025-12-05&until=2025-11-28", key: "r1")?.status
+                == 400)
+        #expect(server.stop(with: SIGINT) == 0)
+    }
+
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func jsonLogsAreOneObjectPerRequestWithoutTheKey() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, arguments: ["--log-format", "json"])
@@ -196,4 +254,9 @@ func runAlstatsStatus(_ arguments: [String]) throws -> (status: Int32, output: S
     let err = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+struct ReportFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,101 @@
+import EventStoreInterface
+import MeasurementEvents
+
+extension HTMLRenderer {
+    /// With a comparison, the alerts at the top of the page (docs/dashboard.md): one sentence each, most
+    /// costly first, linking on the dashboard to the view filtered to its slice; a calm note when there are
+    /// none. Nothing without a comparison.
+    func alerts(_ report: Report) -> [String] {
+        guard let alerts = report.alerts else { return [] }
+        guard !alerts.isEmpty else {
+            return [
+                "<section class=\"alerts calm\" id=\"alerts\" aria-label=\"Alerts\">",
+                "<h2>No alerts</h2>",
+                "<p class=\"note\">No source host, ref or hosted link fell significantly against the previous period.</p>",
+                "</section>",
+            ]
+        }
+        var lines = [
+            "<section class=\"alerts\" id=\"alerts\" aria-label=\"Alerts\">",
+            "<h2>\(alerts.count == 1 ? "1 alert" : "\(alerts.count) alerts"): success fell against the previous period</h2>",
+            "<ul>",
+        ]
+        for alert in alerts {
+            var slice = HTMLRenderer.sliceName(alert).htmlEscaped
+            if let view, let dimension = HTMLRenderer.filterDimension(alert.dimension), let value = alert.value {
+                slice = "<a class=\"filter\" href=\"\(view.adding(dimension, value).href().htmlEscaped)\">\(slice)</a>"
+            }
+            lines.append("<li>" + slice + ": " + HTMLRenderer.alertSentence(alert).htmlEscaped + "</li>")
+        }
+        lines += ["</ul>", "</section>"]
+        return lines
+    }
+
+    /// `source host shop.example.com`, `ref feed`, `hosted link invite`, `all outbound navigations`.
+    static func sliceName(_ alert: Report.Alert) -> String {
+        let value = alert.value ?? ReportText.none
+        switch alert.dimension {
+        case .all: return "all outbound navigations"
+        case .sourceHost: return "source host " + value
+        case .ref: return "ref " + value
+        case .link: return "hosted link " + value
+        }
+    }
+
+    /// What fell, by how much, over how many attempts, and the failure that grew.
+    static func alertSentence(_ alert: Report.Alert) -> String {
+        let n = ReportText.count
+        let p = ReportText.percent
+        let what = alert.measure == .openRate ? "arrival rate" : "outbound success"
+        var sentence =
+            "\(what) \(p(alert.now.rate)), was \(p(alert.before.rate)) "
+            + "(\(ReportChange.points(alert.now.rate, alert.before.rate))), "
+            + "\(n(alert.now.attempts)) \(alert.measure == .openRate ? "hits" : "attempts") "
+            + "(\(n(alert.before.attempts)) before)"
+        if let failure = alert.topFailure {
+            sentence +=
+                "; top failure: \(failure.error ?? ReportText.none), \(n(failure.now)) (\(n(failure.before)) before)"
+        }
+        return sentence
+    }
+
+    /// The dashboard filter of an alert's dimension; `nil` for `all`.
+    static func filterDimension(_ dimension: Report.Alert.Dimension) -> DashboardView.Dimension? {
+        switch dimension {
+        case .all: nil
+        case .sourceHost: .sourceHost
+        case .ref: .ref
+        case .link: .link
+        }
+    }
+
+    /// The change line of each headline card (events, arrivals, outbound, returns), in the order of
+    /// ``summary(_:)``; empty without a comparison. The number itself stays the card's own element.
+    func cardChanges(_ report: Report) -> [String] {
+        guard let previous = report.previous else { return [] }
+        let pairs: [(now: Int, before: Int, rate: (Double?, Double?)?)] = [
+            (report.totals.events, previous.totals.events, nil),
+            (
+                report.totals.byName[EventName.navIn, default: 0], previous.totals.byName[EventName.navIn, default: 0],
+                nil
+            ),
+            (
+                report.navigation.attempts, previous.navigation.attempts,
+                (report.navigation.successRate, previous.navigation.successRate)
+            ),
+            (
+                report.backNavigation.attempts, previous.backNavigation.attempts,
+                (report.backNavigation.successRate, previous.backNavigation.successRate)
+            ),
+        ]
+        return pairs.map { pair in
+            var text = ReportChange.percentChange(pair.now, pair.before) + " vs \(ReportText.count(pair.before))"
+            var direction = pair.now > pair.before ? "up" : pair.now < pair.before ? "down" : ""
+            if let (now, before) = pair.rate, let now, let before {
+                text += "; success " + ReportChange.points(now, before)
+                direction = now > before ? "up" : now < before ? "down" : ""
+            }
+            return "<span class=\"delta \(direction)\">\(text.htmlEscaped)</span>"
+        }
+    }
+}

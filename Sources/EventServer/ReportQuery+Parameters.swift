@@ -1,0 +1,77 @@
+import EventReport
+import EventStoreInterface
+import Foundation
+import Hummingbird
+
+/// The query parameters of `GET /api/report` (and of the dashboard, through ``DashboardView/apiParameters``),
+/// read as `alstats report` reads its options: `since`, `until` (RFC 3339 or `YYYY-MM-DD` in `tz`), `ref`,
+/// `referer_app`, `source_host`, `link` (combined with AND), `tz`, `top`, `compare=previous` (or `none`), and
+/// the dashboard's `period` (`today`, `7d`, `30d` end now; `all` has no bounds and nothing to compare with;
+/// `custom` keeps `since` and `until`).
+///
+/// ```swift
+/// let parameters = try ReportParameters(FormParameters.decode(request.uri.query), now: clock.nowMilliseconds())
+/// let report = try await source.readReport(for: parameters.query, comparison: parameters.comparison)
+/// ```
+struct ReportParameters: Sendable, Hashable {
+    /// The report's query; with a comparison, both bounds are set (the 7 days ending now without them).
+    var query: ReportQuery
+    /// `compare=previous`, or `nil`.
+    var comparison: ReportComparison?
+
+    /// The parameters of a request; `now` (ms since the Unix epoch) ends the default window of a comparison.
+    /// - Throws: ``EventServerError`` (400) naming the parameter that is not valid.
+    init(_ parameters: Parameters, now: Int64) throws(EventServerError) {
+        let tz = parameters.get("tz") ?? "UTC"
+        guard let zone = ReportTimeZone(tz) else {
+            throw EventServerError(.badRequest, "tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset")
+        }
+        func time(_ name: String) throws(EventServerError) -> Int64? {
+            guard let value = parameters.get(name) else { return nil }
+            guard let milliseconds = zone.milliseconds(of: value) else {
+                throw EventServerError(
+                    .badRequest, "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+            }
+            return milliseconds
+        }
+        var top: Int?
+        if let text = parameters.get("top") {
+            guard let value = Int(text), value >= 0 else {
+                throw EventServerError(.badRequest, "top must be 0 or more, not '\(text)'")
+            }
+            top = value
+        }
+        var query = ReportQuery(
+            since: try time("since"), until: try time("until"), ref: parameters.get("ref"),
+            refererApp: parameters.get("referer_app"), sourceHost: parameters.get("source_host"),
+            link: parameters.get("link"), timeZone: zone, top: top)
+        var period: DashboardView.Period?
+        if let text = parameters.get("period") {
+            guard let value = DashboardView.Period(rawValue: text) else {
+                throw EventServerError(.badRequest, "period must be today, 7d, 30d, all or custom, not '\(text)'")
+            }
+            period = value
+            if let window = DashboardView(parameters: ["period": text]).window(now: now, zone: zone) {
+                query.since = window.since
+                query.until = window.until
+            } else if value == .all {
+                query.since = nil
+                query.until = nil
+            }
+        }
+        var comparison: ReportComparison?
+        if let text = parameters.get("compare"), !text.isEmpty, text != "none", period != .all {
+            guard let value = ReportComparison(rawValue: text) else {
+                throw EventServerError(.badRequest, "compare must be 'previous' or 'none', not '\(text)'")
+            }
+            do throws(ReportComparison.WindowError) {
+                query = try value.window(for: query, now: now)
+            } catch {
+                throw EventServerError(.badRequest, "compare=\(text): \(error.description)")
+            }
+            comparison = value
+        }
+        self.query = query
+        self.comparison = comparison
+    }
+}
