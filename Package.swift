@@ -85,10 +85,12 @@ let package = Package(
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL).
+        // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL). It knows
+        // no store: the system SQLite through SQLiteSupport (whose errors and embedded SQL files are
+        // EventStoreInterface's, which knows no database), zlib for its gzip bodies, and the event model.
         .target(
             name: "EventUpload",
-            dependencies: ["MeasurementEvents", "EventStore", "EventStoreInterface", "SQLiteSupport", "CZlib"],
+            dependencies: ["MeasurementEvents", "EventStoreInterface", "SQLiteSupport", "CZlib"],
             exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
         // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
@@ -179,9 +181,12 @@ let package = Package(
                 + (coreOnly ? [] : [.target(name: "EventUploadHTTPClient", condition: .when(platforms: [.linux]))]),
             path: "Examples/UploadingApp", swiftSettings: strict),
         // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
-        // HTTP server. A regular target that only test targets depend on.
+        // HTTP server, the sample events, a report's database and the uploader's helpers. A regular target that only
+        // test targets depend on; it sees the modules' package API and never imports one @testable.
         .target(
-            name: "TestSupport", dependencies: ["MeasurementEvents"], path: "Tests/TestSupport", swiftSettings: strict),
+            name: "TestSupport",
+            dependencies: ["MeasurementEvents", "EventStoreInterface", "EventStore", "EventUpload"],
+            path: "Tests/TestSupport", swiftSettings: strict),
         // A database of its own per test on the PostgreSQL server of ALSTATS_TEST_POSTGRES_URL, and the parity
         // events: for the PostgreSQL backend's tests and the runs of the built binary against PostgreSQL.
         .target(
@@ -208,6 +213,10 @@ let package = Package(
             // The core-only binary has no PostgreSQL backend (DatabaseURLCLITests expects its own exit status).
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
         .testTarget(name: "MeasurementEventsTests", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .testTarget(
+            name: "SQLiteSupportTests",
+            dependencies: ["SQLiteSupport", "EventStoreInterface", "MeasurementEvents", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
             dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"],

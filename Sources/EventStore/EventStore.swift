@@ -95,16 +95,10 @@ public final class EventStore: @unchecked Sendable {
         }
     }
 
-    /// The completeness counts, keyed by kind (`dropped`, `rejected`) and reason.
+    /// The completeness counts, keyed by kind (`dropped`, `rejected`) and reason; on a device's database, those
+    /// its uploader counted too (``completeness(on:)``).
     public func completeness() throws(StoreError) -> [String: [String: Int]] {
-        try withConnection { store throws(StoreError) in
-            let statement = try store.connection.prepare("SELECT kind, reason, count FROM completeness")
-            var result: [String: [String: Int]] = [:]
-            while try statement.step() {
-                result[statement.text(0) ?? "", default: [:]][statement.text(1) ?? ""] = Int(statement.int64(2))
-            }
-            return result
-        }
+        try withConnection { store throws(StoreError) in try EventStore.completeness(on: store.connection) }
     }
 
     /// The number of stored events.

@@ -298,6 +298,16 @@ extension PostgresEventStore {
 }
 
 extension PostgresEventStore: IngestRowWriter {
+    /// `alstats ingest` on PostgreSQL: the generic ingest with the events made into `COPY` rows on the reader's thread
+    /// (``IngestRowWriter/ingestNDJSON(_:options:onInvalidLine:progress:)``).
+    public func ingest(
+        _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
+        progress: ((IngestSummary) -> Void)?
+    ) async throws -> IngestSummary {
+        try await ingestGenerically(
+            inputs, options: options, rowWriter: self, onInvalidLine: onInvalidLine, progress: progress)
+    }
+
     /// Rows of `COPY` lines redacted with the store's keys: an ingest makes them on its reader thread.
     package func makeIngestRows() -> any IngestRows { PostgresEventRows(redactor: redactor) }
 

@@ -1,4 +1,3 @@
-import EventStore
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
@@ -6,10 +5,11 @@ import MeasurementEvents
 /// Sends the events of a local alstats database that a collector has not acknowledged yet (`alstats push`),
 /// with the batching, retries and receipts of ``HTTPEventSink``. The cursor of what each collector answered
 /// is kept in the database, so a push that is killed or fails resumes where it stopped and never sends an
-/// answered event again.
+/// answered event again. The events are read through a ``PushLineSource``: this module knows no store.
 ///
 /// ```swift
-/// let pusher = try EventPusher(databasePath: "alstats.sqlite", collector: URL(string: "https://stats.example.com")!,
+/// let lines = try StoreEventLines(path: "alstats.sqlite")   // EventStore's reader, a PushLineSource
+/// let pusher = try EventPusher(source: lines, collector: URL(string: "https://stats.example.com")!,
 ///                              writeKey: key, policy: UploadPolicy(giveUpAfter: .seconds(300)))
 /// try await pusher.push { status in print(status.pending, "left") }
 /// ```
@@ -18,15 +18,16 @@ public final class EventPusher: Sendable {
     private let uploader: Uploader
     private let batchesInFlight: Int
 
-    /// Opens the database (it must exist) for a push to `collector`.
+    /// Opens the database of `source` (it must exist) for a push to `collector`.
     /// - Parameters:
+    ///   - source: the events to send, oldest first; the cursor is kept in the file at its ``PushLineSource/path``.
     ///   - batchesInFlight: how many requests may wait for their receipts at once (4 by default; at least 1).
     ///     The cursor moves only past a contiguous run of acknowledged batches, so a push stopped at any point
     ///     and run again sends again at most `batchesInFlight + 1` batches; the collector's id dedup makes those
     ///     events duplicates, never copies.
     /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
     public init(
-        databasePath: String, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
+        source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
         batchesInFlight: Int = 4, transport: any UploadTransport = URLSessionUploadTransport(),
         clock: any UploadClock = SystemUploadClock(), random: any UploadRandomSource = SystemUploadRandom()
     ) throws(UploadError) {
@@ -35,7 +36,7 @@ public final class EventPusher: Sendable {
             endpoint: collector, writeKey: writeKey, policy: policy, transport: transport, clock: clock,
             random: random)
         do {
-            source = try PushSource(path: databasePath, destination: uploader.endpoint.absoluteString)
+            source = try PushSource(lines: lines, destination: uploader.endpoint.absoluteString)
         } catch {
             throw UploadError(error)
         }

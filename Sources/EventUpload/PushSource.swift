@@ -1,33 +1,36 @@
-import EventStore
 import EventStoreInterface
-import Foundation
 import MeasurementEvents
 import SQLiteSupport
 
-/// The events of a database that `destination` has not answered yet, in arrival (rowid) order after the
-/// `push_cursor` row of `destination` (the uploader's schema, `Migrations/upload/`); a receipt moves the cursor
-/// past its batch, in the same transaction that counts the batch's rejected lines in `push_losses`.
+/// The events of a database that `destination` has not answered yet, in arrival order after the `push_cursor` row
+/// of `destination` (the uploader's schema, `Migrations/upload/`); a receipt moves the cursor past its batch, in the
+/// same transaction that counts the batch's rejected lines in `push_losses`.
 ///
-/// The `events` table is EventStore's: the push reads it only through `EventStore.forEachLine` and
-/// `EventStore.countEvents` (on this source's connection, so that `PRAGMA data_version` sees only other
-/// connections' commits); the cursor's and the losses' statements are the uploader's.
-final class PushSource: UploadSource, @unchecked Sendable {
-    // @unchecked Sendable: `connection` is only used under `lock`.
-
+/// The events come from `lines` (``PushLineSource``: EventStore's reader of an alstats database, on a connection of
+/// its own that only reads); the cursor's and the losses' statements are the uploader's, on this source's
+/// connection, whose `PRAGMA data_version` therefore changes only with another process's commits.
+final class PushSource: UploadSource, Sendable {
     let destination: String
-    private let lock = NSLock()
-    private let connection: SQLiteConnection
-    /// The last pending count, with the cursor and the database's `data_version` it was counted at.
-    private var counted: (dataVersion: Int64, cursor: Int64, pending: Int)?
+    private let lines: any PushLineSource
+    /// The connection, and the last pending count with the cursor and the database's `data_version` it was
+    /// counted at; one thread at a time.
+    private let state: StateLock<State>
 
-    init(path: String, destination: String) throws(StoreError) {
-        self.destination = destination
-        connection = try UploadDatabase.open(
-            path: path, options: OutboxOptions(), create: false, checkingIntegrity: false)
+    private struct State {
+        let connection: SQLiteConnection
+        var counted: (dataVersion: Int64, cursor: Int64, pending: Int)?
     }
 
-    /// The rowid of the newest event answered by a receipt (0 for none).
-    private func cursor() throws(StoreError) -> Int64 {
+    init(lines: any PushLineSource, destination: String) throws(StoreError) {
+        self.destination = destination
+        self.lines = lines
+        let connection = try UploadDatabase.open(
+            path: lines.path, options: OutboxOptions(), create: false, checkingIntegrity: false)
+        state = StateLock(State(connection: connection))
+    }
+
+    /// The key of the newest event answered by a receipt (0 for none).
+    private func cursor(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
         let select = try connection.prepare(UploadSQL.statement("select_push_cursor"))
         select.bind(1, destination)
         defer { select.reset() }
@@ -37,15 +40,14 @@ final class PushSource: UploadSource, @unchecked Sendable {
     func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
         -> UploadBatch?
     {
-        lock.lock()
-        defer { lock.unlock() }
         do throws(StoreError) {
+            let answered = try state.withLock { state throws(StoreError) in try cursor(on: state.connection) }
             var batch = UploadBatch()
             var bytes = 0
-            let after = max(try cursor(), previous?.keys.last ?? 0)
-            try EventStore.forEachLine(on: connection, afterRowID: after, limit: maximumEvents) { line, rowid in
+            let after = max(answered, previous?.keys.last ?? 0)
+            try lines.forEachLine(after: after, limit: maximumEvents) { line, key in
                 batch.append(
-                    String(decoding: line, as: UTF8.self), key: rowid, bytes: &bytes, maximumBytes: maximumBytes)
+                    String(decoding: line, as: UTF8.self), key: key, bytes: &bytes, maximumBytes: maximumBytes)
             }
             return batch.count == 0 ? nil : batch
         } catch {
@@ -55,27 +57,34 @@ final class PushSource: UploadSource, @unchecked Sendable {
 
     func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         guard let last = batch.keys.last else { return }
-        lock.lock()
-        defer { lock.unlock() }
         do throws(StoreError) {
-            try connection.immediateTransaction(doing: "moving the push cursor") { () throws(StoreError) in
-                let now = UploadDatabase.nowMilliseconds
-                let move = try connection.prepare(UploadSQL.statement("upsert_push_cursor"))
-                move.bind(1, destination)
-                move.bind(2, last)
-                move.bind(3, now)
-                try move.run()
-                let count = try connection.prepare(UploadSQL.statement("upsert_push_loss"))
-                for (reason, number) in rejected.sorted(by: { $0.key < $1.key }) where number > 0 {
-                    count.bind(1, destination)
-                    count.bind(2, reason.rawValue)
-                    count.bind(3, Int64(number))
-                    count.bind(4, now)
-                    try count.run()
-                }
+            try state.withLock { state throws(StoreError) in
+                try move(to: last, rejected: rejected, on: state.connection)
             }
         } catch {
             throw UploadError(error)
+        }
+    }
+
+    /// Moves the cursor to `last` and counts `rejected`, in one transaction.
+    private func move(to last: Int64, rejected: [DropReason: Int], on connection: SQLiteConnection)
+        throws(StoreError)
+    {
+        try connection.immediateTransaction(doing: "moving the push cursor") { () throws(StoreError) in
+            let now = UploadDatabase.nowMilliseconds
+            let move = try connection.prepare(UploadSQL.statement("upsert_push_cursor"))
+            move.bind(1, destination)
+            move.bind(2, last)
+            move.bind(3, now)
+            try move.run()
+            let count = try connection.prepare(UploadSQL.statement("upsert_push_loss"))
+            for (reason, number) in rejected.sorted(by: { $0.key < $1.key }) where number > 0 {
+                count.bind(1, destination)
+                count.bind(2, reason.rawValue)
+                count.bind(3, Int64(number))
+                count.bind(4, now)
+                try count.run()
+            }
         }
     }
 
@@ -85,40 +94,35 @@ final class PushSource: UploadSource, @unchecked Sendable {
     /// ones the cursor has passed since, which are counted instead; any other commit, an append or a delete,
     /// brings back a full count.
     func pendingCount() throws(UploadError) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
         do throws(StoreError) {
-            let dataVersion = try connection.scalarInt("PRAGMA data_version")
-            let cursor = try cursor()
-            let pending: Int
-            if let counted, counted.dataVersion == dataVersion, cursor >= counted.cursor {
-                pending = counted.pending - (try count(after: counted.cursor, upTo: cursor))
-            } else {
-                pending = try count(after: cursor, upTo: .max)
+            return try state.withLock { state throws(StoreError) in
+                let dataVersion = try state.connection.scalarInt("PRAGMA data_version")
+                let cursor = try cursor(on: state.connection)
+                let pending: Int
+                if let counted = state.counted, counted.dataVersion == dataVersion, cursor >= counted.cursor {
+                    pending = counted.pending - (try lines.count(after: counted.cursor, upTo: cursor))
+                } else {
+                    pending = try lines.count(after: cursor, upTo: .max)
+                }
+                state.counted = (dataVersion, cursor, pending)
+                return pending
             }
-            counted = (dataVersion, cursor, pending)
-            return pending
         } catch {
             throw UploadError(error)
         }
-    }
-
-    /// The number of events with `after < rowid <= upTo`.
-    private func count(after: Int64, upTo: Int64) throws(StoreError) -> Int {
-        try EventStore.countEvents(on: connection, after: after, upTo: upTo)
     }
 
     func endUploading() {}
 
     /// The rejected lines counted for `destination`, by reason.
     func losses() throws(StoreError) -> [DropReason: Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        let select = try connection.prepare(UploadSQL.statement("select_push_losses"))
-        select.bind(1, destination)
-        defer { select.reset() }
-        var losses: [DropReason: Int] = [:]
-        while try select.step() { losses[DropReason(rawValue: select.text(0) ?? "")] = Int(select.int64(1)) }
-        return losses
+        try state.withLock { state throws(StoreError) in
+            let select = try state.connection.prepare(UploadSQL.statement("select_push_losses"))
+            select.bind(1, destination)
+            defer { select.reset() }
+            var losses: [DropReason: Int] = [:]
+            while try select.step() { losses[DropReason(rawValue: select.text(0) ?? "")] = Int(select.int64(1)) }
+            return losses
+        }
     }
 }

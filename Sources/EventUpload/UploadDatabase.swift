@@ -1,41 +1,49 @@
-import EventStore
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
 import SQLiteSupport
 
-/// Opens the uploader's database and applies its schema; and holds what the uploader still asks of the alstats
-/// store whose file it may share (docs/upload.md: the outbox may be the app's alstats store). Every use of
-/// EventStore by this module, besides the SQLite wrapper (`SQLiteConnection`, `SQLiteStatement`, `SchemaMigrator`,
-/// `StoreError`), the NDJSON codec (`NDJSONCodec.line(for:)`) and the push's reads of `events`
-/// (`EventStore.forEachLine`, `EventStore.countEvents`, in PushSource), is in this file.
+/// Opens the uploader's database and applies its schema (`Migrations/upload/`); and counts the device's losses in
+/// its own completeness table. The uploader knows no store: the file is opened with SQLiteSupport's checks, and the
+/// only tables it writes are its own (docs/design/architecture.md).
 enum UploadDatabase {
     /// Opens `path` checked (a file that is not SQLite, is damaged, or has a newer schema is refused and left
-    /// untouched), in WAL with `options`' durability and busy timeout, with EventStore's schema (the
-    /// `completeness` table the uploader counts its losses in, ``countInCompleteness(_:on:)``), then applies the
-    /// uploader's own migrations (`Migrations/upload/`, recorded in `upload_schema_migrations`).
+    /// untouched), in WAL with `options`' durability and busy timeout, then applies the uploader's migrations
+    /// (`Migrations/upload/`, recorded in `upload_schema_migrations`).
     /// - Parameters:
     ///   - create: create the file when it does not exist (the outbox); `false` refuses a missing file (push).
-    ///   - checkingIntegrity: run `PRAGMA quick_check` on a file of up to 256 MiB (the first connection only).
+    ///   - checkingIntegrity: run `PRAGMA quick_check` on a file of up to 256 MiB or with the uploader's migrations
+    ///     pending (the outbox's first connection); `false` checks nothing (a second connection, or the push's to a
+    ///     store that was checked when it was opened as one).
     /// - Throws: ``StoreError`` naming the file and what to do.
     static func open(path: String, options: OutboxOptions, create: Bool, checkingIntegrity: Bool = true)
         throws(StoreError) -> SQLiteConnection
     {
-        var storeOptions = EventStore.Options(
-            create: create, redactor: options.redactor, busyTimeout: options.busyTimeout)
-        if !checkingIntegrity { storeOptions.integrityCheckLimit = 0 }
-        let connection = try EventStore.openConnection(path: path, options: storeOptions)
+        var settings = SQLiteConnection.OpenSettings(create: create, busyTimeout: options.busyTimeout)
+        if !checkingIntegrity {
+            settings.integrityCheckLimit = 0
+            settings.checksBeforeMigrating = false
+        }
+        let connection = try SQLiteConnection.openChecked(path: path, settings: settings, migrator: UploadSQL.migrator)
         if options.durability == .full {
             try connection.execute("PRAGMA synchronous = FULL", doing: "setting the outbox's durability")
         }
-        try UploadSQL.migrator.migrate(connection)
         return connection
     }
 
-    /// Adds `losses` to the database's `completeness` table (EventStore's) through `connection`, inside its open
-    /// transaction, so that `alstats report` on the file shows what the device lost.
+    /// Adds `losses` to the device's completeness (`upload_completeness`, the uploader's own table) through
+    /// `connection`, inside its open transaction, so that `alstats report` on the file shows what the device lost.
     static func countInCompleteness(_ losses: [DropReason: Int], on connection: SQLiteConnection) throws(StoreError) {
-        try EventStore.recordLosses(losses, on: connection, nowMilliseconds: nowMilliseconds)
+        guard losses.values.contains(where: { $0 > 0 }) else { return }
+        let upsert = try connection.prepare(UploadSQL.statement("upsert_upload_completeness"))
+        let now = nowMilliseconds
+        for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
+            upsert.bind(1, reason.completenessKind)
+            upsert.bind(2, reason.rawValue)
+            upsert.bind(3, Int64(count))
+            upsert.bind(4, now)
+            try upsert.run()
+        }
     }
 
     /// Now, in milliseconds since the Unix epoch.

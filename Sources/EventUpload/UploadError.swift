@@ -1,4 +1,3 @@
-import EventStore
 import EventStoreInterface
 
 /// Why an upload stopped: every message names what went wrong and says what to do.

@@ -1,9 +1,6 @@
-import EventStore
 import EventStoreInterface
-import Foundation
 import MeasurementEvents
 import SQLiteSupport
-import Synchronization
 
 /// The sink's outbox: the `upload_outbox` table (the uploader's own schema, `Migrations/upload/`) of a SQLite
 /// database, holding the NDJSON lines of committed events until a receipt answers them. Its statements are the
@@ -21,47 +18,52 @@ import Synchronization
 /// statement here that inserts or deletes rows updates it in the same transaction (`resize_outbox`; EventStore's
 /// migration 0015 dropped the per-row triggers that did it before, an UPDATE per line): a commit adds its lines,
 /// a delete subtracts the rows it really removed (``deleteRows(after:through:on:)``).
-final class UploadOutbox: UploadSource, @unchecked Sendable {
-    // @unchecked Sendable: `writer`, its statements (`insert`, `insertRows`, `grow`), `lines` and `closed` are only
-    // used under `writerLock`, `reader` only under `readerLock`; `protected` is a Mutex.
-
+final class UploadOutbox: UploadSource, Sendable {
     let path: String
     let maximumBytes: Int
     private let redactor: Redactor
-    private let writerLock = NSLock()
-    private let readerLock = NSLock()
-    private let writer: SQLiteConnection
-    private let reader: SQLiteConnection
-    private let insert: SQLiteStatement
-    /// ``rowsPerInsert`` lines at once (`insert_outbox_lines`). While EventStore's migration 0010's per-row
-    /// triggers fired (its 0015 dropped them), each statement had a statement journal, a copy of every page it
-    /// changed: one statement per line copied the table's last page and the size row, 32 KiB of 16 KiB pages, for
-    /// each line of about 600 bytes (9.9 GB of writes for 200,000 lines, half the uploading device's time); one
-    /// per 64 lines copied them once for all 64. It stays one statement per 64 lines.
-    private let insertRows: SQLiteStatement
+    /// The bus's side: its connection, statements and pending lines, one thread at a time.
+    private let writer: StateLock<Writer>
+    /// The uploader's connection, one thread at a time.
+    private let reader: StateLock<SQLiteConnection>
     /// The rows of `insert_outbox_lines.sql` (UploadSQLTests holds the file to it).
     static let rowsPerInsert = 64
-    /// `resize_outbox` on `writer`: a commit adds its lines and reads back the new byte total.
-    private let grow: SQLiteStatement
-    /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
-    /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
-    private var lines: [String] = []
     /// The last seq of the batches read for sending (the one in flight and the one prepared after it; 0 for
     /// none): a full outbox never drops them, so that a receipt never acknowledges an event already counted as
     /// dropped. Reading a batch and dropping the oldest events both hold it, the drop until its commit.
     private let protected = StateLock<Int64>(0)
-    private var closed = false
+
+    /// What the bus's delivery thread appends and commits through.
+    private struct Writer {
+        let connection: SQLiteConnection
+        let insert: SQLiteStatement
+        /// ``UploadOutbox/rowsPerInsert`` lines at once (`insert_outbox_lines`). While EventStore's migration
+        /// 0010's per-row triggers fired (its 0015 dropped them), each statement had a statement journal, a copy of
+        /// every page it changed: one statement per line copied the table's last page and the size row, 32 KiB of
+        /// 16 KiB pages, for each line of about 600 bytes (9.9 GB of writes for 200,000 lines, half the uploading
+        /// device's time); one per 64 lines copied them once for all 64. It stays one statement per 64 lines.
+        let insertRows: SQLiteStatement
+        /// `resize_outbox`: a commit adds its lines and reads back the new byte total.
+        let grow: SQLiteStatement
+        /// The lines written since the last commit: inserted by the commit in one short transaction, so that the
+        /// uploader's deletes never wait for the bus between two commits (the bus's commit policy bounds them).
+        var lines: [String] = []
+        var closed = false
+    }
 
     /// Opens (creating and migrating when needed) the database at `path`.
     init(path: String, maximumBytes: Int, options: OutboxOptions = OutboxOptions()) throws(StoreError) {
         self.path = path
         self.maximumBytes = max(1, maximumBytes)
         redactor = options.redactor
-        writer = try UploadDatabase.open(path: path, options: options, create: true)
-        reader = try UploadDatabase.open(path: path, options: options, create: true, checkingIntegrity: false)
-        insert = try writer.prepare(UploadSQL.statement("insert_outbox_line"))
-        insertRows = try writer.prepare(UploadSQL.statement("insert_outbox_lines"))
-        grow = try writer.prepare(UploadSQL.statement("resize_outbox"))
+        let connection = try UploadDatabase.open(path: path, options: options, create: true)
+        writer = StateLock(
+            Writer(
+                connection: connection, insert: try connection.prepare(UploadSQL.statement("insert_outbox_line")),
+                insertRows: try connection.prepare(UploadSQL.statement("insert_outbox_lines")),
+                grow: try connection.prepare(UploadSQL.statement("resize_outbox"))))
+        reader = StateLock(
+            try UploadDatabase.open(path: path, options: options, create: true, checkingIntegrity: false))
     }
 
     // MARK: The bus's side
@@ -69,10 +71,10 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     /// Encodes the redacted events' lines for the next commit.
     func append(_ events: [MeasurementEvent]) throws(StoreError) {
         let encoded = events.map { NDJSONCodec.line(for: redactor.redact($0)) }
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try openWriter()
-        lines.append(contentsOf: encoded)
+        try writer.withLock { writer throws(StoreError) in
+            try openWriter(writer)
+            writer.lines.append(contentsOf: encoded)
+        }
     }
 
     /// Inserts the lines appended since the last commit, drops the oldest events beyond the bound (counted as
@@ -80,12 +82,18 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     /// (the bus counts the lines' events as `sink_error`).
     /// - Returns: how many events the bound dropped.
     func commit(losses: [DropReason: Int] = [:]) throws(StoreError) -> Int {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try openWriter()
-        guard !lines.isEmpty || !losses.isEmpty else { return 0 }
-        defer { lines.removeAll(keepingCapacity: true) }
-        try writer.execute("BEGIN IMMEDIATE", doing: "committing to the outbox")
+        try writer.withLock { writer throws(StoreError) in
+            try openWriter(writer)
+            guard !writer.lines.isEmpty || !losses.isEmpty else { return 0 }
+            defer { writer.lines.removeAll(keepingCapacity: true) }
+            return try commit(writer, losses: losses)
+        }
+    }
+
+    /// ``commit(losses:)`` under the writer's lock.
+    private func commit(_ writer: Writer, losses: [DropReason: Int]) throws(StoreError) -> Int {
+        let (lines, insert, insertRows, grow) = (writer.lines, writer.insert, writer.insertRows, writer.grow)
+        try writer.connection.execute("BEGIN IMMEDIATE", doing: "committing to the outbox")
         do throws(StoreError) {
             var start = 0
             var added: Int64 = 0
@@ -115,23 +123,23 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
                 throw StoreError(.corrupt, path: path, "the outbox \(path) has no upload_outbox_size row")
             }
             guard total > Int64(maximumBytes) else {
-                try record(losses, evicted: 0)
+                try record(losses, evicted: 0, on: writer.connection)
                 return 0
             }
             // Held until the commit: a batch read meanwhile either sees the rows gone or protects them first.
             return try protected.withLock { protected throws(StoreError) -> Int in
-                let evicted = try evictOldest(total: total, protected: protected)
-                try record(losses, evicted: evicted)
+                let evicted = try evictOldest(total: total, protected: protected, on: writer.connection)
+                try record(losses, evicted: evicted, on: writer.connection)
                 return evicted
             }
         } catch {
-            try? writer.execute("ROLLBACK")
+            try? writer.connection.execute("ROLLBACK")
             throw error
         }
     }
 
-    /// Adds `losses` and `evicted` (as `outbox_full`) to completeness and commits.
-    private func record(_ losses: [DropReason: Int], evicted: Int) throws(StoreError) {
+    /// Adds `losses` and `evicted` (as `outbox_full`) to the device's completeness and commits.
+    private func record(_ losses: [DropReason: Int], evicted: Int, on writer: SQLiteConnection) throws(StoreError) {
         var all = losses
         if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
         try UploadDatabase.countInCompleteness(all, on: writer)
@@ -141,7 +149,7 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
 
     /// Deletes the oldest rows after `protected` until the outbox holds at most `maximumBytes`.
     /// - Returns: how many rows it deleted.
-    private func evictOldest(total: Int64, protected: Int64) throws(StoreError) -> Int {
+    private func evictOldest(total: Int64, protected: Int64, on writer: SQLiteConnection) throws(StoreError) -> Int {
         let oldest = try writer.prepare(UploadSQL.statement("select_outbox_oldest"))
         oldest.bind(1, protected)
         var freed: Int64 = 0
@@ -183,13 +191,11 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     /// Commits what is pending; later calls fail.
     func close() throws(StoreError) {
         _ = try commit()
-        writerLock.lock()
-        closed = true
-        writerLock.unlock()
+        writer.withLock { $0.closed = true }
     }
 
-    private func openWriter() throws(StoreError) {
-        if closed {
+    private func openWriter(_ writer: Writer) throws(StoreError) {
+        if writer.closed {
             throw StoreError(.io, path: path, "the outbox \(path) is closed: attach a new HTTPEventSink")
         }
     }
@@ -199,59 +205,73 @@ final class UploadOutbox: UploadSource, @unchecked Sendable {
     func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
         -> UploadBatch?
     {
-        readerLock.lock()
-        defer { readerLock.unlock() }
         do throws(StoreError) {
-            try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: UploadDatabase.nowMilliseconds)
-            return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
-                var batch = UploadBatch()
-                var bytes = 0
-                try UploadOutbox.appendLossRecords(
-                    after: previous, to: &batch, bytes: &bytes, maximumEvents: maximumEvents,
-                    maximumBytes: maximumBytes, on: reader)
-                let select = try reader.prepare(UploadSQL.statement("select_outbox_lines"))
-                select.bind(1, previous?.keys.last { $0 > 0 } ?? 0)
-                select.bind(2, Int64(maximumEvents - batch.count))
-                defer { select.reset() }
-                while try select.step() {
-                    let line = select.text(1) ?? ""
-                    guard batch.append(line, key: select.int64(0), bytes: &bytes, maximumBytes: maximumBytes)
-                    else { break }
-                }
-                if let last = batch.keys.last, last > 0 { protected = max(protected, last) }
-                return batch.count == 0 ? nil : batch
+            return try reader.withLock { reader throws(StoreError) in
+                try nextBatch(after: previous, maximumEvents: maximumEvents, maximumBytes: maximumBytes, on: reader)
             }
         } catch {
             throw UploadError(error)
+        }
+    }
+
+    /// ``nextBatch(after:maximumEvents:maximumBytes:)`` under the reader's lock.
+    private func nextBatch(
+        after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int, on reader: SQLiteConnection
+    ) throws(StoreError) -> UploadBatch? {
+        try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: UploadDatabase.nowMilliseconds)
+        return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
+            var batch = UploadBatch()
+            var bytes = 0
+            try UploadOutbox.appendLossRecords(
+                after: previous, to: &batch, bytes: &bytes, maximumEvents: maximumEvents,
+                maximumBytes: maximumBytes, on: reader)
+            let select = try reader.prepare(UploadSQL.statement("select_outbox_lines"))
+            select.bind(1, previous?.keys.last { $0 > 0 } ?? 0)
+            select.bind(2, Int64(maximumEvents - batch.count))
+            defer { select.reset() }
+            while try select.step() {
+                let line = select.text(1) ?? ""
+                guard batch.append(line, key: select.int64(0), bytes: &bytes, maximumBytes: maximumBytes)
+                else { break }
+            }
+            if let last = batch.keys.last, last > 0 { protected = max(protected, last) }
+            return batch.count == 0 ? nil : batch
         }
     }
 
     func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
-        readerLock.lock()
-        defer { readerLock.unlock() }
         do throws(StoreError) {
-            try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
-                () throws(StoreError) in
-                if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
-                    _ = try UploadOutbox.deleteRows(after: first - 1, through: last, on: reader)
-                }
-                try UploadOutbox.deleteLossRecords(batch.keys, on: reader)
-                // Not for a loss record the collector refused: its loss would be sent as another record, for ever.
-                if unseen, batch.keys.contains(where: { $0 > 0 }) {
-                    try UploadOutbox.countForCollector(rejected, on: reader)
-                }
-                try UploadDatabase.countInCompleteness(rejected, on: reader)
+            try reader.withLock { reader throws(StoreError) in
+                try finish(batch, rejected: rejected, unseen: unseen, on: reader)
             }
         } catch {
             throw UploadError(error)
         }
     }
 
+    /// ``finish(_:rejected:unseen:)`` under the reader's lock.
+    private func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool, on reader: SQLiteConnection)
+        throws(StoreError)
+    {
+        try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
+            () throws(StoreError) in
+            if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
+                _ = try UploadOutbox.deleteRows(after: first - 1, through: last, on: reader)
+            }
+            try UploadOutbox.deleteLossRecords(batch.keys, on: reader)
+            // Not for a loss record the collector refused: its loss would be sent as another record, for ever.
+            if unseen, batch.keys.contains(where: { $0 > 0 }) {
+                try UploadOutbox.countForCollector(rejected, on: reader)
+            }
+            try UploadDatabase.countInCompleteness(rejected, on: reader)
+        }
+    }
+
     func pendingCount() throws(UploadError) -> Int {
-        readerLock.lock()
-        defer { readerLock.unlock() }
         do throws(StoreError) {
-            return Int(try reader.scalarInt(UploadSQL.statement("select_outbox_size")))
+            return try reader.withLock { reader throws(StoreError) in
+                Int(try reader.scalarInt(UploadSQL.statement("select_outbox_size")))
+            }
         } catch {
             throw UploadError(error)
         }

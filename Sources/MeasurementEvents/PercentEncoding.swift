@@ -87,4 +87,51 @@ package enum PercentEncoding {
         }
         return output
     }
+
+    // MARK: Every layer, in place (the redactor's)
+
+    /// The byte a percent escape at `index` of `bytes` stands for, however many times it was encoded (`%2522` is
+    /// `"`), and the escape's length; a `%` not followed by two hex digits stands for itself (length 1).
+    ///
+    /// ```swift
+    /// // bytes of "a%2522b": PercentEncoding.escape(in: bytes, at: 1) == (UInt8(ascii: "\""), 5)
+    /// ```
+    package static func escape(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (value: UInt8, length: Int) {
+        guard index + 2 < bytes.count, let high = HexDigits.value(bytes[index + 1]),
+            let low = HexDigits.value(bytes[index + 2])
+        else {
+            return (UInt8(ascii: "%"), 1)
+        }
+        var value = high << 4 | low
+        var next = index + 3
+        while value == 0x25, next + 1 < bytes.count, let high = HexDigits.value(bytes[next]),
+            let low = HexDigits.value(bytes[next + 1])
+        {
+            value = high << 4 | low
+            next += 2
+        }
+        return (value, next - index)
+    }
+
+    /// The first `count` bytes of `buffer` with every escape decoded, however many times it was encoded
+    /// (``escape(in:at:)``), written over them: a decoded escape is shorter than the escape, so writing never
+    /// overtakes reading, and nothing is allocated. Never fails: a `%` without two hex digits is kept.
+    /// - Returns: the decoded length; the bytes after it are left as they were.
+    package static func decodeAllLayersInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
+        let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
+        var read = bytes.firstIndex(of: UInt8(ascii: "%"), from: 0)  // the bytes before it decode to themselves
+        var write = read
+        while read < count {
+            if bytes[read] == UInt8(ascii: "%") {
+                let (value, length) = escape(in: bytes, at: read)
+                buffer[write] = value
+                read += length
+            } else {
+                buffer[write] = bytes[read]
+                read += 1
+            }
+            write += 1
+        }
+        return write
+    }
 }

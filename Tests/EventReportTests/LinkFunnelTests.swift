@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import HostedLinks
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventReport

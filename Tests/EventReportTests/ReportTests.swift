@@ -7,27 +7,6 @@ import Testing
 @testable import EventReport
 @testable import EventStoreInterface
 
-/// A fresh database per test holding `events`, removed afterwards (with its ``TemporaryDatabase``).
-final class ReportDatabase {
-    let temporary = TemporaryDatabase()
-    var folder: URL { temporary.folder }
-    var path: String { temporary.path }
-    let store: EventStore
-
-    init(events: [MeasurementEvent] = [], publicURLs: [String] = []) throws {
-        store = try EventStore(path: temporary.path)
-        for url in publicURLs { try store.recordPublicURL(try #require(LinkPublicURL(url))) }
-        // Several batches, and some events twice: duplicates must count once.
-        var index = 0
-        while index < events.count {
-            let batch = Array(events[index..<min(events.count, index + 997)])
-            try store.write(batch)
-            if index % 3 == 0 { try store.write(Array(batch.prefix(50))) }
-            index += batch.count
-        }
-    }
-}
-
 struct ReportTests {
     static let events = generatedEvents(count: 6_000, seed: 7)
     /// The same with hosted link hits and arrivals, for the links section.

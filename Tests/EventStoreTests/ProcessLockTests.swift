@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreInterface
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventStore
@@ -74,9 +75,10 @@ import Testing
         #expect(evicted > 0)
     }
 
-    /// An outbox written at schema 14 (the triggers counting) keeps its totals across migration 0015, and the
-    /// triggers are gone: the outbox's statements count alone, once.
-    @Test func migrationFifteenKeepsTheTotalsAndDropsTheTriggers() throws {
+    /// An outbox written at the store's schema 14 (the triggers counting) keeps its totals when the uploader opens
+    /// it with its own schema (`Migrations/upload/0002`), and the triggers are gone: the outbox's statements count
+    /// alone, once.
+    @Test func anOutboxOfSchemaFourteenKeepsItsTotalsAndLosesItsTriggers() throws {
         let folder = TemporaryFolder()
         let path = folder.file("outbox.sqlite")
         do {

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import MeasurementEvents
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EventStoreInterface
@@ -260,7 +261,8 @@ extension PushLinesTests {
     /// Pushes the database at `path` to a collector that accepts everything, one batch at a time (requests in order).
     static func push(_ path: String, through transport: CapturingTransport) async throws {
         let pusher = try EventPusher(
-            databasePath: path, collector: URL(string: "http://127.0.0.1:9/v1/events")!, writeKey: "wk",
+            source: try StoreEventLines(path: path), collector: URL(string: "http://127.0.0.1:9/v1/events")!,
+            writeKey: "wk",
             policy: UploadPolicy(giveUpAfter: .seconds(60)), batchesInFlight: 1, transport: transport,
             clock: ManualUploadClock(), random: FixedRandom(unit: 0.5))
         try await pusher.push()

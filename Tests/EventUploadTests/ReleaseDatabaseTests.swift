@@ -64,7 +64,9 @@ struct ReleaseDatabaseTests {
         }
         #expect(try Self.rows(path) == before)
         let connection = try SQLiteConnection(path: path, create: false)
-        #expect(try connection.scalarInt("SELECT max(version) FROM upload_schema_migrations") == 1)
+        #expect(
+            try connection.scalarInt("SELECT max(version) FROM upload_schema_migrations")
+                == Int64(UploadSQL.migrator.latestVersion))
         #expect(try connection.scalarInt("PRAGMA user_version") == Int64(EventStore.latestSchemaVersion))
         #expect(try EventStore(path: path).completeness()["dropped"]?["buffer_full"] == 3)
     }
@@ -88,7 +90,7 @@ struct ReleaseDatabaseTests {
 
         let pushTransport = ScriptedTransport([.accept])
         let pusher = try EventPusher(
-            databasePath: path, collector: URL(string: Self.destination)!, writeKey: "k",
+            source: try StoreEventLines(path: path), collector: URL(string: Self.destination)!, writeKey: "k",
             policy: UploadPolicy(giveUpAfter: .seconds(60)), batchesInFlight: 1, transport: pushTransport,
             clock: ManualUploadClock(), random: FixedRandom(unit: 0.5))
         #expect(pusher.status.pending == 20)

@@ -38,16 +38,38 @@ struct UploadSQLTests {
         #expect(EventLineWriter.rowidColumn == Int32(4 + EventColumns.fields.count + 1))
     }
 
-    @Test func aNewOutboxRecordsTheUploadersSchemaInItsOwnLedger() throws {
+    @Test func aNewOutboxHasTheUploadersSchemaOnlyRecordedInItsOwnLedger() throws {
         let folder = TemporaryFolder()
         let path = folder.file("outbox.sqlite")
         _ = try UploadOutbox(path: path, maximumBytes: 1 << 20)
         let connection = try SQLiteConnection(path: path, create: false)
-        #expect(try connection.scalarInt("SELECT max(version) FROM upload_schema_migrations") == 1)
-        #expect(try connection.scalarInt("PRAGMA user_version") == Int64(EventStore.latestSchemaVersion))
         #expect(
-            try connection.scalarInt("SELECT max(version) FROM schema_migrations")
-                == Int64(EventStore.latestSchemaVersion))
+            try connection.scalarInt("SELECT max(version) FROM upload_schema_migrations")
+                == Int64(UploadSQL.migrator.latestVersion))
+        #expect(try connection.scalarInt("PRAGMA user_version") == 0)
+        #expect(try !connection.hasTable("schema_migrations"))
+        #expect(try !connection.hasTable("events"))
+    }
+
+    /// A new outbox opened as a store afterwards (`alstats report` on a device's file): the store's migrations that
+    /// made the uploader's tables are recorded without being run, and every row of the uploader's tables is kept.
+    @Test func aNewOutboxOpensAsAStoreAndKeepsItsTables() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("outbox.sqlite")
+        do {
+            let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 20)
+            try outbox.append(numberedEvents(5))
+            _ = try outbox.commit(losses: [.bufferFull: 2])
+            try outbox.close()
+        }
+        let store = try EventStore(path: path)
+        #expect(try store.schemaVersion == EventStore.latestSchemaVersion)
+        #expect(try store.completeness()["dropped"]?["buffer_full"] == 2)
+        let connection = try SQLiteConnection(path: path, create: false)
+        #expect(try connection.scalarInt("SELECT events FROM upload_outbox_size") == 5)
+        #expect(try connection.scalarInt("SELECT count(*) FROM upload_outbox") == 5)
+        let outbox = try UploadOutbox(path: path, maximumBytes: 1 << 20)
+        #expect(try outbox.pendingCount() == 5)
     }
 
     @Test func anOutboxWhoseUploadSchemaIsNewerIsRefusedAndLeftUntouched() throws {

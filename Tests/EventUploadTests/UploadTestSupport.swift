@@ -2,26 +2,10 @@ import EventStore
 import Foundation
 import MeasurementEvents
 import Synchronization
+import TestSupport
 
 @testable import EventStoreInterface
 @testable import EventUpload
-
-/// A fresh folder per test, holding its databases; removed when released.
-final class TemporaryFolder: Sendable {
-    let folder: URL
-
-    init() {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-upload-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    /// A path in the folder.
-    func file(_ name: String) -> String { folder.appendingPathComponent(name).path }
-}
 
 /// Virtual time: `sleep` returns at once and moves `now` forward, recording every wait.
 final class ManualUploadClock: UploadClock {
@@ -134,17 +118,6 @@ final class ScriptedTransport: UploadTransport {
     }
 }
 
-/// `count` events with distinct ids, the `index` field numbering them.
-func numberedEvents(_ count: Int, start: Int = 0, padding: Int = 0) -> [MeasurementEvent] {
-    (start..<start + count).map { index in
-        var fields = [FieldName.ref: "feed", "index": String(index)]
-        if padding > 0 { fields["padding"] = String(repeating: "x", count: padding) }
-        return MeasurementEvent(
-            id: EventID(uuidHigh: 0x0192_f5c3_8a1b_7000, low: 0x8000_0000_0000_0000 | UInt64(index)),
-            name: EventName.navOut, fields: fields, timestamp: 1_763_683_200_000 + Int64(index))
-    }
-}
-
 /// A sink on an outbox in `folder`, with a manual clock and a scripted transport.
 func makeSink(
     in folder: TemporaryFolder, transport: ScriptedTransport, clock: ManualUploadClock = ManualUploadClock(),
@@ -155,15 +128,4 @@ func makeSink(
             collector: URL(string: "http://127.0.0.1:9")!, writeKey: writeKey, outboxPath: folder.file("outbox.sqlite"),
             maximumOutboxBytes: maximumOutboxBytes, policy: policy),
         transport: transport, clock: clock, random: FixedRandom(unit: 0.5))
-}
-
-/// Writes and commits `events` as the bus would.
-func post(_ events: [MeasurementEvent], to sink: HTTPEventSink) throws {
-    try sink.write(events)
-    try sink.commit()
-}
-
-/// The completeness counts of the database at `path`.
-func completeness(_ path: String) throws -> [String: [String: Int]] {
-    try EventStore(path: path).completeness()
 }

@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import MeasurementEvents
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import EventStoreInterface

@@ -43,4 +43,25 @@ struct PercentEncodingTests {
             #expect(PercentEncoding.decode(PercentEncoding.encode(text), plusAsSpace: true) == text)
         }
     }
+
+    /// The redactor's decoding: every layer at once (`%2522` is `"`), over the bytes themselves, never failing.
+    @Test(arguments: [
+        ("a%2522b", "a\"b"), ("%252522", "\""), ("%41%2541", "AA"), ("100%", "100%"), ("%zz%4", "%zz%4"),
+        ("no escape", "no escape"), ("%25", "%"), ("", ""),
+    ])
+    func decodeAllLayersInPlaceDecodesEveryLayerOverTheBytes(text: String, decoded: String) {
+        var bytes = Array(text.utf8) + Array("tail".utf8)
+        let count = text.utf8.count
+        let length = bytes.withUnsafeMutableBufferPointer { PercentEncoding.decodeAllLayersInPlace($0, count: count) }
+        #expect(Array(bytes[..<length]) == Array(decoded.utf8))
+        #expect(Array(bytes.suffix(4)) == Array("tail".utf8), "the bytes after `count` are left alone")
+    }
+
+    @Test func escapeGivesTheByteOfEveryLayerAndTheEscapesLength() {
+        let bytes = Array("x%2522%4".utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            #expect(PercentEncoding.escape(in: buffer, at: 1) == (UInt8(ascii: "\""), 5))
+            #expect(PercentEncoding.escape(in: buffer, at: 6) == (UInt8(ascii: "%"), 1))
+        }
+    }
 }

@@ -47,12 +47,7 @@ public struct ReportReader: ReportSource {
                         success: dailyStatement.isNull(4) ? nil : Int(dailyStatement.int64(4)),
                         count: Int(dailyStatement.int64(5))))
             }
-            var completeness: [String: [String: Int]] = [:]
-            let lossStatement = try connection.prepare("SELECT kind, reason, count FROM completeness")
-            while try lossStatement.step() {
-                completeness[lossStatement.text(0) ?? "", default: [:]][lossStatement.text(1) ?? ""] =
-                    Int(lossStatement.int64(2))
-            }
+            let completeness = try EventStore.completeness(on: connection)
             let links = try ReportReader.links(for: query, on: connection, sql: linksSQL)
             return ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
         }

@@ -33,12 +33,22 @@ extension EventBackend {
         _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
         onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
     ) async throws -> IngestSummary {
+        try await ingestGenerically(
+            inputs, options: options, rowWriter: nil, onInvalidLine: onInvalidLine, progress: progress)
+    }
+
+    /// ``ingestNDJSON(_:options:onInvalidLine:progress:)``, the events made into `rowWriter`'s own rows when there
+    /// is one (the backend itself, passed by ``IngestRowWriter``'s `ingestNDJSON`): the caller says which path, no
+    /// cast decides it.
+    package func ingestGenerically(
+        _ inputs: [IngestInput], options: IngestOptions, rowWriter: (any IngestRowWriter)?,
+        onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)?
+    ) async throws -> IngestSummary {
         for input in inputs where input.path != "-" {
             try input.checkReadable()
         }
         // The backend redacts what it writes, with its own redactor: the reader leaves the events as they are, or
         // makes the backend's own rows of them.
-        let rowWriter = self as? any IngestRowWriter
         var makeRows: (@Sendable () -> any IngestRows)?
         if let rowWriter { makeRows = { rowWriter.makeIngestRows() } }
         let pipeline = IngestPipeline(
@@ -68,6 +78,20 @@ extension EventBackend {
         }
         progress?(run.summary)
         return run.summary
+    }
+}
+
+extension IngestRowWriter {
+    /// The generic ingest of a backend that takes the events as its own rows
+    /// (``EventBackend/ingestNDJSON(_:options:onInvalidLine:progress:)``), with the rows made on the reader's thread
+    /// and, with ``IngestOptions/strict``, written chunk by chunk into one transaction (``inOneTransaction(_:)``).
+    /// Such a backend's ``EventBackend/ingest(_:options:onInvalidLine:progress:)`` goes this way.
+    package func ingestNDJSON(
+        _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
+        onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
+    ) async throws -> IngestSummary {
+        try await ingestGenerically(
+            inputs, options: options, rowWriter: self, onInvalidLine: onInvalidLine, progress: progress)
     }
 }
 

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// A database on a PostgreSQL server, from a URL `postgres://user:password@host:port/dbname?sslmode=MODE`
 /// (``StoreLocation``). The user and password may be percent-encoded; the port defaults to 5432 and the
 /// TLS mode to `prefer`, as libpq's do.
@@ -186,26 +188,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible, Cus
         return mode
     }
 
-    /// `text` with its `%XX` escapes decoded as UTF-8; `nil` for a malformed escape or bytes that are not UTF-8.
+    /// `text` with its `%XX` escapes decoded as UTF-8 (``PercentEncoding``, `+` kept); `nil` for a malformed escape
+    /// or bytes that are not UTF-8.
     private static func decoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var index = text.utf8.startIndex
-        let utf8 = text.utf8
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let high = utf8.index(after: index)
-                guard high < utf8.endIndex, utf8.index(after: high) < utf8.endIndex,
-                    let value = UInt8(String(text[high...utf8.index(after: high)]), radix: 16)
-                else { return nil }
-                bytes.append(value)
-                index = utf8.index(high, offsetBy: 2)
-            } else {
-                bytes.append(byte)
-                index = utf8.index(after: index)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
+        PercentEncoding.decode(text, plusAsSpace: false)
     }
 }

@@ -64,7 +64,7 @@ extension Redactor {
 
     /// Whether text may show a key before a separator once decoded, answered without decoding it: `false` only when
     /// decoding cannot. That holds when the text has no `\` and every percent escape stands, at any depth
-    /// (``escape(_:at:)``), for a byte that is neither a token byte (``isTokenByte(_:)``, hex digits among them) nor
+    /// (``PercentEncoding/escape(in:at:)``), for a byte that is neither a token byte (``isTokenByte(_:)``, hex digits among them) nor
     /// `\`, and no run of token bytes that a byte which is no token byte ends is a key. Decoding then replaces
     /// each escape by one byte that is no token byte and leaves nothing for a later round: a `%` left as it was, or
     /// one an escape stood for, is followed by no two hex digits (they would have made an escape, or been part of
@@ -88,7 +88,8 @@ extension Redactor {
             if byte == UInt8(ascii: "\\") { return true }
             var length = 1
             if byte == UInt8(ascii: "%") {
-                let escape = Redactor.escape(bytes, at: index)  // a `%` that starts no escape stands for itself
+                // A `%` that starts no escape stands for itself.
+                let escape = PercentEncoding.escape(in: bytes, at: index)
                 if Redactor.isTokenByte(escape.value) || escape.value == UInt8(ascii: "\\") { return true }
                 length = escape.length
             }
@@ -118,7 +119,8 @@ extension Redactor {
     static func decodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
         var length = count
         for _ in 0..<decodingRounds {
-            let decoded = unescapeJSONInPlace(buffer, count: percentDecodeInPlace(buffer, count: length))
+            let decoded = unescapeJSONInPlace(
+                buffer, count: PercentEncoding.decodeAllLayersInPlace(buffer, count: length))
             // Every escape decoded shortens the text: an unchanged length is an unchanged text.
             if decoded == length { break }
             length = decoded
@@ -207,7 +209,7 @@ extension Redactor {
 
     /// `bytes` with every percent escape decoded, however many times it was encoded (`%2522` is `"`).
     static func percentDecodeAll(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.contains(UInt8(ascii: "%")) ? decoding(bytes, with: percentDecodeInPlace) : bytes
+        bytes.contains(UInt8(ascii: "%")) ? decoding(bytes, with: PercentEncoding.decodeAllLayersInPlace) : bytes
     }
 
     /// A copy of `bytes` decoded in place by `decode` (which returns the new length).
@@ -218,26 +220,6 @@ extension Redactor {
         let length = output.withUnsafeMutableBufferPointer { decode($0, $0.count) }
         output.removeLast(output.count - length)
         return output
-    }
-
-    /// ``percentDecodeAll(_:)`` of the first `count` bytes of `buffer`, written over them (a decoded escape is
-    /// shorter than the escape, so writing never overtakes reading); returns the new length.
-    static func percentDecodeInPlace(_ buffer: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Int {
-        let bytes = UnsafeBufferPointer(rebasing: buffer[0..<count])
-        var read = bytes.firstIndex(of: UInt8(ascii: "%"), from: 0)  // the bytes before it decode to themselves
-        var write = read
-        while read < count {
-            if bytes[read] == UInt8(ascii: "%") {
-                let (value, length) = escape(bytes, at: read)
-                buffer[write] = value
-                read += length
-            } else {
-                buffer[write] = bytes[read]
-                read += 1
-            }
-            write += 1
-        }
-        return write
     }
 
     /// `bytes` with one layer of JSON string escapes decoded (`\"`, `\\`, `\/`, `\n`..., `\uXXXX` with

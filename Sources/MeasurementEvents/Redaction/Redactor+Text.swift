@@ -44,7 +44,7 @@ extension Redactor {
             case 0:  // an embedded NUL stopped strcspn
                 position += 1
             case UInt8(ascii: "%"):
-                let (value, length) = Redactor.escape(bytes, at: position)
+                let (value, length) = PercentEncoding.escape(in: bytes, at: position)
                 if value == UInt8(ascii: "=") || value == UInt8(ascii: ":"), keyEnds(bytes, before: position) {
                     return true
                 }
@@ -81,24 +81,6 @@ extension Redactor {
             }
         }
         return false
-    }
-
-    /// The byte a percent escape at `index` stands for, however many times it was encoded, and its length.
-    static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (value: UInt8, length: Int) {
-        guard index + 2 < bytes.count, let high = HexDigits.value(bytes[index + 1]),
-            let low = HexDigits.value(bytes[index + 2])
-        else {
-            return (UInt8(ascii: "%"), 1)
-        }
-        var value = high << 4 | low
-        var next = index + 3
-        while value == 0x25, next + 1 < bytes.count, let high = HexDigits.value(bytes[next]),
-            let low = HexDigits.value(bytes[next + 1])
-        {
-            value = high << 4 | low
-            next += 2
-        }
-        return (value, next - index)
     }
 
     /// The length of a percent-encoded `"` (`%22`, `%2522`, ...) ending at `end`, or 0.
@@ -228,8 +210,8 @@ extension Redactor {
         return (elements[position].start..<elements[end - 1].end, replacement, end)
     }
 
-    /// Decodes percent escapes of any depth into elements (each escape read by ``escape(_:at:)``, as
-    /// ``percentDecodeAll(_:)`` reads them).
+    /// Decodes percent escapes of any depth into elements (each escape read by
+    /// ``PercentEncoding/escape(in:at:)``, as ``percentDecodeAll(_:)`` reads them).
     static func decode(_ bytes: [UInt8]) -> [Element] {
         var elements: [Element] = []
         elements.reserveCapacity(bytes.count)
@@ -238,7 +220,7 @@ extension Redactor {
             while index < buffer.count {
                 if buffer[index] == UInt8(ascii: "%") {
                     // `%XX` is one layer, each `25` after the `%` one more; a lone `%` is itself (layer 0).
-                    let (value, length) = escape(buffer, at: index)
+                    let (value, length) = PercentEncoding.escape(in: buffer, at: index)
                     elements.append(Element(byte: value, layer: (length - 1) / 2, start: index, end: index + length))
                     index += length
                 } else {

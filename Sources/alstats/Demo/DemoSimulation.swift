@@ -119,7 +119,10 @@ struct DemoSimulation {
         }
         if referer.name == "Facebook", roll < 60 {
             let token = String(format: "EAAB%016llx", UInt64.random(in: 0...UInt64.max, using: &random))
-            let encoded = target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? target
+            // Letters and digits kept, as Foundation's `.alphanumerics` keeps them in these ASCII URLs.
+            let encoded = PercentEncoding.encode(target) {
+                PercentEncoding.isUnreserved($0) && !"-._~".utf8.contains($0)
+            }
             return "fb1234567890://authorize#expires_in=5183999&access_token=\(token)&target_url=\(encoded)"
         }
         var data: JSONObject = ["target_url": .string(target), "ref": .string(ref), "version": "1.0"]

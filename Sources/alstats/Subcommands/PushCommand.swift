@@ -91,10 +91,15 @@ extension ALStatsCommand {
             let policy = UploadPolicy(giveUpAfter: PushCommand.duration(giveUpAfter))
             let pusher: EventPusher
             do {
-                pusher = try EventPusher(
-                    databasePath: databasePath, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
-                    batchesInFlight: inFlight, transport: UploadTransports.platformDefault())
-            } catch {
+                let lines = try StoreEventLines(path: databasePath)
+                do {
+                    pusher = try EventPusher(
+                        source: lines, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
+                        batchesInFlight: inFlight, transport: UploadTransports.platformDefault())
+                } catch {
+                    throw CLIFailure(ExitStatus.ioError, error.message)
+                }
+            } catch let error as StoreError {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }
             let terminal = isatty(STDERR_FILENO) == 1

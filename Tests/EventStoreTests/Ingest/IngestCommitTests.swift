@@ -1,5 +1,6 @@
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventStore

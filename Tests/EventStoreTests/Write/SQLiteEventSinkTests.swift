@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventStore

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventStoreInterface

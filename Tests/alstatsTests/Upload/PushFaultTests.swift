@@ -1,3 +1,4 @@
+import EventStore
 import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents
@@ -69,7 +70,8 @@ struct PushFaultTests {
         let policy = UploadPolicy(
             initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(50), giveUpAfter: .seconds(60))
         let pusher = try EventPusher(
-            databasePath: database, collector: proxy.url, writeKey: "wk", policy: policy, batchesInFlight: 1,
+            source: try StoreEventLines(path: database), collector: proxy.url, writeKey: "wk", policy: policy,
+            batchesInFlight: 1,
             transport: transport)
         try await pusher.push()
 

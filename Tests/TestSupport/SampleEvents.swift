@@ -1,13 +1,12 @@
-import EventStore
 import Foundation
 import MeasurementEvents
-import TestSupport
 
-// The events the runs of the built `alstats` feed it: copies of the generators of the library tests
-// (EventStoreTests' `sampleEvents`, EventReportTests' `generatedEvents`), which test targets cannot share.
+// The events the tests feed the modules and the built `alstats`, shared by every test target (EventStoreTests,
+// EventReportTests, EventUploadTests, alstatsTests, ...): one generator each.
 
 /// Events with the shapes of the catalogue, deterministic for `count`.
-func sampleEvents(_ count: Int, start: Int64 = 1_763_683_200_000, idPrefix: String? = nil) -> [MeasurementEvent] {
+public func sampleEvents(_ count: Int, start: Int64 = 1_763_683_200_000, idPrefix: String? = nil) -> [MeasurementEvent]
+{
     (0..<count).map { index in
         let timestamp = start + Int64(index) * 61_000
         let id =
@@ -46,7 +45,8 @@ func sampleEvents(_ count: Int, start: Int64 = 1_763_683_200_000, idPrefix: Stri
 }
 
 /// Events of every shape the report distinguishes, over `days` days from `start`, deterministic for `seed`.
-func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12) -> [MeasurementEvent]
+public func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000, days: Int64 = 12)
+    -> [MeasurementEvent]
 {
     var random = SeededGenerator(seed: seed)
     let apps: [String?] = ["Facebook", "Messenger", "Instagram", nil, "Notes | \"quoted\", app"]
@@ -85,22 +85,13 @@ func generatedEvents(count: Int, seed: UInt64, start: Int64 = 1_774_137_600_000,
     }
 }
 
-/// A fresh SQLite database holding `events` (written by EventStore, as EventReportTests' `ReportDatabase` does),
-/// removed with its ``TemporaryDatabase``.
-final class ReportDatabase {
-    let temporary = TemporaryDatabase()
-    var folder: URL { temporary.folder }
-    var path: String { temporary.path }
-
-    init(events: [MeasurementEvent] = []) throws {
-        let store = try EventStore(path: temporary.path)
-        // Several batches, and some events twice: duplicates must count once.
-        var index = 0
-        while index < events.count {
-            let batch = Array(events[index..<min(events.count, index + 997)])
-            try store.write(batch)
-            if index % 3 == 0 { try store.write(Array(batch.prefix(50))) }
-            index += batch.count
-        }
+/// `count` events with distinct ids, the `index` field numbering them.
+public func numberedEvents(_ count: Int, start: Int = 0, padding: Int = 0) -> [MeasurementEvent] {
+    (start..<start + count).map { index in
+        var fields = [FieldName.ref: "feed", "index": String(index)]
+        if padding > 0 { fields["padding"] = String(repeating: "x", count: padding) }
+        return MeasurementEvent(
+            id: EventID(uuidHigh: 0x0192_f5c3_8a1b_7000, low: 0x8000_0000_0000_0000 | UInt64(index)),
+            name: EventName.navOut, fields: fields, timestamp: 1_763_683_200_000 + Int64(index))
     }
 }

@@ -2,43 +2,6 @@ import EventStoreInterface
 import MeasurementEvents
 import SQLiteSupport
 
-/// The stored events as `alstats push` (module EventUpload) sends them, for modules of this package only: their
-/// NDJSON lines in arrival order, and how many are left after a cursor. The push reads `events` only through these
-/// two methods and their statements (`Statements/select_events_for_push.sql`, `count_events_between.sql`).
-extension EventStore {
-    /// Calls `body` with the NDJSON line (without newline) and the rowid of up to `limit` stored events that
-    /// arrived after `rowid`, oldest first, until `body` returns `false`. Each line is the bytes
-    /// `NDJSONCodec.line(for:)` gives for the event the store reads from the row, written without making the event
-    /// (a dictionary of its fields, hashed, then sorted, was a third of a push's CPU).
-    /// - Throws: ``StoreError`` when the database fails or a row's extra fields are not a JSON object.
-    package static func forEachLine(
-        on connection: SQLiteConnection, afterRowID rowid: Int64, limit: Int,
-        _ body: (_ line: [UInt8], _ rowid: Int64) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        let select = try connection.prepare(EventLineWriter.selectSQL)
-        select.bind(1, rowid)
-        select.bind(2, Int64(limit))
-        defer { select.reset() }
-        var writer = EventLineWriter(path: connection.path)
-        while try select.step() {
-            try writer.write(select)
-            guard try body(writer.line, select.int64(EventLineWriter.rowidColumn)) else { return }
-        }
-    }
-
-    /// The number of stored events with `after < rowid <= upTo`.
-    package static func countEvents(on connection: SQLiteConnection, after: Int64, upTo: Int64) throws(StoreError)
-        -> Int
-    {
-        guard upTo > after else { return 0 }
-        let select = try connection.prepare(EmbeddedSQL.statement("count_events_between"))
-        select.bind(1, after)
-        select.bind(2, upTo)
-        defer { select.reset() }
-        return try select.step() ? Int(select.int64(0)) : 0
-    }
-}
-
 /// Writes the NDJSON line of a row of `select_events_for_push` into a buffer reused from line to line.
 struct EventLineWriter {
     /// The events after rowid ?1, at most ?2, oldest first: the hex of a 16-byte id (NULL for any other id), the

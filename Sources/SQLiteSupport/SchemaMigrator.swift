@@ -1,10 +1,13 @@
 import EventStoreInterface
 import Foundation
-import SQLiteSupport
 
 /// Applies embedded `NNNN_verb_object.sql` migrations in order, each in its own transaction, recording it in
 /// the database's ledger: EventStore's `Migrations/` in `schema_migrations` and `PRAGMA user_version`, another
 /// module's schema that shares the file (the uploader's `Migrations/upload/`) in a table of its own.
+///
+/// A schema may have handed some of its migrations over to another (``HandOver``): EventStore's 0010, 0012 and
+/// 0015 made the tables the uploader owns now. On a file where the other schema's ledger exists, that schema
+/// made or adopted those tables itself, so the handed-over migrations are recorded without being run.
 package struct SchemaMigrator {
     /// Where a database records the migrations of one schema.
     package enum Ledger: Sendable, Hashable {
@@ -15,15 +18,32 @@ package struct SchemaMigrator {
         case table(String)
     }
 
+    /// Migrations of this schema whose tables another schema of the same file owns now.
+    package struct HandOver: Sendable, Hashable {
+        /// The versions handed over.
+        package var versions: Set<Int>
+        /// The ledger table of the schema that owns their tables: when the file has it, they are not run.
+        package var ledger: String
+
+        /// Hands `versions` over to the schema recorded in the table `ledger`.
+        package init(versions: Set<Int>, ledger: String) {
+            self.versions = versions
+            self.ledger = ledger
+        }
+    }
+
     /// The migrations this binary knows, in order.
     package let migrations: [EmbeddedSQLFile]
     /// Where the versions applied are recorded.
     package let ledger: Ledger
+    /// The migrations recorded but not run on a file where another schema owns their tables.
+    package let handOver: HandOver?
 
-    /// A migrator of `migrations` (EventStore's by default) recording them in `ledger`.
-    package init(migrations: [EmbeddedSQLFile] = EmbeddedSQL.migrations, ledger: Ledger = .userVersion) {
+    /// A migrator of `migrations` recording them in `ledger`, `handOver`'s skipped where its ledger exists.
+    package init(migrations: [EmbeddedSQLFile], ledger: Ledger = .userVersion, handOver: HandOver? = nil) {
         self.migrations = migrations.sorted { $0.name < $1.name }
         self.ledger = ledger
+        self.handOver = handOver
     }
 
     /// The version the latest migration brings a database to.
@@ -35,16 +55,9 @@ package struct SchemaMigrator {
         case .userVersion:
             return Int(try connection.scalarInt("PRAGMA user_version"))
         case .table(let table):
-            guard try SchemaMigrator.hasTable(table, connection) else { return 0 }
+            guard try connection.hasTable(table) else { return 0 }
             return Int(try connection.scalarInt("SELECT ifnull(max(version), 0) FROM \(table)"))
         }
-    }
-
-    private static func hasTable(_ table: String, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
-        let select = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1")
-        select.bind(1, table)
-        defer { select.reset() }
-        return try select.step() && select.int64(0) > 0
     }
 
     /// Refuses a database whose schema is newer than this binary: by its `user_version`, or by a migration
@@ -52,7 +65,7 @@ package struct SchemaMigrator {
     /// migration but did not get to set `user_version`, or a hand-edited file).
     package func checkNotNewer(_ connection: SQLiteConnection) throws(StoreError) {
         var current = try currentVersion(of: connection)
-        if ledger == .userVersion, try SchemaMigrator.hasTable("schema_migrations", connection) {
+        if ledger == .userVersion, try connection.hasTable("schema_migrations") {
             let newest = try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")
             current = max(current, Int(newest))
         }
@@ -90,7 +103,9 @@ package struct SchemaMigrator {
                     try connection.execute("COMMIT")
                     continue
                 }
-                try connection.execute(migration.text, doing: "applying migration \(migration.stem)")
+                if try !isHandedOver(version, connection) {
+                    try connection.execute(migration.text, doing: "applying migration \(migration.stem)")
+                }
                 let table = if case .table(let table) = ledger { table } else { "schema_migrations" }
                 let record = try connection.prepare(
                     "INSERT INTO \(table) (version, name, applied_at) VALUES (?1, ?2, ?3)")
@@ -107,6 +122,12 @@ package struct SchemaMigrator {
             }
         }
         return applied
+    }
+
+    /// Whether `version` was handed over to a schema whose ledger `connection`'s file has.
+    private func isHandedOver(_ version: Int, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
+        guard let handOver, handOver.versions.contains(version) else { return false }
+        return try connection.hasTable(handOver.ledger)
     }
 
     private static func now() -> String {
