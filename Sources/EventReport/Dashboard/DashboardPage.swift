@@ -98,12 +98,13 @@ public struct DashboardPage: Sendable {
         return lines
     }
 
-    /// The figures: the window and completeness, the totals, every chart and its table, the source hosts.
+    /// The figures: the alerts, the window and completeness, the totals, every chart and its table, the source
+    /// hosts.
     func main(_ report: Report) -> [String] {
         let renderer = renderer()
         var lines = ["<main id=\"dashboard\"\(liveAttributes)>"]
-        lines += renderer.facts(report)
         lines += renderer.alerts(report)
+        lines += renderer.facts(report)
         lines += renderer.summary(report)
         for figure in renderer.figures(report) { lines += renderer.figure(figure) }
         lines += renderer.sourceHosts(report)

@@ -91,6 +91,9 @@ extension ALStatsCommand {
                 printError(
                     "demo: the second week against the first, with its alerts: alstats report\(databaseOption) "
                         + "--since 2025-11-10 --until 2025-11-17 --compare previous")
+                printError(
+                    "demo: in a browser: alstats serve --no-auth\(databaseOption), then "
+                        + "http://127.0.0.1:8080/report?since=2025-11-10&until=2025-11-17")
                 try await printReport(
                     of: database, query: ReportQuery(timeZone: .utc, top: format.defaultTop), format: format)
             }
