@@ -125,8 +125,9 @@ final class Subscription: Sendable {
     /// Signalled once for each time a waker takes ``sleeping`` from a sleeping worker.
     let wake = DispatchSemaphore(value: 0)
     /// Held by the worker while it calls the handler for a batch, so that `cancel` from another thread can wait
-    /// out the call under way (the worker checks ``cancelledFlag`` before each call).
-    let deliveryLock = StateLock(())
+    /// out the call under way (the worker checks ``cancelledFlag`` before each call). It guards the count of
+    /// handler calls made, not `()`: ThreadSanitizer reported the empty value's access outside the lock.
+    let deliveryLock = StateLock(0)
     let cancelledFlag = Atomic<Bool>(false)
     /// The worker thread's identity, to recognise calls made from inside a handler.
     let workerThreadID = Atomic<UInt>(0)
@@ -267,7 +268,7 @@ final class Subscription: Sendable {
         }
         wakeConsumer()
         for action in ready { action() }
-        if !isCurrentWorker { deliveryLock.withLock { _ in } }
+        if !isCurrentWorker { _ = deliveryLock.withLock { $0 } }
     }
 
     func statistics() -> ObserverStatistics {

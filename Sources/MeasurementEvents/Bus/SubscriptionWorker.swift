@@ -246,13 +246,14 @@ extension Subscription {
     /// delivery lock is held for the batch: `cancel` takes it to wait out the call under way, and no call
     /// starts once the cancelled flag is set.
     func deliver(_ taken: [Queued], to handler: @Sendable (MeasurementEvent) -> Void) {
-        let count = deliveryLock.withLock { _ -> Int in
+        let count = deliveryLock.withLock { calls -> Int in
             var count = 0
             for queued in taken {
                 if cancelledFlag.load(ordering: .relaxed) { break }
                 handler(queued.event)
                 count += 1
             }
+            calls += count
             return count
         }
         let ready = withState { state -> [@Sendable () -> Void] in
