@@ -13,8 +13,8 @@ import Synchronization
 // - A condition variable (`NSCondition`) only where a thread must sleep until another changes the state: the
 //   ingest reader, the WAL checkpointer, the group commit writer. `DispatchSemaphore` only as a one-shot or
 //   wake-up signal between threads (a thread's start or end, the bus's idle worker).
-// - `NSRecursiveLock` only for `Subscription.deliveryLock`, held around each handler call on the bus's hot path
-//   (still to move to `StateLock` with a run of the bus benchmark).
+// - No lock at all where posters meet the bus's consumers: `EventRing` (Synchronization's `Atomic`, Vyukov's
+//   bounded queue) and the `sleeping` handshake of `Subscription` (docs/design/event-bus.md).
 
 #if ALSTATS_TSAN
     /// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).

@@ -130,7 +130,7 @@ public final class MeasurementEventBus: Sendable {
 
     /// Stamps, intercepts and queues `event` for every subscription, all under the bus's lock so that
     /// ids and every subscription's order agree. The event is moved, not copied, into the last
-    /// subscription's inbox: each copy would touch the fields' reference count, a cache line the
+    /// subscription's ring: each copy would touch the fields' reference count, a cache line the
     /// delivery threads also touch.
     private func submit(_ event: consuming MeasurementEvent, truncated: Int, keepIdentity: Bool = false) -> EventID? {
         guard !event.name.isEmpty else {

@@ -2,17 +2,16 @@ extension Subscription {
     /// Where a subscription is in its life; each case carries the data that only it needs.
     ///
     /// ```text
-    /// running ⇄ idle ──stop──▶ stopping ──worker exits──▶ exited
-    ///    └────────┴──cancel──▶ cancelled ──worker exits──▶ exited
+    /// running ──stop──▶ stopping ──worker exits──▶ exited
+    ///    └─────cancel──▶ cancelled ──worker exits──▶ exited
     /// ```
     ///
     /// `stopping` may still turn into `cancelled` (the waiters for the exit carry over). An async-sequence
-    /// subscription has no worker: it stays `stopping` or `cancelled` until it is released.
+    /// subscription has no worker: it stays `stopping` or `cancelled` until it is released. Whether the
+    /// consumer sleeps is not a phase: posters read it without the lock, from ``Subscription/sleeping``.
     enum Phase {
-        /// Accepting events; the worker is awake, or about to look for work.
+        /// Accepting events.
         case running
-        /// Accepting events; the worker sleeps until `wake` is signalled, so a poster must signal it.
-        case idle
         /// Accepting no more events; the worker delivers and commits what is queued, then exits and runs
         /// `exitWaiters`.
         case stopping(exitWaiters: [@Sendable () -> Void])
@@ -22,19 +21,17 @@ extension Subscription {
         /// The worker has exited; nothing is outstanding.
         case exited
 
-        /// Whether new events are queued (`running` or `idle`).
+        /// Whether new events are queued (only while `running`).
         var acceptsEvents: Bool {
-            switch self {
-            case .running, .idle: true
-            case .stopping, .cancelled, .exited: false
-            }
+            if case .running = self { return true }
+            return false
         }
 
         /// Whether flushes have nothing left to wait for: the subscription was cancelled or has exited.
         var isFinished: Bool {
             switch self {
             case .cancelled, .exited: true
-            case .running, .idle, .stopping: false
+            case .running, .stopping: false
             }
         }
 
@@ -50,19 +47,12 @@ extension Subscription {
             return false
         }
 
-        /// Leaves `idle` for `running`; returns whether the worker was asleep (and so must be signalled).
-        mutating func wake() -> Bool {
-            guard case .idle = self else { return false }
-            self = .running
-            return true
-        }
-
         /// Asks the worker to stop once it has drained what is queued. Returns `false` when the worker has
         /// already exited (or there is none) and `onExit` was not kept: the caller then runs it.
         mutating func stop(onExit: (@Sendable () -> Void)?, hasWorker: Bool) -> Bool {
             let waiters = onExit.map { [$0] } ?? []
             switch self {
-            case .running, .idle:
+            case .running:
                 self = .stopping(exitWaiters: hasWorker ? waiters : [])
                 return hasWorker
             case .stopping(let kept):
@@ -79,7 +69,7 @@ extension Subscription {
         /// Asks the worker to exit at once, keeping the waiters for its exit.
         mutating func cancel() {
             switch self {
-            case .running, .idle: self = .cancelled(exitWaiters: [])
+            case .running: self = .cancelled(exitWaiters: [])
             case .stopping(let kept): self = .cancelled(exitWaiters: kept)
             case .cancelled, .exited: break
             }
@@ -90,7 +80,7 @@ extension Subscription {
             let waiters: [@Sendable () -> Void]
             switch self {
             case .stopping(let kept), .cancelled(let kept): waiters = kept
-            case .running, .idle, .exited: waiters = []
+            case .running, .exited: waiters = []
             }
             self = .exited
             return waiters

@@ -11,6 +11,9 @@ public struct ObserverOptions: Sendable, Hashable {
     public var bufferCapacity: Int
     /// What a full buffer does with one more event.
     public var overflow: OverflowPolicy
+    /// How many short naps an idle worker takes before it announces that it sleeps (see ``SubscriptionWorker``);
+    /// tests set 0 to put it through the wake-up handshake after every event.
+    var idleNaps = SubscriptionWorker.spinRounds
 
     /// Creates options.
     /// - Parameters:
@@ -26,8 +29,14 @@ public struct ObserverOptions: Sendable, Hashable {
 
 /// One observer, sink or async sequence registered on a bus: its bounded buffer and its delivery worker.
 ///
-/// Sequence numbers: every event the subscription accepts gets the next number; a flush waits until no
-/// event with a number at or below its target is still queued, being delivered, or (for sinks) uncommitted.
+/// Posters and the consumer share no lock: a post pushes the event into ``ring`` (an ``EventRing``, which
+/// takes none) and wakes the consumer only when it has announced that it sleeps (``sleeping``). The
+/// consumer's bookkeeping (counts, flush waiters, the phase) is behind ``state``, which posters take only on
+/// rare paths: an event rejected or truncated by the bus, or a parked async-sequence consumer to resume.
+///
+/// Sequence numbers: every event the subscription queues gets the next position in its ring; a flush waits
+/// until no event with a position below its target is still queued, being delivered, or (for sinks)
+/// uncommitted. The design, and why no event is stranded, is in `docs/design/event-bus.md`.
 final class Subscription: Sendable {
     enum Consumer: Sendable {
         case handler(@Sendable (MeasurementEvent) -> Void)
@@ -36,64 +45,63 @@ final class Subscription: Sendable {
     }
 
     struct Queued {
-        var sequence: UInt64
+        var sequence: Int
         var event: MeasurementEvent
     }
 
     struct Waiter {
-        var target: UInt64
+        var target: Int
         var resume: @Sendable () -> Void
     }
 
     struct State {
-        var buffer: EventInbox<Queued>
-        var accepted: UInt64 = 0
         var delivered = 0
         var dropped: [DropReason: Int] = [:]
+        /// How many of the ring's ``Subscription/bufferFullDrops`` are counted in `dropped` (and, for a sink,
+        /// in `unreportedLosses`).
+        var bufferFullCounted = 0
         var unreportedLosses: [DropReason: Int] = [:]
         /// The sink failed to record the unreported losses (a locked or full database): they wait for the
         /// next batch instead of being retried at once, and flushes do not wait for them.
         var lossReportFailed = false
-        var inFlightFirst: UInt64?
+        var inFlightFirst: Int?
         var inFlightCount = 0
-        var uncommittedFirst: UInt64?
+        var uncommittedFirst: Int?
         var phase = Phase.running
         var waiters: [Waiter] = []
-        var streamWaiter: CheckedContinuation<MeasurementEvent?, Never>?
-        /// An async-sequence consumer's batch, taken from the inbox in one swap, served from `streamIndex`.
-        var streamTaken: [Queued] = []
-        var streamIndex = 0
+        /// A parked async-sequence consumer, resumed to look at the ring again.
+        var streamWaiter: CheckedContinuation<Void, Never>?
 
-        /// The oldest event waiting for an async-sequence consumer. The batch taken earlier is served first
-        /// (it is older than anything in the inbox); when it is used up the inbox is taken whole, so a
-        /// consumer that lags pays O(1) per event, not a move of the whole queue.
-        mutating func popStreamEvent() -> MeasurementEvent? {
-            if streamIndex == streamTaken.count {
-                streamTaken.removeAll(keepingCapacity: true)
-                streamIndex = 0
-                buffer.take(into: &streamTaken)
-                if streamTaken.isEmpty { return nil }
-            }
-            defer { streamIndex += 1 }
-            return streamTaken[streamIndex].event
+        /// Counts the buffer-full drops posters have made since the last call (`total` is all of them).
+        mutating func absorbDrops(total: Int, isSink: Bool) {
+            let new = total - bufferFullCounted
+            guard new > 0 else { return }
+            bufferFullCounted = total
+            dropped[.bufferFull, default: 0] += new
+            if isSink { unreportedLosses[.bufferFull, default: 0] += new }
         }
 
-        /// Whether nothing numbered below `target` is still outstanding (queued, being delivered, or for
-        /// a sink uncommitted), and a sink has heard of every loss so far.
-        func isSettled(below target: UInt64) -> Bool {
+        /// Whether nothing numbered below `target` is still outstanding (queued from `oldestQueued` on, being
+        /// delivered, or for a sink uncommitted), and a sink has heard of every loss so far.
+        func isSettled(below target: Int, oldestQueued: Int) -> Bool {
             if phase.isFinished { return true }
             guard unreportedLosses.isEmpty || lossReportFailed else { return false }
-            let candidates = [buffer.firstSequence, inFlightFirst, uncommittedFirst].compactMap { $0 }
-            guard let lowest = candidates.min() else { return true }
+            var lowest = oldestQueued
+            if let inFlightFirst { lowest = min(lowest, inFlightFirst) }
+            if let uncommittedFirst { lowest = min(lowest, uncommittedFirst) }
             return lowest >= target
         }
 
-        mutating func takeSettledWaiters() -> [@Sendable () -> Void] {
+        mutating func takeSettledWaiters(oldestQueued: Int) -> [@Sendable () -> Void] {
             guard !waiters.isEmpty else { return [] }
             var ready: [@Sendable () -> Void] = []
             var waiting: [Waiter] = []
             for waiter in waiters {
-                if isSettled(below: waiter.target) { ready.append(waiter.resume) } else { waiting.append(waiter) }
+                if isSettled(below: waiter.target, oldestQueued: oldestQueued) {
+                    ready.append(waiter.resume)
+                } else {
+                    waiting.append(waiter)
+                }
             }
             waiters = waiting
             return ready
@@ -104,11 +112,22 @@ final class Subscription: Sendable {
     let consumer: Consumer
     let overflow: OverflowPolicy
     let capacity: Int
+    /// How many naps the worker takes before it sleeps.
+    let idleNaps: Int
+    /// The events waiting for the consumer; posters push without a lock.
+    let ring: EventRing<MeasurementEvent>
     let state: StateLock<State>
-    /// Signalled when a sleeping worker has work (events, a flush, a stop).
+    /// Set by the consumer before it sleeps (a worker on ``wake``, an async sequence in `streamWaiter`);
+    /// whoever turns it back to `false` wakes it, exactly once. See ``wakeConsumer()``.
+    let sleeping = Atomic<Bool>(false)
+    /// Events posters found no room for: each a drop of the new event, or of the oldest under ``OverflowPolicy/dropOldest``.
+    let bufferFullDrops = Atomic<Int>(0)
+    /// Signalled once for each time a waker takes ``sleeping`` from a sleeping worker.
     let wake = DispatchSemaphore(value: 0)
-    /// Held by the worker around each handler call, so that `cancel` from another thread can wait it out.
-    let deliveryLock = NSRecursiveLock()
+    /// Held by the worker while it calls the handler for a batch, so that `cancel` from another thread can wait
+    /// out the call under way (the worker checks ``cancelledFlag`` before each call). It guards the count of
+    /// handler calls made, not `()`: ThreadSanitizer reported the empty value's access outside the lock.
+    let deliveryLock = StateLock(0)
     let cancelledFlag = Atomic<Bool>(false)
     /// The worker thread's identity, to recognise calls made from inside a handler.
     let workerThreadID = Atomic<UInt>(0)
@@ -121,7 +140,9 @@ final class Subscription: Sendable {
         self.clock = clock
         self.overflow = options.overflow
         self.capacity = options.bufferCapacity
-        self.state = StateLock(State(buffer: EventInbox(capacity: options.bufferCapacity)))
+        self.idleNaps = options.idleNaps
+        self.ring = EventRing(capacity: options.bufferCapacity)
+        self.state = StateLock(State())
     }
 
     var isSink: Bool {
@@ -143,50 +164,74 @@ final class Subscription: Sendable {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self()))))
     }
 
+    /// Runs `body` on the state with the posters' latest drops counted in.
+    func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        let drops = bufferFullDrops.load(ordering: .relaxed)
+        let isSink = isSink
+        return state.withLock { state in
+            state.absorbDrops(total: drops, isSink: isSink)
+            return body(&state)
+        }
+    }
+
     // MARK: Posting side
 
-    /// Queues `event`; called by the bus under its lock, so all subscriptions see one order.
+    /// Queues `event` without taking a lock; called by the bus under its own lock, so that all subscriptions
+    /// see one order (the ring would keep each poster's order without it).
+    @inline(__always)
     func enqueue(_ event: consuming MeasurementEvent) {
-        var signal = false
-        var handOff: CheckedContinuation<MeasurementEvent?, Never>?
-        var pending: MeasurementEvent? = consume event
-        state.withLock { state in
-            guard state.phase.acceptsEvents else { return }
-            let sequence = state.accepted
-            state.accepted += 1
-            if let waiter = state.streamWaiter {
-                state.streamWaiter = nil
-                state.delivered += 1
-                handOff = waiter
-                return
-            }
-            if state.buffer.isFull {
-                state.dropped[.bufferFull, default: 0] += 1
-                if isSink { state.unreportedLosses[.bufferFull, default: 0] += 1 }
-                switch overflow {
-                case .dropNewest:
-                    return
-                case .dropOldest:
-                    state.buffer.overwriteOldest(with: Queued(sequence: sequence, event: pending.take()!))
-                }
-            } else {
-                state.buffer.append(Queued(sequence: sequence, event: pending.take()!))
-            }
-            signal = state.phase.wake()
+        if let position = ring.claim() {
+            ring.publish(event, at: position)
+        } else {
+            makeRoom(for: event)
         }
-        if signal { wake.signal() }
-        if let handOff { handOff.resume(returning: pending.take()) }
+        // Sequentially consistent, after the publishing store: see `wakeConsumer()`.
+        if sleeping.load(ordering: .sequentiallyConsistent) { wakeConsumer() }
+    }
+
+    /// The overflow policy, for a post that found the ring full. Under ``OverflowPolicy/dropOldest`` the
+    /// poster pops the oldest event itself (counted as dropped unless the consumer took it first) and claims
+    /// again.
+    private func makeRoom(for event: consuming MeasurementEvent) {
+        switch overflow {
+        case .dropNewest:
+            bufferFullDrops.add(1, ordering: .relaxed)
+        case .dropOldest:
+            while true {
+                if let position = ring.claim() {
+                    ring.publish(event, at: position)
+                    return
+                }
+                if ring.pop() != nil { bufferFullDrops.add(1, ordering: .relaxed) }
+            }
+        }
     }
 
     /// Records events that never reached this sink (rejected by the bus before delivery), and wakes
     /// its worker to report them.
     func noteLoss(_ reason: DropReason) {
         guard isSink else { return }
-        let signal = state.withLock { state -> Bool in
-            state.unreportedLosses[reason, default: 0] += 1
-            return state.phase.wake()
+        withState { $0.unreportedLosses[reason, default: 0] += 1 }
+        wakeConsumer()
+    }
+
+    /// Wakes the consumer if it announced that it sleeps.
+    ///
+    /// The handshake: a consumer that finds nothing to do sets ``sleeping`` (sequentially consistent), looks
+    /// at the ring once more (``EventRing/hasReadyElement``, sequentially consistent) and at its state under
+    /// the lock, and only then sleeps. A poster publishes (sequentially consistent) and then reads
+    /// ``sleeping``. In the single order of those four operations, either the consumer's second look sees
+    /// the event, or the poster's read sees the announcement; whoever then exchanges ``sleeping`` back to
+    /// `false` (the consumer itself, taking the announcement back, or one waker) owns the wake-up, so the
+    /// worker's semaphore is signalled exactly once per sleep it must leave. Other wakers (a flush, a stop, a
+    /// loss) change the state under the lock first, so the consumer sees their change or they see the flag.
+    func wakeConsumer() {
+        guard sleeping.exchange(false, ordering: .sequentiallyConsistent) else { return }
+        if isStream {
+            state.withLock { $0.streamWaiter.take() }?.resume()
+        } else {
+            wake.signal()
         }
-        if signal { wake.signal() }
     }
 
     // MARK: Flush, stop, cancel
@@ -194,30 +239,20 @@ final class Subscription: Sendable {
     /// Registers `resume` to run once everything accepted so far is delivered (and, for a sink, committed).
     /// Returns `false` when there is nothing to wait for; `resume` is then not called.
     func addFlushWaiter(_ resume: @escaping @Sendable () -> Void) -> Bool {
-        var signal = false
-        let added = state.withLock { state -> Bool in
-            let target = state.accepted
-            if state.isSettled(below: target) { return false }
+        let target = ring.tailPosition
+        let added = withState { state -> Bool in
+            if state.isSettled(below: target, oldestQueued: ring.headPosition) { return false }
             state.waiters.append(Waiter(target: target, resume: resume))
-            signal = state.phase.wake()
             return true
         }
-        if signal { wake.signal() }
+        if added { wakeConsumer() }
         return added
     }
 
     /// Asks the worker to deliver what is queued, commit, and exit; `onExit` runs when it has.
     func stop(onExit: (@Sendable () -> Void)?) {
-        var stream: CheckedContinuation<MeasurementEvent?, Never>?
-        let kept = state.withLock { state -> Bool in
-            if state.buffer.isEmpty {
-                stream = state.streamWaiter
-                state.streamWaiter = nil
-            }
-            return state.phase.stop(onExit: onExit, hasWorker: !isStream)
-        }
-        stream?.resume(returning: nil)
-        wake.signal()
+        let kept = state.withLock { $0.phase.stop(onExit: onExit, hasWorker: !isStream) }
+        wakeConsumer()
         if !kept { onExit?() }
     }
 
@@ -225,34 +260,22 @@ final class Subscription: Sendable {
     /// (unless it is called from inside the handler, whose current call then completes).
     func cancel() {
         cancelledFlag.store(true, ordering: .sequentiallyConsistent)
-        var ready: [@Sendable () -> Void] = []
-        var stream: CheckedContinuation<MeasurementEvent?, Never>?
-        state.withLock { state in
+        let ready = state.withLock { state -> [@Sendable () -> Void] in
             state.phase.cancel()
-            _ = state.buffer.removeAll()
-            state.streamTaken.removeAll()
-            state.streamIndex = 0
-            ready = state.waiters.map(\.resume)
-            state.waiters.removeAll()
-            stream = state.streamWaiter
-            state.streamWaiter = nil
+            while ring.pop() != nil {}
+            defer { state.waiters.removeAll() }
+            return state.waiters.map(\.resume)
         }
-        wake.signal()
-        stream?.resume(returning: nil)
+        wakeConsumer()
         for action in ready { action() }
-        if !isCurrentWorker {
-            deliveryLock.lock()
-            deliveryLock.unlock()
-        }
+        if !isCurrentWorker { _ = deliveryLock.withLock { $0 } }
     }
 
     func statistics() -> ObserverStatistics {
-        state.withLock { state in
+        withState { state in
             ObserverStatistics(
-                label: label, delivered: state.delivered,
-                buffered: state.buffer.count + state.inFlightCount + (state.streamTaken.count - state.streamIndex),
-                capacity: capacity,
-                dropped: state.dropped)
+                label: label, delivered: state.delivered, buffered: ring.count + state.inFlightCount,
+                capacity: capacity, dropped: state.dropped)
         }
     }
 
@@ -260,25 +283,37 @@ final class Subscription: Sendable {
 
     /// The next event for an async-sequence subscription, or `nil` once it is cancelled or stopped and drained.
     func nextStreamEvent() async -> MeasurementEvent? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<MeasurementEvent?, Never>) in
-                let immediate = state.withLock { state -> MeasurementEvent?? in
-                    if let event = state.popStreamEvent() {
-                        state.delivered += 1
-                        return .some(event)
-                    }
-                    if !state.phase.acceptsEvents || Task.isCancelled { return .some(nil) }
-                    state.streamWaiter = continuation
-                    return .none
+        while true {
+            let next = state.withLock { state -> MeasurementEvent?? in
+                if let (_, event) = ring.pop() {
+                    state.delivered += 1
+                    return .some(event)
                 }
-                if let immediate { continuation.resume(returning: immediate) }
+                return state.phase.acceptsEvents ? .none : .some(nil)
+            }
+            if let next { return next }
+            await parkStream()
+        }
+    }
+
+    /// Suspends the async-sequence consumer until a post, a stop or a cancel wakes it (at once if the
+    /// subscription no longer accepts events, or an event came meanwhile).
+    private func parkStream() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let parked = state.withLock { state -> Bool in
+                    guard state.phase.acceptsEvents, !Task.isCancelled else { return false }
+                    state.streamWaiter = continuation
+                    sleeping.store(true, ordering: .sequentiallyConsistent)
+                    return true
+                }
+                guard parked else { return continuation.resume() }
+                // The handshake's second look (see `wakeConsumer()`): an event published before the
+                // announcement was seen by no poster, so take the announcement back and look again.
+                if ring.hasReadyElement { wakeConsumer() }
             }
         } onCancel: {
             cancel()
         }
     }
-}
-
-extension EventInbox where Element == Subscription.Queued {
-    var firstSequence: UInt64? { first?.sequence }
 }

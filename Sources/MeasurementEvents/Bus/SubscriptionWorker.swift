@@ -1,6 +1,12 @@
 import Dispatch
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension Subscription {
     /// Starts the delivery thread of a handler or sink subscription.
     func startWorker() {
@@ -13,11 +19,11 @@ extension Subscription {
 
 /// The delivery loop of a handler or sink subscription, on a thread of its own.
 ///
-/// It takes everything queued at once (an O(1) swap, so posters barely wait for the lock), delivers it
-/// in order, and for a sink writes it in chunks that fill up to the commit size, committing when the
-/// policy says so, when a flush waits, and before it exits. What only this thread touches lives here,
-/// outside the subscription's lock: the batch taken, the chunk being written, how many written events
-/// are uncommitted and when the first of them was written (on the bus's clock).
+/// It pops everything queued from the subscription's ring (posters push without a lock, so they never wait
+/// for it), delivers it in order, and for a sink writes it in chunks that fill up to the commit size,
+/// committing when the policy says so, when a flush waits, and before it exits. What only this thread
+/// touches lives here, outside the subscription's lock: the batch taken, the chunk being written, how many
+/// written events are uncommitted and when the first of them was written (on the bus's clock).
 struct SubscriptionWorker {
     /// What the loop does next, decided under the subscription's lock.
     private enum Step {
@@ -26,14 +32,16 @@ struct SubscriptionWorker {
         case sleep
         case spin
         case reportLosses
+        /// Nothing to do, but an event came as the worker announced it would sleep: look again.
+        case again
         case exit
     }
 
     /// How many naps an idle worker takes before it sleeps until woken (about 2 ms in all).
     static let spinRounds = 20
 
-    /// How long one nap lasts; events posted meanwhile wait at most this long.
-    static let napInterval = DispatchTimeInterval.microseconds(100)
+    /// How long one nap lasts, in microseconds; events posted meanwhile wait at most this long.
+    static let napMicroseconds: UInt32 = 100
 
     /// The longest single sleep while a commit is due; the deadline is checked again on the clock after it.
     static let longestDeadlineWait: Int64 = 60_000
@@ -71,13 +79,12 @@ struct SubscriptionWorker {
                 commit()
                 finish()
                 return
-            case .reportLosses:
+            case .reportLosses, .again:
                 continue
             case .spin:
-                // Posts come in bursts. Napping briefly without asking to be woken (the phase stays
-                // running) spares posters the system call that waking a sleeping thread costs, for every
-                // event of a burst, and touches the shared lock only once per nap.
-                _ = subscription.wake.wait(timeout: .now() + SubscriptionWorker.napInterval)
+                // Posts come in bursts. Napping briefly without announcing sleep spares posters the system
+                // call that waking a sleeping thread costs, for every event of a burst; nobody signals a nap.
+                usleep(SubscriptionWorker.napMicroseconds)
             case .commit:
                 commit()
             case .sleep:
@@ -93,29 +100,36 @@ struct SubscriptionWorker {
         }
     }
 
-    /// Decides the next step under the lock: takes the queued events, and the losses a sink is to hear of.
+    /// Decides the next step under the lock: pops the queued events, and takes the losses a sink is to hear of.
     private mutating func nextStep(losses: inout [DropReason: Int]) -> Step {
-        let spin = idleRounds < SubscriptionWorker.spinRounds
+        let spin = idleRounds < subscription.idleNaps
         let isSink = sink != nil
         let uncommitted = uncommitted
-        return subscription.state.withLock { state -> Step in
+        let subscription = subscription
+        return subscription.withState { state -> Step in
             if state.phase.isCancelled { return .exit }
             if isSink, !state.unreportedLosses.isEmpty, !state.lossReportFailed {
                 swap(&losses, &state.unreportedLosses)
             }
-            if let first = state.buffer.firstSequence {
+            // Popped under the lock, so that a flush sees every event either still in the ring or in flight.
+            while taken.count < subscription.capacity, let (position, event) = subscription.ring.pop() {
+                taken.append(Subscription.Queued(sequence: position, event: event))
+            }
+            if let first = taken.first {
                 state.lossReportFailed = false
-                state.inFlightFirst = first
-                state.inFlightCount = state.buffer.count
-                state.buffer.take(into: &taken)
+                state.inFlightFirst = first.sequence
+                state.inFlightCount = taken.count
                 return .deliver
             }
             if uncommitted > 0, !state.waiters.isEmpty || state.phase.isStopping { return .commit }
             if state.phase.isStopping { return .exit }
             if !losses.isEmpty { return .reportLosses }
             if spin { return .spin }
-            state.phase = .idle
-            return .sleep
+            // Announce the sleep, then look at the ring once more (the handshake of `wakeConsumer()`).
+            subscription.sleeping.store(true, ordering: .sequentiallyConsistent)
+            guard subscription.ring.hasReadyElement else { return .sleep }
+            // Take the announcement back; if a poster took it first, its signal is on the way: sleep takes it.
+            return subscription.sleeping.exchange(false, ordering: .sequentiallyConsistent) ? .again : .sleep
         }
     }
 
@@ -129,7 +143,9 @@ struct SubscriptionWorker {
         if remaining > 0, subscription.wake.wait(timeout: .now() + .milliseconds(Int(remaining))) == .success {
             return
         }
-        _ = subscription.state.withLock { $0.phase.wake() }
+        // Take the announcement back; if a waker took it first, its signal is on the way: take it too, so that
+        // the next sleep does not end at once.
+        if !subscription.sleeping.exchange(false, ordering: .sequentiallyConsistent) { subscription.wake.wait() }
         if isCommitOverdue { commit() }
     }
 
@@ -164,14 +180,15 @@ struct SubscriptionWorker {
         let count = uncommitted
         uncommitted = 0
         uncommittedSince = nil
-        let ready = subscription.state.withLock { state -> [@Sendable () -> Void] in
+        let ring = subscription.ring
+        let ready = subscription.withState { state -> [@Sendable () -> Void] in
             state.uncommittedFirst = nil
             if !succeeded {
                 state.delivered -= count
                 state.dropped[.sinkError, default: 0] += count
                 state.unreportedLosses[.sinkError, default: 0] += count
             }
-            return state.takeSettledWaiters()
+            return state.takeSettledWaiters(oldestQueued: ring.headPosition)
         }
         for action in ready { action() }
     }
@@ -180,14 +197,15 @@ struct SubscriptionWorker {
     private func reportLosses(_ losses: [DropReason: Int]) {
         guard let sink, !losses.isEmpty else { return }
         let reported = (try? sink.recordLosses(losses)) != nil
-        let ready = subscription.state.withLock { state -> [@Sendable () -> Void] in
+        let ring = subscription.ring
+        let ready = subscription.withState { state -> [@Sendable () -> Void] in
             // Unreported losses stay with the subscription, to be tried again with the next batch.
             // Not at once: that would spin, and hold every flush, while the database stays locked or full.
             if !reported {
                 state.unreportedLosses.merge(losses, uniquingKeysWith: +)
                 state.lossReportFailed = true
             }
-            return state.takeSettledWaiters()
+            return state.takeSettledWaiters(oldestQueued: ring.headPosition)
         }
         for action in ready { action() }
     }
@@ -224,23 +242,25 @@ struct SubscriptionWorker {
 }
 
 extension Subscription {
-    /// Calls the handler for each event in order; stops at once when the subscription is cancelled.
+    /// Calls the handler for each event in order; stops at once when the subscription is cancelled. The
+    /// delivery lock is held for the batch: `cancel` takes it to wait out the call under way, and no call
+    /// starts once the cancelled flag is set.
     func deliver(_ taken: [Queued], to handler: @Sendable (MeasurementEvent) -> Void) {
-        var count = 0
-        for queued in taken {
-            if cancelledFlag.load(ordering: .relaxed) { break }
-            deliveryLock.lock()
-            if !cancelledFlag.load(ordering: .relaxed) {
+        let count = deliveryLock.withLock { calls -> Int in
+            var count = 0
+            for queued in taken {
+                if cancelledFlag.load(ordering: .relaxed) { break }
                 handler(queued.event)
                 count += 1
             }
-            deliveryLock.unlock()
+            calls += count
+            return count
         }
-        let ready = state.withLock { state -> [@Sendable () -> Void] in
+        let ready = withState { state -> [@Sendable () -> Void] in
             state.inFlightFirst = nil
             state.inFlightCount = 0
             state.delivered += count
-            return state.takeSettledWaiters()
+            return state.takeSettledWaiters(oldestQueued: ring.headPosition)
         }
         for action in ready { action() }
     }
@@ -248,8 +268,8 @@ extension Subscription {
     /// Records the outcome of one chunk written to a sink: `first` is its first sequence number, `next`
     /// the first of what remains in flight. Returns the flush waiters now settled, and whether a flush
     /// is waiting for nothing but a commit.
-    func settle(written: Bool, count: Int, first: UInt64, next: UInt64?) -> ([@Sendable () -> Void], Bool) {
-        state.withLock { state in
+    func settle(written: Bool, count: Int, first: Int, next: Int?) -> ([@Sendable () -> Void], Bool) {
+        withState { state in
             state.inFlightFirst = next
             state.inFlightCount = next == nil ? 0 : state.inFlightCount - count
             if written {
@@ -259,8 +279,8 @@ extension Subscription {
                 state.dropped[.sinkError, default: 0] += count
                 state.unreportedLosses[.sinkError, default: 0] += count
             }
-            let ready = state.takeSettledWaiters()
-            return (ready, !state.waiters.isEmpty && state.buffer.isEmpty && next == nil)
+            let ready = state.takeSettledWaiters(oldestQueued: ring.headPosition)
+            return (ready, !state.waiters.isEmpty && ring.isEmpty && next == nil)
         }
     }
 }

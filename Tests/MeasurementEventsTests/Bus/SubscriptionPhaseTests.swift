@@ -12,16 +12,13 @@ struct SubscriptionPhaseTests {
         func closure() -> @Sendable () -> Void { { self.count.add(1, ordering: .relaxed) } }
     }
 
-    @Test func onlyRunningAndIdleAcceptEventsAndOnlyIdleNeedsAWakeUp() {
-        var phase = Subscription.Phase.idle
-        #expect(phase.acceptsEvents)
-        let woke = phase.wake()
-        let wokeAgain = phase.wake()
-        #expect(woke)
-        #expect(!wokeAgain, "a running worker is not signalled again")
-        #expect(phase.acceptsEvents && !phase.isFinished)
+    @Test func onlyRunningAcceptsEventsAndACancelFinishesIt() {
+        var phase = Subscription.Phase.running
+        #expect(phase.acceptsEvents && !phase.isFinished && !phase.isStopping && !phase.isCancelled)
         phase.cancel()
         #expect(!phase.acceptsEvents && phase.isFinished && phase.isCancelled)
+        phase.cancel()
+        #expect(phase.isCancelled, "a second cancel changes nothing")
     }
 
     @Test func stoppingKeepsTheExitWaitersThroughACancelUntilTheWorkerExits() {
