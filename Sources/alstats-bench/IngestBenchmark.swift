@@ -211,7 +211,10 @@ enum IngestBenchmark {
             throw BenchFailure("no alstats beside alstats-bench at \(alstats): run swift build -c release first")
         }
         let result = try spawn(alstats, ["ingest", "--database", database, input])
-        guard result.status == 0 else { throw BenchFailure("alstats ingest exited with status \(result.status)") }
+        // 65: some lines were not valid events (the wide workload has malformed lines); the rest are stored.
+        guard result.status == 0 || result.status == 65 else {
+            throw BenchFailure("alstats ingest exited with status \(result.status)")
+        }
         return result
     }
 
