@@ -83,8 +83,7 @@ public struct DashboardPage: Sendable {
                     + "title=\"Remove this filter\">\(dimension.label.htmlEscaped): <b>\(value.htmlEscaped)</b> "
                     + "<span aria-hidden=\"true\">×</span><span class=\"sr\"> (remove)</span></a>")
         }
-        let compare = view
-        var toggled = compare
+        var toggled = view
         toggled.compare.toggle()
         lines.append(
             "<a class=\"toggle\" href=\"\(toggled.href(path).htmlEscaped)\">"
