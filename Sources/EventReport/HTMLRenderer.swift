@@ -138,8 +138,7 @@ struct HTMLRenderer {
         let n = ReportText.count
         let p = ReportText.percent
         // With a comparison, each row's figures carry their change against the previous period.
-        let change = ReportChange(previous: report.previous, top: report.previousBox?.top)
-        let whole: Prior<Report> = report.previous.map { .found($0) } ?? .none
+        let change = report.change
         let name = { (value: String?) in value ?? ReportText.none }
         let days = report.daily
         // The charts' time axis: every day from the first to the last, a day without events at zero.
@@ -186,15 +185,7 @@ struct HTMLRenderer {
                     ],
                     annotations: types.map { p(navigation.share(ofType: $0)) }),
                 header: ["type", "navigations", "share"],
-                rows: types.map { type in
-                    [
-                        type,
-                        change.count(navigation.byType[type, default: 0], whole) {
-                            $0.navigation.byType[type, default: 0]
-                        },
-                        change.rate(navigation.share(ofType: type), whole) { $0.navigation.share(ofType: type) },
-                    ]
-                }),
+                rows: report.outboundTypeRows(change)),
             Figure(
                 SVGChart(
                     id: "fig-referer-apps", kind: .horizontalBars, title: "Referer apps: arrivals and returns",
@@ -205,14 +196,7 @@ struct HTMLRenderer {
                     ],
                     annotations: report.refererApps.map { "return rate \(p($0.returnRate))" }),
                 header: ["referer app", "arrivals", "share", "returns", "return rate"],
-                rows: report.refererApps.map { row in
-                    let prior = change.prior(\.refererApps) { $0.name == row.name }
-                    return [
-                        name(row.name), change.count(row.arrivals, prior) { $0.arrivals },
-                        change.rate(row.share, prior) { $0.share }, change.count(row.returns, prior) { $0.returns },
-                        change.rate(row.returnRate, prior) { $0.returnRate },
-                    ]
-                }, filter: (.refererApp, report.refererApps.map(\.name))),
+                rows: report.refererAppRows(change), filter: (.refererApp, report.refererApps.map(\.name))),
             Figure(
                 SVGChart(
                     id: "fig-ref-categories", kind: .horizontalBars,
@@ -225,16 +209,7 @@ struct HTMLRenderer {
                     ],
                     annotations: report.refCategories.map { "out success \(p($0.navOutSuccessRate))" }),
                 header: ["ref", "arrivals", "outbound", "out ok", "out success", "returns"],
-                rows: report.refCategories.map { row in
-                    let prior = change.prior(\.refCategories) { $0.ref == row.ref }
-                    return [
-                        name(row.ref), change.count(row.arrivals, prior) { $0.arrivals },
-                        change.count(row.navOutAttempts, prior) { $0.navOutAttempts },
-                        change.count(row.navOutSucceeded, prior) { $0.navOutSucceeded },
-                        change.rate(row.navOutSuccessRate, prior) { $0.navOutSuccessRate },
-                        change.count(row.returns, prior) { $0.returns },
-                    ]
-                }, filter: (.ref, report.refCategories.map(\.ref))),
+                rows: report.refCategoryRows(change), filter: (.ref, report.refCategories.map(\.ref))),
             Figure(
                 SVGChart(
                     id: "fig-failure-reasons", kind: .horizontalBars, title: "Failure reasons of outbound navigations",
@@ -242,10 +217,7 @@ struct HTMLRenderer {
                     categories: navigation.failureReasons.map { name($0.error) },
                     series: [.init(name: "failed", values: navigation.failureReasons.map(\.count), style: 4)]),
                 header: ["error", "failed"],
-                rows: navigation.failureReasons.map { row in
-                    let prior = change.prior(\.navigation.failureReasons) { $0.error == row.error }
-                    return [name(row.error), change.count(row.count, prior) { $0.count }]
-                }),
+                rows: report.failureReasonRows(change)),
             linksFigure(report, change: change),
         ]
     }
@@ -273,19 +245,10 @@ struct HTMLRenderer {
     }
 
     func sourceHosts(_ report: Report) -> [String] {
-        let change = ReportChange(previous: report.previous, top: report.previousBox?.top)
-        let rows = report.navigation.sourceHosts.map { row -> [String] in
-            let prior = change.prior(\.navigation.sourceHosts) { $0.host == row.host }
-            return [
-                row.host ?? ReportText.none, change.count(row.attempts, prior) { $0.attempts },
-                change.count(row.succeeded, prior) { $0.succeeded },
-                change.rate(row.successRate, prior) { $0.successRate },
-            ]
-        }
-        return ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
+        ["<section class=\"hosts\">", "<h2>Source hosts of outbound navigations</h2>"]
             + table(
                 id: "source-hosts-table", caption: "Source hosts",
-                header: ["host", "attempts", "succeeded", "success rate"], rows: rows,
+                header: ["host", "attempts", "succeeded", "success rate"], rows: report.sourceHostRows(report.change),
                 rowLinks: rowLinks((.sourceHost, report.navigation.sourceHosts.map(\.host))))
             + ["</section>"]
     }

@@ -91,9 +91,8 @@ extension Report {
     /// comparison, each figure followed by its change against the previous period (``ReportChange``).
     /// Longer than 60 lines on purpose: one declarative list, a section per entry, in the order of the output.
     func tables() -> [(title: String, table: TextTable)] {
-        let change = ReportChange(previous: previous, top: previousBox?.top)
+        let change = self.change
         let whole: Prior<Report> = previous.map { .found($0) } ?? .none
-        let name = { (value: String?) in value ?? ReportText.none }
         var result: [(String, TextTable)] = []
         result.append(
             (
@@ -122,42 +121,21 @@ extension Report {
                             "succeeded", change.count(navigation.succeeded, whole) { $0.navigation.succeeded },
                             change.rate(navigation.successRate, whole) { $0.navigation.successRate },
                         ],
-                    ]
-                        + ReportText.typeOrder.map { type in
-                            [
-                                "type \(type)",
-                                change.count(navigation.byType[type, default: 0], whole) {
-                                    $0.navigation.byType[type, default: 0]
-                                },
-                                change.rate(navigation.share(ofType: type), whole) {
-                                    $0.navigation.share(ofType: type)
-                                },
-                            ]
-                        })
+                    ] + outboundTypeRows(change).map { ["type " + $0[0]] + $0.dropFirst() })
             ))
         result.append(
             (
                 "Failure reasons",
                 TextTable(
                     header: ["error", "failed"],
-                    rows: navigation.failureReasons.map { row in
-                        let prior = change.prior(\.navigation.failureReasons) { $0.error == row.error }
-                        return [name(row.error), change.count(row.count, prior) { $0.count }]
-                    })
+                    rows: failureReasonRows(change))
             ))
         result.append(
             (
                 "Source hosts",
                 TextTable(
                     header: ["host", "attempts", "succeeded", "success"],
-                    rows: navigation.sourceHosts.map { row in
-                        let prior = change.prior(\.navigation.sourceHosts) { $0.host == row.host }
-                        return [
-                            name(row.host), change.count(row.attempts, prior) { $0.attempts },
-                            change.count(row.succeeded, prior) { $0.succeeded },
-                            change.rate(row.successRate, prior) { $0.successRate },
-                        ]
-                    })
+                    rows: sourceHostRows(change))
             ))
         result.append(
             (
@@ -177,30 +155,14 @@ extension Report {
                 "Referer apps",
                 TextTable(
                     header: ["referer app", "arrivals", "share", "returns", "return rate"],
-                    rows: refererApps.map { row in
-                        let prior = change.prior(\.refererApps) { $0.name == row.name }
-                        return [
-                            name(row.name), change.count(row.arrivals, prior) { $0.arrivals },
-                            change.rate(row.share, prior) { $0.share }, change.count(row.returns, prior) { $0.returns },
-                            change.rate(row.returnRate, prior) { $0.returnRate },
-                        ]
-                    })
+                    rows: refererAppRows(change))
             ))
         result.append(
             (
                 "Ref categories",
                 TextTable(
                     header: ["ref", "arrivals", "out", "out ok", "out success", "returns"],
-                    rows: refCategories.map { row in
-                        let prior = change.prior(\.refCategories) { $0.ref == row.ref }
-                        return [
-                            name(row.ref), change.count(row.arrivals, prior) { $0.arrivals },
-                            change.count(row.navOutAttempts, prior) { $0.navOutAttempts },
-                            change.count(row.navOutSucceeded, prior) { $0.navOutSucceeded },
-                            change.rate(row.navOutSuccessRate, prior) { $0.navOutSuccessRate },
-                            change.count(row.returns, prior) { $0.returns },
-                        ]
-                    })
+                    rows: refCategoryRows(change))
             ))
         let n = ReportText.count
         let p = ReportText.percent

@@ -14,10 +14,10 @@ struct DashboardRoutes {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("report") { request, _ in
-            let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
+            let form = FormParameters.decode(request.uri.query)
+            let parameters = DashboardRoutes.dictionary(form)
             let view = DashboardView(parameters: parameters)
-            let read = try DashboardRoutes.parameters(
-                FormParameters.decode(request.uri.query), view: view, now: reports.clock.nowMilliseconds())
+            let read = try DashboardRoutes.parameters(form, view: view, now: reports.clock.nowMilliseconds())
             let report = try await reports.read(read.query, comparison: read.comparison)
             let page = DashboardPage(view: view)
             let html =
@@ -29,12 +29,12 @@ struct DashboardRoutes {
             guard let slug = context.parameters.get("slug") else {
                 throw EventServerError(.notFound, "a link page needs a slug: /report/links/{slug}")
             }
-            let parameters = DashboardRoutes.dictionary(FormParameters.decode(request.uri.query))
+            let form = FormParameters.decode(request.uri.query)
+            let parameters = DashboardRoutes.dictionary(form)
             // The path names the link; the view (picker, chips) is the rest of the URL.
             let view = DashboardView(parameters: parameters).removing(.link)
             let read = try DashboardRoutes.parameters(
-                FormParameters.decode(request.uri.query), view: view.adding(.link, slug),
-                now: reports.clock.nowMilliseconds())
+                form, view: view.adding(.link, slug), now: reports.clock.nowMilliseconds())
             let report = try await reports.read(read.query, comparison: read.comparison)
             let days = try await reports.linkDays(slug: slug, query: read.query)
             let page = DashboardPage(view: view)

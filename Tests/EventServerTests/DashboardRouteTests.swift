@@ -52,7 +52,10 @@ import Testing
             }
             try await client.execute(uri: "/report/links/invite?period=all", method: .get, headers: read) {
                 #expect($0.status == .ok)
-                #expect(String(buffer: $0.body).contains("<title>alstats · invite</title>"))
+                let page = String(buffer: $0.body)
+                #expect(page.contains("<title>alstats · invite</title>"))
+                // Its script polls the report of the link alone, over the page's period.
+                #expect(page.contains(#"data-api="/api/report?period=all&amp;link=invite&amp;compare=previous""#))
             }
             for bad in ["/report?period=fortnight", "/api/report?period=fortnight", "/report?tz=Mars/Base"] {
                 try await client.execute(uri: bad, method: .get, headers: read) { #expect($0.status == .badRequest) }

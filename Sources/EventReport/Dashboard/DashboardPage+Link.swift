@@ -29,7 +29,8 @@ extension DashboardPage {
         let link =
             report.links.first { $0.slug == slug }
             ?? ReportRows.Link(slug: slug, hits: 0, visitors: 0, crawlerFetches: 0, notFound: 0, arrivals: 0)
-        var lines = ["<main id=\"dashboard\"\(liveAttributes)>"]
+        // The script polls the report of this link alone, as the route reads it: not every event's.
+        var lines = ["<main id=\"dashboard\"\(liveAttributes(polling: view.adding(.link, slug)))>"]
         lines += renderer.facts(report)
         let cards: [(id: String, label: String, value: String)] = [
             ("link-hits", "page views (hits)", n(link.hits)), ("link-visitors", "visitors", n(link.visitors)),

@@ -1,9 +1,10 @@
 extension DashboardPage {
     /// The page's only script. While `<main id="dashboard">` has a `data-refresh` interval (the window
-    /// includes now), it polls `data-api` (`/api/report` of the same view); when the report changed (its
-    /// window aside, which moves with the clock), it fetches `data-part` (this page's `<main>` alone) and swaps
-    /// the new figures in, in one step: no reload, no flicker. A failed fetch waits for the next turn. The
-    /// fetched HTML is parsed inertly (`DOMParser` runs no script) and was escaped by the server like the page.
+    /// includes now), it polls `data-api` (`/api/report` of the same view, filtered to the link on a hosted
+    /// link's page); when the report changed (its window aside, which moves with the clock), it fetches
+    /// `data-part` (this page's `<main>` alone) and swaps the new figures in, in one step: no reload, no flicker.
+    /// A failed fetch waits for the next turn. The fetched HTML is parsed inertly (`DOMParser` runs no script)
+    /// and was escaped by the server like the page.
     static let script = """
         (function () {
           "use strict";

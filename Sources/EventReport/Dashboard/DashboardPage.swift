@@ -34,12 +34,9 @@ public struct DashboardPage: Sendable {
         main(report).joined(separator: "\n") + "\n"
     }
 
-    /// The URL the script polls: `/api/report` of ``DashboardView/apiParameters``.
-    public var apiHref: String {
-        "/api/report?"
-            + view.apiParameters.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
-            .joined(separator: "&")
-    }
+    /// The URL the script of the dashboard polls: `/api/report` of ``DashboardView/apiParameters``
+    /// (``DashboardView/apiHref``). A hosted link's page polls its view filtered to the link.
+    public var apiHref: String { view.apiHref }
 
     // MARK: Parts
 
@@ -83,8 +80,7 @@ public struct DashboardPage: Sendable {
                     + "title=\"Remove this filter\">\(dimension.label.htmlEscaped): <b>\(value.htmlEscaped)</b> "
                     + "<span aria-hidden=\"true\">×</span><span class=\"sr\"> (remove)</span></a>")
         }
-        let compare = view
-        var toggled = compare
+        var toggled = view
         toggled.compare.toggle()
         lines.append(
             "<a class=\"toggle\" href=\"\(toggled.href(path).htmlEscaped)\">"
@@ -102,7 +98,7 @@ public struct DashboardPage: Sendable {
     /// hosts.
     func main(_ report: Report) -> [String] {
         let renderer = renderer()
-        var lines = ["<main id=\"dashboard\"\(liveAttributes)>"]
+        var lines = ["<main id=\"dashboard\"\(liveAttributes(polling: view))>"]
         lines += renderer.alerts(report)
         lines += renderer.facts(report)
         lines += renderer.summary(report)
@@ -112,12 +108,13 @@ public struct DashboardPage: Sendable {
         return lines
     }
 
-    /// The attributes that let the script refresh `<main>`: only while the window includes now.
-    var liveAttributes: String {
+    /// The attributes that let the script refresh `<main>`, only while the window includes now: it polls the
+    /// report of `api` (the page's view, with the filters of what the page shows) and fetches this page's `<main>`.
+    func liveAttributes(polling api: DashboardView) -> String {
         guard view.includesNow else { return "" }
         var part = view.parameters.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
         part.append("part=main")
-        return " data-refresh=\"\(refreshSeconds)\" data-api=\"\(apiHref.htmlEscaped)\" "
+        return " data-refresh=\"\(refreshSeconds)\" data-api=\"\(api.apiHref.htmlEscaped)\" "
             + "data-part=\"\(("?" + part.joined(separator: "&")).htmlEscaped)\""
     }
 

@@ -134,6 +134,19 @@ public struct DashboardView: Sendable, Hashable {
         return items
     }
 
+    /// The URL of this view's report in `/api/report` (``apiParameters``), its values percent-encoded (not yet
+    /// HTML-escaped): what the dashboard's script polls.
+    ///
+    /// ```swift
+    /// DashboardView(parameters: ["link": "spring sale"]).apiHref
+    /// // "/api/report?period=7d&link=spring%20sale&compare=previous"
+    /// ```
+    public var apiHref: String {
+        "/api/report?"
+            + apiParameters.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }
+            .joined(separator: "&")
+    }
+
     /// The URL of this view under `path`, its values percent-encoded (not yet HTML-escaped).
     public func href(_ path: String = "/report") -> String {
         let query = parameters.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }

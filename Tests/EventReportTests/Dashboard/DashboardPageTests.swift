@@ -100,6 +100,23 @@ struct DashboardPageTests {
         #expect(page.contains("<th scope=\"row\">2025-11-06</th><td>2</td>"))
     }
 
+    @Test func aLinkPagePollsTheReportOfItsLinkAloneOverItsPeriod() throws {
+        let view = DashboardView(parameters: ["period": "30d", "tz": "Europe/Paris", "ref": "mail"])
+        let page = DashboardPage(view: view)
+        let days = QueryResult(columns: ["day", "hits"], rows: [])
+        let html = page.renderLink(slug: "spring sale&co", report: try Self.report(), days: days, scriptNonce: "n")
+        let api =
+            "/api/report?period=30d&amp;tz=Europe%2FParis&amp;ref=mail&amp;link=spring%20sale%26co"
+            + "&amp;compare=previous"
+        #expect(html.contains("data-api=\"\(api)\""))
+        #expect(page.renderLinkMain(slug: "spring sale&co", report: try Self.report(), days: days).contains(api))
+        // The refresh fetches the page's own <main>: its path names the link, its query the rest of the view.
+        #expect(html.contains(#"data-part="?period=30d&amp;tz=Europe%2FParis&amp;ref=mail&amp;part=main""#))
+        // The dashboard itself polls its view as it is.
+        let dashboard = page.render(try Self.report(), scriptNonce: "n")
+        #expect(dashboard.contains(#"data-api="/api/report?period=30d&amp;tz=Europe%2FParis&amp;ref=mail&amp;compare"#))
+    }
+
     /// A small report of two hosts, two referer apps and one ref.
     static func report() throws -> Report {
         func group(_ name: String, _ app: String?, _ host: String?, _ success: Int?, _ count: Int) -> ReportRows.Group {
