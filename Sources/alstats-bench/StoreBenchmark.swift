@@ -117,7 +117,7 @@ enum StoreBenchmark {
         return Double(events.count) / (Double(elapsed) / 1e9)
     }
 
-    /// (b) The same rows into the same schema, bound from values prepared outside the timing, in
+    /// (b) The same rows into the same schema (`extra` included), bound from values prepared outside the timing, in
     /// transactions of 32,768 rows (the sink's commit size), WAL and synchronous=NORMAL like ours.
     static func rawRate(_ events: [MeasurementEvent], path: String) throws -> Double {
         _ = try EventStore(path: path)  // the same schema, by the same migrations
@@ -226,6 +226,8 @@ struct RawRow {
     var name: [UInt8]
     var values: [[UInt8]?]
     var success: Int64?
+    /// The fields without a column, as the store keeps them in `extra`: a JSON object with sorted keys.
+    var extra: [UInt8]?
 
     init(_ event: MeasurementEvent) {
         let (high, low) = event.id.uuidValue ?? (0, 0)
@@ -234,6 +236,8 @@ struct RawRow {
         name = Array(event.name.utf8)
         values = RawRow.fieldNames.map { event.fields[$0].map { Array($0.utf8) } }
         success = event.fields[FieldName.success].flatMap { Int64($0) }
+        var others = event.fields.filter { EventColumns.bindIndex(of: $0.key) == nil }.map { ($0.key, $0.value) }
+        extra = others.isEmpty ? nil : Array(EventColumns.encodeExtra(&others).utf8)
     }
 
     func bind(_ statement: OpaquePointer) {
@@ -254,7 +258,11 @@ struct RawRow {
                 sqlite3_bind_null(statement, index)
             }
         }
-        sqlite3_bind_null(statement, Int32(RawRow.columns.count + 4))
+        if let extra {
+            extra.withUnsafeBufferPointer { bind(statement, Int32(RawRow.columns.count + 4), $0) }
+        } else {
+            sqlite3_bind_null(statement, Int32(RawRow.columns.count + 4))
+        }
     }
 
     private func bind(_ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
