@@ -8,7 +8,10 @@ import MeasurementEvents
 /// (a) a naive pipeline (a NotificationCenter observer inserting each event in autocommit, fields as
 /// JSONSerialization text), (b) a tuned raw batched C-API insert of the same rows into the same schema,
 /// (c) ours: bus → SQLiteEventSink with durable batches. Also database bytes per event against the NDJSON
-/// export of the same events. Options: `--events N` (default 300,000; 60,000 with `--quick`).
+/// export of the same events. The events are those of ``WideLines`` (``BenchEvents/wide(_:seed:)``, duplicates
+/// included), or with `--workload realistic` the project's own (``BenchEvents/event(_:start:)``).
+/// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--workload wide|realistic`, `--seed S`
+/// (default 1).
 enum StoreBenchmark {
     static let suite = "store"
 
@@ -17,7 +20,10 @@ enum StoreBenchmark {
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 60_000 : 300_000)
         let naiveCount = min(count, arguments.quick ? 5_000 : 20_000)
-        let events = (0..<count).map { BenchEvents.event($0) }
+        let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
+        let events =
+            try Workload.of(arguments) == .wide
+            ? BenchEvents.wide(count, seed: seed) : (0..<count).map { BenchEvents.event($0) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -111,8 +117,9 @@ enum StoreBenchmark {
         let elapsed = nowNanoseconds() - start
         let dropped = bus.statistics.totalDropped
         bus.close()
-        guard dropped == 0, sink.inserted == events.count else {
-            throw BenchFailure("the sink stored \(sink.inserted) of \(events.count) events (\(dropped) dropped)")
+        let distinct = Set(events.map(\.id)).count  // duplicates of stored ids are not stored again
+        guard dropped == 0, sink.inserted == distinct else {
+            throw BenchFailure("the sink stored \(sink.inserted) of \(distinct) distinct events (\(dropped) dropped)")
         }
         return Double(events.count) / (Double(elapsed) / 1e9)
     }
