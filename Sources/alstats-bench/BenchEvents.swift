@@ -1,8 +1,9 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// Deterministic App Links events for the store and ingest suites: the three catalogue events in the
 /// proportions a host sees (arrivals, outbound navigations with some failures, returns), with real URLs
-/// carrying percent-encoded `al_applink_data`.
+/// carrying percent-encoded `al_applink_data`; and ``wide(_:seed:)``, the events of ``WideLines``.
 enum BenchEvents {
     static let refs = ["newsfeed", "search", "profile", "notification", "share", "ad", "email", "qr"]
     static let apps = ["Facebook", "Messenger", "Instagram", "Mail", "Safari", "Notes"]
@@ -60,5 +61,18 @@ enum BenchEvents {
                     FieldName.ref: ref,
                 ], timestamp: timestamp)
         }
+    }
+
+    /// The first `count` events of ``WideLines`` from `seed`, decoded as `alstats ingest` decodes them: the
+    /// malformed lines (they cannot be events) are skipped, the duplicate lines kept (a store drops them).
+    static func wide(_ count: Int, seed: UInt64) -> [MeasurementEvent] {
+        var lines = WideLines(seed: seed)
+        let codec = NDJSONCodec()
+        var events: [MeasurementEvent] = []
+        events.reserveCapacity(count)
+        while events.count < count {
+            if let event = try? codec.decode(lines.next()) { events.append(event) }
+        }
+        return events
     }
 }

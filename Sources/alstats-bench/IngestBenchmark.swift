@@ -21,19 +21,42 @@ import MeasurementEvents
 enum IngestBenchmark {
     static let suite = "ingest"
 
+    /// A plain ingester: json.loads per line, sqlite3's executemany in batches of 1,000, WAL. Lines that are not
+    /// JSON objects, or lack a `name` or a `ts` (milliseconds or an ISO 8601 time), are skipped and counted, as
+    /// `alstats ingest` skips them; the count goes to stderr.
     static let python = """
-        import json, sqlite3, sys
+        import datetime, json, sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("CREATE TABLE IF NOT EXISTS events (id TEXT PRIMARY KEY, name TEXT NOT NULL, ts INTEGER NOT NULL, fields TEXT)")
+
+        def milliseconds(ts):
+            if isinstance(ts, int) and not isinstance(ts, bool):
+                return ts
+            if isinstance(ts, str):
+                try:
+                    return int(datetime.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000)
+                except ValueError:
+                    return None
+            return None
+
         batch = []
+        skipped = 0
         with open(sys.argv[2], encoding="utf-8") as lines:
             for line in lines:
                 if not line.strip():
                     continue
-                event = json.loads(line)
-                batch.append((event.get("id"), event["name"], event["ts"], json.dumps(event.get("fields", {}))))
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    skipped += 1
+                    continue
+                ts = milliseconds(event.get("ts")) if isinstance(event, dict) else None
+                if ts is None or not isinstance(event.get("name"), str):
+                    skipped += 1
+                    continue
+                batch.append((event.get("id"), event["name"], ts, json.dumps(event.get("fields", {}))))
                 if len(batch) >= 1000:
                     db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)", batch)
                     db.commit()
@@ -41,6 +64,7 @@ enum IngestBenchmark {
         if batch:
             db.executemany("INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)", batch)
         db.commit()
+        print(f"skipped {skipped} lines", file=sys.stderr)
         """
 
     /// DuckDB's own NDJSON reader into a table: the whole file in one statement, on every core, with no

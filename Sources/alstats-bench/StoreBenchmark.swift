@@ -8,7 +8,10 @@ import MeasurementEvents
 /// (a) a naive pipeline (a NotificationCenter observer inserting each event in autocommit, fields as
 /// JSONSerialization text), (b) a tuned raw batched C-API insert of the same rows into the same schema,
 /// (c) ours: bus → SQLiteEventSink with durable batches. Also database bytes per event against the NDJSON
-/// export of the same events. Options: `--events N` (default 300,000; 60,000 with `--quick`).
+/// export of the same events. The events are those of ``WideLines`` (``BenchEvents/wide(_:seed:)``, duplicates
+/// included), or with `--workload realistic` the project's own (``BenchEvents/event(_:start:)``).
+/// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--workload wide|realistic`, `--seed S`
+/// (default 1).
 enum StoreBenchmark {
     static let suite = "store"
 
@@ -17,7 +20,10 @@ enum StoreBenchmark {
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 60_000 : 300_000)
         let naiveCount = min(count, arguments.quick ? 5_000 : 20_000)
-        let events = (0..<count).map { BenchEvents.event($0) }
+        let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
+        let events =
+            try Workload.of(arguments) == .wide
+            ? BenchEvents.wide(count, seed: seed) : (0..<count).map { BenchEvents.event($0) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -111,13 +117,14 @@ enum StoreBenchmark {
         let elapsed = nowNanoseconds() - start
         let dropped = bus.statistics.totalDropped
         bus.close()
-        guard dropped == 0, sink.inserted == events.count else {
-            throw BenchFailure("the sink stored \(sink.inserted) of \(events.count) events (\(dropped) dropped)")
+        let distinct = Set(events.map(\.id)).count  // duplicates of stored ids are not stored again
+        guard dropped == 0, sink.inserted == distinct else {
+            throw BenchFailure("the sink stored \(sink.inserted) of \(distinct) distinct events (\(dropped) dropped)")
         }
         return Double(events.count) / (Double(elapsed) / 1e9)
     }
 
-    /// (b) The same rows into the same schema, bound from values prepared outside the timing, in
+    /// (b) The same rows into the same schema (`extra` included), bound from values prepared outside the timing, in
     /// transactions of 32,768 rows (the sink's commit size), WAL and synchronous=NORMAL like ours.
     static func rawRate(_ events: [MeasurementEvent], path: String) throws -> Double {
         _ = try EventStore(path: path)  // the same schema, by the same migrations
@@ -226,6 +233,8 @@ struct RawRow {
     var name: [UInt8]
     var values: [[UInt8]?]
     var success: Int64?
+    /// The fields without a column, as the store keeps them in `extra`: a JSON object with sorted keys.
+    var extra: [UInt8]?
 
     init(_ event: MeasurementEvent) {
         let (high, low) = event.id.uuidValue ?? (0, 0)
@@ -234,6 +243,8 @@ struct RawRow {
         name = Array(event.name.utf8)
         values = RawRow.fieldNames.map { event.fields[$0].map { Array($0.utf8) } }
         success = event.fields[FieldName.success].flatMap { Int64($0) }
+        var others = event.fields.filter { EventColumns.bindIndex(of: $0.key) == nil }.map { ($0.key, $0.value) }
+        extra = others.isEmpty ? nil : Array(EventColumns.encodeExtra(&others).utf8)
     }
 
     func bind(_ statement: OpaquePointer) {
@@ -254,7 +265,11 @@ struct RawRow {
                 sqlite3_bind_null(statement, index)
             }
         }
-        sqlite3_bind_null(statement, Int32(RawRow.columns.count + 4))
+        if let extra {
+            extra.withUnsafeBufferPointer { bind(statement, Int32(RawRow.columns.count + 4), $0) }
+        } else {
+            sqlite3_bind_null(statement, Int32(RawRow.columns.count + 4))
+        }
     }
 
     private func bind(_ statement: OpaquePointer, _ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
