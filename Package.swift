@@ -65,9 +65,17 @@ let package = Package(
         .target(
             name: "SQLiteSupport", dependencies: ["EventStoreInterface", "MeasurementEvents", "CSQLite"],
             swiftSettings: strict),
+        // Zstandard with a dictionary trained on each database's own events packs the store's long fields
+        // (docs/design/storage-layout.md, "Packed fields"); Linux only, as Apple's SDKs ship no libzstd.
+        .systemLibrary(
+            name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .target(
             name: "EventStore",
-            dependencies: ["EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite"],
+            dependencies: [
+                "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite",
+                .target(name: "CZstd", condition: .when(platforms: [.linux])),
+            ],
             exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(
             name: "EventReport", dependencies: ["EventStoreInterface", "MeasurementEvents"], swiftSettings: strict),

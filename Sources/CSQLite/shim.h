@@ -38,4 +38,14 @@ static inline int csqlite_bind_blob_static(sqlite3_stmt *statement, int index, c
     return sqlite3_bind_blob(statement, index, bytes ? bytes : "", count, SQLITE_STATIC);
 }
 
+/// Returns text from an SQL function; SQLite copies it at once.
+static inline void csqlite_result_text(sqlite3_context *context, const char *text, int bytes) {
+    sqlite3_result_text(context, text ? text : "", bytes, SQLITE_TRANSIENT);
+}
+
+/// Returns a blob from an SQL function; SQLite copies it at once.
+static inline void csqlite_result_blob(sqlite3_context *context, const void *bytes, int count) {
+    sqlite3_result_blob(context, bytes ? bytes : "", count, SQLITE_TRANSIENT);
+}
+
 #endif

@@ -9,10 +9,13 @@ extension EventStore {
         let settings = SQLiteConnection.OpenSettings(
             create: options.create, busyTimeout: options.busyTimeout,
             integrityCheckLimit: options.integrityCheckLimit, walCheckpoints: options.walCheckpoints)
-        // Before migrating: migration 0011 computes the id index's keys with it.
+        // Before migrating: migration 0011 computes the id index's keys with it; packing uses the others.
         let connection = try SQLiteConnection.openChecked(
             path: path, settings: settings, migrator: SchemaMigrator(),
-            beforeMigrating: { connection throws(StoreError) in try EventIDKey.register(on: connection) })
+            beforeMigrating: { connection throws(StoreError) in
+                try EventIDKey.register(on: connection)
+                try EventPackFunctions.register(on: connection)
+            })
         if let pages = options.maximumPageCount {
             _ = try connection.scalarInt("PRAGMA max_page_count = \(max(1, pages))")
         }

@@ -31,6 +31,10 @@ public final class EventStore: @unchecked Sendable {
         /// When set, the database may not grow beyond this many pages (`PRAGMA max_page_count`): a write
         /// that needs more fails as on a full disk, and the transaction is rolled back. For quotas and tests.
         public var maximumPageCount: Int?
+        /// Pack the database's long fields once it holds 4,096 events (Migrations/0016_pack_event_fields.sql):
+        /// the file takes about half the bytes, and its views then need alstats's SQL functions (`alstats query`),
+        /// which the `sqlite3` shell does not have. A database packed already is packed into either way.
+        public var packFields = false
         /// When the WAL is copied into the database file (``WALCheckpointer``); tests lower them.
         package var walCheckpoints = WALCheckpointer.Thresholds.standard
 
@@ -56,13 +60,16 @@ public final class EventStore: @unchecked Sendable {
     private let lock = StateLock(())
     /// The writer's redactor, for ``encode(_:)`` outside the lock.
     let redactor: Redactor
+    /// The writer's packing dictionary, for ``encode(_:)`` outside the lock.
+    let packers = EventPacker.Slot()
 
     /// Opens (and by default creates) the database at `path` and applies pending migrations.
     /// - Throws: ``StoreError`` naming the file and what to do.
     public init(path: String, options: Options = Options()) throws(StoreError) {
         self.path = path
         let connection = try EventStore.openChecked(path: path, options: options)
-        let writer = try EventWriter(connection: connection, redactor: options.redactor)
+        let writer = try EventWriter(connection: connection, redactor: options.redactor, packers: packers)
+        writer.packsFields = options.packFields
         store = StoreConnection(connection: connection, writer: writer)
         redactor = options.redactor
     }
@@ -85,6 +92,42 @@ public final class EventStore: @unchecked Sendable {
             let inserted = try store.writer.write(events)
             try store.writer.commit()
             return inserted
+        }
+    }
+
+    /// Whether this build can pack (it has Zstandard: Linux builds do, Apple platforms' do not).
+    public static var canPack: Bool { EventPacker.isAvailable }
+
+    /// How many events a database needs before it can be packed.
+    public static var packingThreshold: Int { EventPacker.trainingThreshold }
+
+    /// Packs the database now (Migrations/0016_pack_event_fields.sql): trains its dictionary on its latest
+    /// 4,096 events, packs every stored row and redefines its views to read packed rows; from then on every
+    /// writer packs new rows. `alstats export` still reproduces every event exactly.
+    /// - Returns: whether the database is packed (`false` when it holds fewer than 4,096 events, or when this
+    ///   build has no Zstandard: nothing changed then).
+    @discardableResult
+    public func pack() throws(StoreError) -> Bool {
+        try withConnection { store throws(StoreError) in
+            try store.writer.beginIfNeeded()
+            do throws(StoreError) {
+                let packed = try store.writer.packStoredEvents()
+                try store.writer.commit()
+                return packed
+            } catch {
+                store.writer.rollback()
+                throw error
+            }
+        }
+    }
+
+    /// Rebuilds the file without its free pages (`VACUUM`), returning to the file system the space that deleted or
+    /// rewritten rows left (after ``pack()``). Takes as long as copying the database, and needs as much free space.
+    public func reclaimSpace() throws(StoreError) {
+        try withConnection { store throws(StoreError) in
+            try store.connection.execute("VACUUM", doing: "rebuilding the file without its free pages")
+            // The rebuilt pages are in the WAL until a checkpoint copies them back into the file.
+            _ = try store.connection.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 

@@ -108,14 +108,16 @@ public enum StoreOpener {
 
     /// Opens `location` for `access`, ready to use: a PostgreSQL store runs its pool in a task of its own until
     /// ``OpenedStore/close()`` (for a program without a `ServiceGroup`).
+    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events (``EventStore/Options/packFields``);
+    /// PostgreSQL ignores it.
     /// - Throws: ``StoreError``: `.missing`, `.notADatabase`, `.corrupt`, `.newerSchema`, `.io`; `.invalidLocation`
     ///   for PostgreSQL in a build without it (``hasPostgres``).
     public static func open(
-        _ location: StoreLocation, _ access: StoreAccess, redactor: Redactor = Redactor()
+        _ location: StoreLocation, _ access: StoreAccess, redactor: Redactor = Redactor(), packFields: Bool = false
     ) async throws(StoreError) -> OpenedStore {
         switch location {
         case .sqlite(let path):
-            return try openSQLite(path: path, access, redactor: redactor)
+            return try openSQLite(path: path, access, redactor: redactor, packFields: packFields)
         case .postgres(let server):
             #if ALSTATS_CORE_ONLY
                 throw withoutPostgres(server)
@@ -149,13 +151,14 @@ public enum StoreOpener {
     #endif
 
     private static func openSQLite(
-        path: String, _ access: StoreAccess, redactor: Redactor
+        path: String, _ access: StoreAccess, redactor: Redactor, packFields: Bool = false
     ) throws(StoreError) -> OpenedStore {
         let writer: EventStore
         let reader: EventStore
         switch access {
         case .create, .existing, .read:
             var options = EventStore.Options(create: access.creates, redactor: redactor)
+            options.packFields = packFields
             if case .read = access { options.integrityCheckLimit = 0 }
             writer = try EventStore(path: path, options: options)
             reader = writer

@@ -32,9 +32,10 @@ struct UploadSQLTests {
     @Test func thePushSelectListsTheFieldColumnsInTheOrderPushDecodesThem() {
         let code = EventLineWriter.selectSQL.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(
             separator: " ")
-        let list = code.firstMatch(of: /\bname,\s*([a-z_,\s]+?)\s*FROM/)?.1 ?? ""
+        let list = code.firstMatch(of: /\bname,\s*([a-z_(),\s]+?)\s*FROM/)?.1 ?? ""
         let columns = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        #expect(columns == EventColumns.fields.map(\.column) + ["extra", "rowid"])
+        #expect(columns == EventColumns.fields.map(\.column) + ["extra", "rowid", "alstats_unpack(packed)"])
+        #expect(EventLineWriter.packedColumn == EventLineWriter.rowidColumn + 1)
         #expect(EventLineWriter.rowidColumn == Int32(4 + EventColumns.fields.count + 1))
     }
 

@@ -11,6 +11,12 @@ struct EventLineWriter {
     static let firstFieldColumn: Int32 = 4
     static let extraColumn = firstFieldColumn + Int32(EventColumns.fields.count)
     static let rowidColumn = extraColumn + 1
+    /// The payload of a packed row's long fields (``PackedFields``), NULL for a row that is not packed.
+    static let packedColumn = rowidColumn + 1
+    /// The ``PackedFields`` slot of each field column, by position in ``EventColumns/fields``.
+    static let packedSlots = EventColumns.fields.indices.map { position in
+        PackedFields.bindIndices.firstIndex { EventColumns.fieldPosition(ofBindIndex: $0) == position }
+    }
     /// The field columns' positions in ``EventColumns/fields``, their names in byte order (as lines order keys).
     static let fieldsInByteOrder = EventColumns.fields.indices.sorted {
         precedesInBytes(EventColumns.fields[$0].field, EventColumns.fields[$1].field)
@@ -39,10 +45,12 @@ struct EventLineWriter {
         line.append(contentsOf: #","ts":"#.utf8)
         line.append(contentsOf: String(select.int64(2)).utf8)
         line.append(contentsOf: #","fields":{"#.utf8)
-        if select.isNull(Self.extraColumn) {
+        let packed = try EventColumns.unpacked(select, column: Self.packedColumn)
+        let extra = packed?[5] ?? select.text(Self.extraColumn)
+        if extra == nil {
             var first = true
             for position in Self.fieldsInByteOrder {
-                guard let value = Self.fieldValue(select, position) else { continue }
+                guard let value = Self.fieldValue(select, position, packed: packed) else { continue }
                 if !first { line.append(UInt8(ascii: ",")) }
                 first = false
                 writeMember(EventColumns.fields[position].field, value)
@@ -50,11 +58,11 @@ struct EventLineWriter {
         } else {
             var fields: [(key: String, value: String)] = []
             for position in EventColumns.fields.indices {
-                if let value = Self.fieldValue(select, position) {
+                if let value = Self.fieldValue(select, position, packed: packed) {
                     fields.append((EventColumns.fields[position].field, value))
                 }
             }
-            try mergeExtra(select.text(Self.extraColumn) ?? "", into: &fields)
+            try mergeExtra(extra ?? "", into: &fields)
             fields.sort { Self.precedesInBytes($0.key, $1.key) }
             for (offset, field) in fields.enumerated() {
                 if offset > 0 { line.append(UInt8(ascii: ",")) }
@@ -64,8 +72,10 @@ struct EventLineWriter {
         line.append(contentsOf: "}}".utf8)
     }
 
-    /// The value of field column `position`, as the store reads it (`success` from its integer), or `nil` for NULL.
-    private static func fieldValue(_ select: SQLiteStatement, _ position: Int) -> String? {
+    /// The value of field column `position`, as the store reads it (`success` from its integer; a long field of a
+    /// packed row from `packed`), or `nil` for NULL.
+    private static func fieldValue(_ select: SQLiteStatement, _ position: Int, packed: [String?]?) -> String? {
+        if let packed, let slot = packedSlots[position] { return packed[slot] }
         let column = firstFieldColumn + Int32(position)
         if select.isNull(column) { return nil }
         if position == EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex) {

@@ -13,10 +13,10 @@ SELECT
     error, count(*)
 FROM events
 WHERE NOT CASE WHEN name = 'alstats_loss' THEN ifnull(
-    length(CAST(json_extract(extra, '$.reason') AS BLOB)) BETWEEN 1 AND 128
-    AND length(json_extract(extra, '$.count')) BETWEEN 1 AND 13
-    AND json_extract(extra, '$.count') NOT GLOB '*[^0-9]*'
-    AND CAST(json_extract(extra, '$.count') AS INTEGER) BETWEEN 1 AND 1000000000000, 0) ELSE 0 END
+    length(CAST(json_extract(coalesce(extra, alstats_field(packed, 'extra')), '$.reason') AS BLOB)) BETWEEN 1 AND 128
+    AND length(json_extract(coalesce(extra, alstats_field(packed, 'extra')), '$.count')) BETWEEN 1 AND 13
+    AND json_extract(coalesce(extra, alstats_field(packed, 'extra')), '$.count') NOT GLOB '*[^0-9]*'
+    AND CAST(json_extract(coalesce(extra, alstats_field(packed, 'extra')), '$.count') AS INTEGER) BETWEEN 1 AND 1000000000000, 0) ELSE 0 END
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
 INSERT INTO event_rollup_day (day_ms, name, ref, referer_app_name, type, success, source_url_host, error, count)
 SELECT

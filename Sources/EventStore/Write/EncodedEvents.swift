@@ -46,6 +46,8 @@ public struct EncodedEvents: Sendable {
     /// `altered` in the transaction that stores them, and not at all when they are not stored.
     let conservativeRedactions: Int
 
+    /// The id of the dictionary its rows were packed with, or `nil` when they were not packed.
+    let dictionary: Int64?
     /// How many events the batch holds.
     public var count: Int { rows.count }
 
@@ -53,7 +55,7 @@ public struct EncodedEvents: Sendable {
     public var isEmpty: Bool { rows.isEmpty }
 
     /// Redacts `events` with `redactor` and encodes them.
-    init(_ events: [MeasurementEvent], redactor: Redactor) {
+    init(_ events: [MeasurementEvent], redactor: Redactor, packer: EventPacker?) {
         // A redactor of the same keys with its own count, so that this batch's count travels with its rows.
         let own = redactor.withOwnCount()
         // The positions are sorted, not the rows: a row is large, and moving it costs a retain per string.
@@ -61,6 +63,7 @@ public struct EncodedEvents: Sendable {
         var order = Array(events.indices)
         order.sort { (keys[$0], $0) < (keys[$1], $1) }
         var extra: [(String, String)] = []
+        var scratch = PackedFields.Scratch()
         var values = BoundValues(rows: events.count, bytesPerRow: 640)
         var rows: [Row] = []
         rows.reserveCapacity(events.count)
@@ -68,10 +71,11 @@ public struct EncodedEvents: Sendable {
             rows.append(
                 Row(
                     own.redact(events[position]), key: keys[position], position: Int32(position), values: &values,
-                    extra: &extra))
+                    extra: &extra, packer: packer, scratch: &scratch))
         }
         self.rows = rows
         self.values = values
+        dictionary = packer?.id
         conservativeRedactions = own.takeConservativeRedactions()
     }
 
@@ -85,10 +89,11 @@ extension EncodedEvents.Row {
     /// The row of `event`, already redacted, its values packed into `values`.
     init(
         _ event: MeasurementEvent, key idKey: Int64, position: Int32, values: inout BoundValues,
-        extra: inout [(String, String)]
+        extra: inout [(String, String)], packer: EventPacker?, scratch: inout PackedFields.Scratch
     ) {
         let first = values.count
-        let (rollupKey, success) = EventColumns.pack(event, into: &values, extra: &extra)
+        let (rollupKey, success) = EventColumns.pack(
+            event, into: &values, extra: &extra, packer: packer, scratch: &scratch)
         id = event.id
         key = idKey
         timestamp = event.timestamp

@@ -14,10 +14,10 @@ extension EventColumns {
     /// - Returns: the event's rollup group, read from the same pass over its fields.
     static func insert(
         _ event: MeasurementEvent, with statement: SQLiteStatement, values: inout BoundValues,
-        extra: inout [(String, String)]
+        extra: inout [(String, String)], packer: EventPacker?, scratch: inout PackedFields.Scratch
     ) throws(StoreError) -> RollupKey {
         values.removeAll()
-        let (key, success) = pack(event, into: &values, extra: &extra)
+        let (key, success) = pack(event, into: &values, extra: &extra, packer: packer, scratch: &scratch)
         try insertPacked(
             timestamp: event.timestamp, success: success, values: values, range: 0..<values.count, with: statement)
         return key
@@ -26,14 +26,42 @@ extension EventColumns {
     /// Adds `event`'s id, name, text columns and `extra` to `values`, in the insert's bind indices, after the
     /// values already there (``PackedSlice`` and ``EncodedEvents`` pack many rows into one buffer); its time and
     /// `success` are bound by value when the row is inserted (``insertPacked(timestamp:success:values:range:with:)``).
+    /// With a `packer`, the long fields (``PackedFields``) go into `packed` instead of their columns.
     /// - Returns: the event's rollup group and its integer `success`, if any.
     static func pack(
-        _ event: MeasurementEvent, into values: inout BoundValues, extra: inout [(String, String)]
+        _ event: MeasurementEvent, into values: inout BoundValues, extra: inout [(String, String)],
+        packer: EventPacker?, scratch: inout PackedFields.Scratch
     ) -> (key: RollupKey, success: Int64?) {
         bindID(event.id, at: 1, to: &values)
         values.text(3, event.name)
-        let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
-        if !extra.isEmpty { values.text(extraIndex, encodeExtra(&extra)) }
+        guard let packer else {
+            let (key, success) = columns(of: event, extra: &extra) { index, value in values.text(index, value) }
+            if !extra.isEmpty { values.text(extraIndex, encodeExtra(&extra)) }
+            return (key, success)
+        }
+        var slots: (String?, String?, String?, String?, String?) = (nil, nil, nil, nil, nil)
+        let (key, success) = columns(of: event, extra: &extra) { index, value in
+            switch PackedFields.slot(ofBindIndex: index) {
+            case 0: slots.0 = value
+            case 1: slots.1 = value
+            case 2: slots.2 = value
+            case 3: slots.3 = value
+            case 4: slots.4 = value
+            default: values.text(index, value)
+            }
+        }
+        scratch.payload.removeAll()
+        if let value = slots.0 { scratch.payload.add(value, slot: 0) }
+        if let value = slots.1 { scratch.payload.add(value, slot: 1) }
+        if let value = slots.2 { scratch.payload.add(value, slot: 2) }
+        if let value = slots.3 { scratch.payload.add(value, slot: 3) }
+        if let value = slots.4 { scratch.payload.add(value, slot: 4) }
+        if !extra.isEmpty { scratch.payload.add(encodeExtra(&extra), slot: 5) }
+        if !scratch.payload.isEmpty {
+            scratch.packed.removeAll(keepingCapacity: true)
+            packer.pack(scratch.payload.bytes, to: &scratch.packed)
+            scratch.packed.withUnsafeBytes { values.blob(PackedFields.packedIndex, $0) }
+        }
         return (key, success)
     }
 
@@ -86,7 +114,19 @@ extension EventColumns {
             }
         }
         let extraColumn = Int32(EventColumns.fields.count + 3)
-        if let extra = statement.text(extraColumn) {
+        var extraText = statement.text(extraColumn)
+        if let packed = try unpacked(statement, column: extraColumn + 1) {
+            for (slot, value) in packed.enumerated() {
+                guard let value else { continue }
+                if slot < 5 {
+                    fields[EventColumns.fields[fieldPosition(ofBindIndex: PackedFields.bindIndices[slot])].field] =
+                        value
+                } else {
+                    extraText = value
+                }
+            }
+        }
+        if let extra = extraText {
             guard case .object(let object) = try? JSONValue.parse(extra) else {
                 throw StoreError(
                     .corrupt, path: statement.connection.path,
@@ -99,5 +139,17 @@ extension EventColumns {
         return MeasurementEvent(
             id: readID(statement, column: 0), name: statement.text(2) ?? "", fields: fields,
             timestamp: statement.int64(1))
+    }
+
+    /// The long fields of a packed row, by ``PackedFields`` slot, from the payload at `column` (an
+    /// `alstats_unpack(packed)` column), or `nil` when the row is not packed.
+    static func unpacked(_ statement: SQLiteStatement, column: Int32) throws(StoreError) -> [String?]? {
+        if statement.isNull(column) { return nil }
+        guard let values = PackedFields.unpackArray(statement.blob(column)) else {
+            throw StoreError(
+                .corrupt, path: statement.connection.path,
+                "an event's packed fields in \(statement.connection.path) are damaged: restore the file")
+        }
+        return values
     }
 }

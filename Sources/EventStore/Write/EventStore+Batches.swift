@@ -49,7 +49,7 @@ extension EventStore {
     /// let encoded = store.encode(request.events)
     /// ```
     public func encode(_ events: [MeasurementEvent]) -> EncodedEvents {
-        EncodedEvents(events, redactor: redactor)
+        EncodedEvents(events, redactor: redactor, packer: packers.current)
     }
 
     /// ``writeBatches(_:losses:)`` for batches already encoded by ``encode(_:)``: the same events stored, the

@@ -38,6 +38,8 @@ package final class EventWriter {
     /// progress: added to completeness at commit, in the same transaction as the records.
     private var deviceLosses = DeviceLossTally()
     private var extra: [(String, String)] = []
+    /// The buffers of the row being packed (kept for their capacity).
+    private var packScratch = PackedFields.Scratch()
     /// The text and blob values of the row being inserted (kept for its capacity).
     private var values = BoundValues()
     /// The positions of the batch being written, in insertion order (kept for its capacity).
@@ -52,10 +54,19 @@ package final class EventWriter {
     /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
     /// `altered` at commit; forgotten with the rows on rollback).
     private var encodedRedactions = 0
+    /// The dictionary new rows are packed with (``EventPacker``), once the database has one; also read by
+    /// ``EventStore/encode(_:)`` outside the store's lock.
+    let packers: EventPacker.Slot
+    private var packer: EventPacker?
+    /// The last rowid this writer's commit trained a dictionary at without getting one (too few long fields).
+    private var packingTriedAt: Int64 = 0
 
-    init(connection: SQLiteConnection, redactor: Redactor) throws(StoreError) {
+    init(
+        connection: SQLiteConnection, redactor: Redactor, packers: EventPacker.Slot = EventPacker.Slot()
+    ) throws(StoreError) {
         self.connection = connection
         self.redactor = redactor
+        self.packers = packers
         insert = try connection.prepare(EventColumns.insertSQL)
         ids = try EventIDIndex(connection: connection)
         rollupRows = try RollupRows(connection: connection, upsertSQL: RollupKey.upsertSQL, table: "event_rollup")
@@ -83,6 +94,7 @@ package final class EventWriter {
         if uncommittedRows { throw rolledBackError }
         try begin.run()
         do throws(StoreError) {
+            if packer == nil, EventPacker.isAvailable { try loadPacker() }
             try ids.transactionBegan()
             if ids.dataVersion != rollupRowsDataVersion || connection.totalChanges != rollupRowsChanges {
                 forgetRollupRows()
@@ -139,7 +151,10 @@ package final class EventWriter {
         pending.merge(groups, uniquingKeysWith: +)
         deviceLosses.keepBatch()
         links.keepBatch()
-        if inserted > 0 { uncommittedRows = true }
+        if inserted > 0 {
+            uncommittedRows = true
+            try packIfDue()
+        }
         return inserted
     }
 
@@ -153,7 +168,9 @@ package final class EventWriter {
     private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
         let slice = redactionSlice
         let isNew = isNew
-        var upcoming: PackJob? = PackJob.start(batch, range: 0..<slice, isNew: isNew, redactor: redactor)
+        let packer = packer
+        var upcoming: PackJob? = PackJob.start(
+            batch, range: 0..<slice, isNew: isNew, redactor: redactor, packer: packer)
         var inserted = 0
         var start = 0
         while let job = upcoming {
@@ -161,7 +178,9 @@ package final class EventWriter {
             let next = start + slice
             upcoming =
                 next < batch.count
-                ? PackJob.start(batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor)
+                ? PackJob.start(
+                    batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor,
+                    packer: packer)
                 : nil
             do throws(StoreError) {
                 try ready.insertAll(with: insert) { row, rowid in
@@ -188,7 +207,8 @@ package final class EventWriter {
     private func insertNew(_ slice: [MeasurementEvent], from offset: Int) throws(StoreError) -> Int {
         var inserted = 0
         for (index, event) in slice.enumerated() where isNew[offset + index] {
-            let key = try EventColumns.insert(event, with: insert, values: &values, extra: &extra)
+            let key = try EventColumns.insert(
+                event, with: insert, values: &values, extra: &extra, packer: packer, scratch: &packScratch)
             ids.add(key: keys[offset + index], event: connection.lastInsertRowID)
             inserted += 1
             if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
@@ -206,6 +226,7 @@ package final class EventWriter {
     /// - Returns: for each batch, in order, how many of its rows were new.
     func write(encoded batches: [EncodedEvents]) throws(StoreError) -> [Int] {
         try beginIfNeeded()
+        try checkPacking(of: batches)
         links.beginBatch()
         deviceLosses.beginBatch()
         var inserted = [Int](repeating: 0, count: batches.count)
@@ -241,7 +262,10 @@ package final class EventWriter {
         links.keepBatch()
         deviceLosses.keepBatch()
         encodedRedactions += batches.reduce(0) { $0 + $1.conservativeRedactions }
-        if inserted.contains(where: { $0 > 0 }) { uncommittedRows = true }
+        if inserted.contains(where: { $0 > 0 }) {
+            uncommittedRows = true
+            try packIfDue()
+        }
         return inserted
     }
 
@@ -322,6 +346,7 @@ package final class EventWriter {
     /// Upserts the pending rollups and commits the transaction (nothing to do when none is open).
     func commit() throws(StoreError) {
         guard connection.inTransaction else {
+            forgetPacker()
             pending.removeAll()
             deviceLosses.reset()
             encodedRedactions = 0
@@ -374,8 +399,82 @@ package final class EventWriter {
         }
     }
 
+    /// Forgets the packing dictionary after a rollback: the transaction may have been the one that trained it.
+    /// The next transaction reads it again if it is stored.
+    private func forgetPacker() {
+        packingTriedAt = 0  // the rows it was tried at may be gone too
+        guard packer != nil else { return }
+        packer = nil
+        packers.current = nil
+    }
+
+    /// Refuses a batch packed with a dictionary other than the one this writer packs with: only a rolled-back
+    /// transaction that trained it can leave one (the batch was encoded while it was open), and its rows would
+    /// name a dictionary the database does not hold.
+    private func checkPacking(of batches: [EncodedEvents]) throws(StoreError) {
+        for batch in batches where batch.dictionary != nil && batch.dictionary != packer?.id {
+            throw StoreError(
+                .io, path: connection.path,
+                "a batch was packed with a dictionary that a rolled-back transaction held: write its events again")
+        }
+    }
+
+    /// Reads the database's latest packing dictionary, if it has one.
+    private func loadPacker() throws(StoreError) {
+        let select = try connection.prepare(
+            "SELECT id, dictionary FROM event_pack_dictionaries ORDER BY created_ms DESC, rowid DESC LIMIT 1")
+        guard try select.step() else { return }
+        packer = EventPacker(id: select.int64(0), dictionary: select.blob(1))
+        packers.current = packer
+    }
+
+    /// Whether this writer packs the database once it holds ``EventPacker/trainingThreshold`` events
+    /// (``EventStore/Options/packFields``). A database packed already is packed into by every writer.
+    var packsFields = false
+
+    /// Packs the database (Statements/pack_stored_events.sql) once a write takes it to
+    /// ``EventPacker/trainingThreshold`` events, when this writer was asked to, inside the transaction (so that
+    /// few rows are rewritten: a packed row leaves free space in its page). Packing that fails, or trains no
+    /// dictionary, leaves the database as it was and the write goes on.
+    private func packIfDue() throws(StoreError) {
+        guard packsFields, packer == nil, EventPacker.isAvailable, uncommittedRows else { return }
+        let last = try connection.scalarInt("SELECT ifnull(max(rowid), 0) FROM events")
+        guard last >= Int64(EventPacker.trainingThreshold),
+            last - packingTriedAt >= Int64(EventPacker.trainingThreshold)
+        else { return }
+        packingTriedAt = last
+        // A write goes on when packing fails: its rows are stored unpacked, and a later write tries again.
+        _ = try? packStoredEvents()
+    }
+
+    /// Trains the database's dictionary, packs its rows and redefines its views, inside the open transaction.
+    /// - Returns: whether the database is packed now (`false`: too few events, or no dictionary could be
+    ///   trained; nothing changed).
+    /// - Throws: when the database fails (nothing changed then either).
+    func packStoredEvents() throws(StoreError) -> Bool {
+        guard packer == nil else { return true }
+        guard EventPacker.isAvailable else { return false }
+        try connection.execute("SAVEPOINT pack_stored_events")
+        do throws(StoreError) {
+            try connection.execute(Self.packStoredEventsSQL, doing: "packing the stored events")
+            try loadPacker()
+        } catch {
+            packer = nil
+            packers.current = nil
+            try? connection.execute("ROLLBACK TO pack_stored_events")
+            try? connection.execute("RELEASE pack_stored_events")
+            throw error
+        }
+        if packer == nil { try connection.execute("ROLLBACK TO pack_stored_events") }
+        try connection.execute("RELEASE pack_stored_events")
+        return packer != nil
+    }
+
+    static let packStoredEventsSQL = EmbeddedSQL.statement("pack_stored_events")
+
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
+        forgetPacker()
         pending.removeAll()
         deviceLosses.reset()
         encodedRedactions = 0

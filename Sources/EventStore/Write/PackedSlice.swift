@@ -35,18 +35,23 @@ struct PackedSlice {
 
     /// Redacts and packs the events of `batch` at `range` that `isNew` marks new (`isNew` is by position in
     /// `batch`).
-    init(_ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor) {
+    init(_ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor, packer: EventPacker?) {
         rows.reserveCapacity(range.count)
         values = BoundValues(rows: range.count, bytesPerRow: 640)
         var extra: [(String, String)] = []
+        var scratch = PackedFields.Scratch()
         for position in range where isNew[position] {
-            append(redactor.redact(batch[position]), position: position, extra: &extra)
+            append(
+                redactor.redact(batch[position]), position: position, extra: &extra, packer: packer, scratch: &scratch)
         }
     }
 
-    private mutating func append(_ event: MeasurementEvent, position: Int, extra: inout [(String, String)]) {
+    private mutating func append(
+        _ event: MeasurementEvent, position: Int, extra: inout [(String, String)], packer: EventPacker?,
+        scratch: inout PackedFields.Scratch
+    ) {
         let first = values.count
-        let (key, success) = EventColumns.pack(event, into: &values, extra: &extra)
+        let (key, success) = EventColumns.pack(event, into: &values, extra: &extra, packer: packer, scratch: &scratch)
         var row = Row(position: position, values: first..<values.count, timestamp: event.timestamp, success: success)
         if event.name == DeviceLoss.eventName, let loss = DeviceLoss(event) {
             row.deviceLoss = loss
@@ -81,10 +86,12 @@ final class PackJob: @unchecked Sendable {
     private init() {}
 
     /// Starts packing the events of `batch` at `range` that `isNew` marks new, on a global queue.
-    static func start(_ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor) -> PackJob {
+    static func start(
+        _ batch: [MeasurementEvent], range: Range<Int>, isNew: [Bool], redactor: Redactor, packer: EventPacker?
+    ) -> PackJob {
         let job = PackJob()
         DispatchQueue.global().async {
-            job.packed = PackedSlice(batch, range: range, isNew: isNew, redactor: redactor)
+            job.packed = PackedSlice(batch, range: range, isNew: isNew, redactor: redactor, packer: packer)
             job.done.signal()
         }
         return job

@@ -47,7 +47,9 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
         self.path = path
         self.commitPolicy = commitPolicy
         let connection = try EventStore.openChecked(path: path, options: options)
-        writer = try EventWriter(connection: connection, redactor: options.redactor)
+        let writer = try EventWriter(connection: connection, redactor: options.redactor)
+        writer.packsFields = options.packFields
+        self.writer = writer
     }
 
     /// How many events this sink has stored (duplicates of stored ids not counted), committed or not.

@@ -22,11 +22,14 @@ struct EmbeddedSQLTests {
 
     @Test func theInsertAndSelectStatementsListTheColumnsInBindingOrder() {
         let expected = ["id", "ts_ms", "name"] + EventColumns.fields.map(\.column) + ["extra"]
-        for sql in [EventColumns.insertSQL, EventColumns.selectSQL] {
+        // The insert binds `packed` last (PackedFields.packedIndex); the select reads its payload there.
+        for (sql, last) in [(EventColumns.insertSQL, "packed"), (EventColumns.selectSQL, "alstats_unpack(packed)")] {
             let code = sql.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: " ")
-            let list = code.firstMatch(of: /(?:INSERT INTO events \(|SELECT)\s*([a-z_,\s]+?)\s*(?:\)|FROM)/)?.1 ?? ""
-            #expect(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == expected)
+            let list =
+                code.firstMatch(of: /(?:INSERT INTO events \(|SELECT)\s*([a-z_(),\s]+?)\s*(?:\) VALUES|FROM)/)?.1 ?? ""
+            #expect(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == expected + [last])
         }
+        #expect(PackedFields.packedIndex == Int32(expected.count + 1))
     }
 
     @Test func migrationsAreNumberedInOrderWithoutGaps() {

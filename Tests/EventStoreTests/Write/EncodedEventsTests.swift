@@ -120,7 +120,7 @@ import Testing
             MeasurementEvent(id: EventID("a"), name: "x", fields: ["n": "1"], timestamp: 2),
             MeasurementEvent(id: EventID("b"), name: "x", fields: ["n": "2"], timestamp: 3),
         ]
-        let encoded = EncodedEvents(events, redactor: Redactor())
+        let encoded = EncodedEvents(events, redactor: Redactor(), packer: nil)
         #expect(encoded.rows.map(\.position) == [1, 0, 2])
         #expect(encoded.text(of: encoded.rows[1], at: EventColumns.extraIndex) == #"{"password":"REDACTED"}"#)
         #expect(encoded.conservativeRedactions == 0)
