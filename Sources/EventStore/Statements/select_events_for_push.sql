@@ -2,7 +2,7 @@
 -- columns `alstats push` (EventUpload's PushSource) writes their NDJSON lines from without making the events.
 -- Parameters: ?1 rowid (exclusive), ?2 limit.
 -- Columns: the hex of a 16-byte id (NULL for any other id), the id as stored, ts_ms, name, the field columns in
--- EventColumns.fields' order (as select_events_after's), extra, rowid, the
+-- EventColumns.fields' order, extra, rowid, the
 -- payload of `packed` (alstats_unpack: a packed row's long fields, whose columns are NULL).
 SELECT
     CASE WHEN typeof(id) = 'blob' AND length(id) = 16 THEN hex(id) END, id, ts_ms, name,
