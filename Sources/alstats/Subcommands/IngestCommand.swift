@@ -47,6 +47,16 @@ extension ALStatsCommand {
                 for file in files where file != "-" && !FileManager.default.fileExists(atPath: file) {
                     throw CLIFailure(ExitStatus.noInput, "\(file): no such file: check the path")
                 }
+                if pack {
+                    guard case .sqlite = try database.location else {
+                        throw CLIFailure(
+                            ExitStatus.usage,
+                            "--pack packs SQLite files only; leave it out for a PostgreSQL --database")
+                    }
+                    guard EventStore.canPack else {
+                        throw CLIFailure(ExitStatus.config, "this alstats was built without Zstandard and cannot pack")
+                    }
+                }
                 let store = try await database.openBackend(.create, packFields: pack)
                 let terminal = isatty(STDERR_FILENO) == 1
                 let summary = try await ingest(into: store.backend, terminal: terminal)
