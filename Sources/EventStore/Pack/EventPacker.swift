@@ -77,6 +77,10 @@ final class EventPacker: @unchecked Sendable {
         #endif
     }
 
+    /// The largest payload a reader expands (64 MiB), and so the largest one packed: a row whose long fields take more
+    /// keeps them unpacked.
+    static let maximumPayload = 1 << 26
+
     /// Appends the packed value of `payload` to `output`.
     func pack(_ payload: [UInt8], to output: inout [UInt8]) {
         #if canImport(CZstd)
@@ -112,7 +116,9 @@ final class EventPacker: @unchecked Sendable {
     func expand(frame: UnsafeRawBufferPointer) -> [UInt8]? {
         #if canImport(CZstd)
             let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
-            guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, size <= 1 << 26 else { return nil }
+            guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, size <= Self.maximumPayload else {
+                return nil
+            }
             var payload = [UInt8](repeating: 0, count: Int(size))
             let context = decompressionPool.withLock { $0.popLast() } ?? Context(pointer: ZSTD_createDCtx()!)
             let read = payload.withUnsafeMutableBytes { output in

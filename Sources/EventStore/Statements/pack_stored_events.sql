@@ -1,6 +1,7 @@
--- pack_stored_events: packs a database (Migrations/0016_pack_event_fields.sql): trains its first dictionary on
--- its latest 4,096 events, packs every stored row, and defines the views of 0004 and 0009 again to read packed
--- rows through alstats_field; nothing at all when it holds fewer events, or has a dictionary already.
+-- pack_stored_events: readies a database for packing (Migrations/0016_pack_event_fields.sql): trains its first
+-- dictionary on its latest 4,096 events and defines the views of 0004 and 0009 again to read packed rows through
+-- alstats_field; nothing at all when it holds fewer events, or has a dictionary already. pack_unpacked_events
+-- then packs its rows.
 -- No parameters. Run inside a transaction. Used by: EventWriter, once a store opened to pack
 -- (EventStore.Options.packFields) holds EventPacker.trainingThreshold events.
 INSERT INTO event_pack_dictionaries (id, dictionary, samples, created_ms)
@@ -17,15 +18,8 @@ FROM (
 )
 WHERE samples >= 4096 AND dictionary IS NOT NULL AND NOT EXISTS (SELECT 1 FROM event_pack_dictionaries);
 
-UPDATE events
-SET packed = alstats_pack(alstats_pack_payload(input_url, target_url, referer_url, output_url, source_url, extra), (SELECT id FROM event_pack_dictionaries ORDER BY created_ms DESC, rowid DESC LIMIT 1)),
-    input_url = NULL, target_url = NULL, referer_url = NULL, output_url = NULL, source_url = NULL, extra = NULL
-WHERE packed IS NULL
-    AND EXISTS (SELECT 1 FROM event_pack_dictionaries)
-    AND coalesce(input_url, target_url, referer_url, output_url, source_url, extra) IS NOT NULL;
-
--- The views of 0004 and 0009 again, reading a packed row's fields through alstats_field. (When nothing was
--- packed above, the writer rolls these back with the rest: see EventWriter.packIfDue.)
+-- The views of 0004 and 0009 again, reading a packed row's fields through alstats_field. (When no dictionary
+-- was trained above, the writer rolls these back with the rest: see EventWriter.packStoredEvents.)
 DROP VIEW nav_in;
 DROP VIEW nav_out;
 DROP VIEW ref_back_out;

@@ -56,8 +56,14 @@ extension EventColumns {
         if let value = slots.2 { scratch.payload.add(value, slot: 2) }
         if let value = slots.3 { scratch.payload.add(value, slot: 3) }
         if let value = slots.4 { scratch.payload.add(value, slot: 4) }
-        if !extra.isEmpty { scratch.payload.add(encodeExtra(&extra), slot: 5) }
-        if !scratch.payload.isEmpty {
+        let encodedExtra = extra.isEmpty ? nil : encodeExtra(&extra)
+        if let encodedExtra { scratch.payload.add(encodedExtra, slot: 5) }
+        if scratch.payload.bytes.count > EventPacker.maximumPayload {
+            // Larger than a reader expands: the row keeps its long fields unpacked.
+            for (slot, value) in [slots.0, slots.1, slots.2, slots.3, slots.4, encodedExtra].enumerated() {
+                if let value { values.text(PackedFields.bindIndices[slot], value) }
+            }
+        } else if !scratch.payload.isEmpty {
             scratch.packed.removeAll(keepingCapacity: true)
             packer.pack(scratch.payload.bytes, to: &scratch.packed)
             scratch.packed.withUnsafeBytes { values.blob(PackedFields.packedIndex, $0) }

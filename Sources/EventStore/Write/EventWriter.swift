@@ -50,16 +50,20 @@ package final class EventWriter {
     private var isNew: [Bool] = []
     /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
     /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
-    private var uncommittedRows = false
+    private(set) var uncommittedRows = false
     /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
     /// `altered` at commit; forgotten with the rows on rollback).
     private var encodedRedactions = 0
     /// The dictionary new rows are packed with (``EventPacker``), once the database has one; also read by
     /// ``EventStore/encode(_:)`` outside the store's lock.
     let packers: EventPacker.Slot
-    private var packer: EventPacker?
+    /// The writer's own copy of `packers.current` (read per event without the slot's lock; the two change
+    /// together, in EventWriter+Packing.swift).
+    var packer: EventPacker?
     /// The last rowid this writer's commit trained a dictionary at without getting one (too few long fields).
-    private var packingTriedAt: Int64 = 0
+    var packingTriedAt: Int64 = 0
+    /// The statement reading the database's latest dictionary, prepared at its first use.
+    var selectPacker: SQLiteStatement?
 
     init(
         connection: SQLiteConnection, redactor: Redactor, packers: EventPacker.Slot = EventPacker.Slot()
@@ -399,78 +403,9 @@ package final class EventWriter {
         }
     }
 
-    /// Forgets the packing dictionary after a rollback: the transaction may have been the one that trained it.
-    /// The next transaction reads it again if it is stored.
-    private func forgetPacker() {
-        packingTriedAt = 0  // the rows it was tried at may be gone too
-        guard packer != nil else { return }
-        packer = nil
-        packers.current = nil
-    }
-
-    /// Refuses a batch packed with a dictionary other than the one this writer packs with: only a rolled-back
-    /// transaction that trained it can leave one (the batch was encoded while it was open), and its rows would
-    /// name a dictionary the database does not hold.
-    private func checkPacking(of batches: [EncodedEvents]) throws(StoreError) {
-        for batch in batches where batch.dictionary != nil && batch.dictionary != packer?.id {
-            throw StoreError(
-                .io, path: connection.path,
-                "a batch was packed with a dictionary that a rolled-back transaction held: write its events again")
-        }
-    }
-
-    /// Reads the database's latest packing dictionary, if it has one.
-    private func loadPacker() throws(StoreError) {
-        let select = try connection.prepare(
-            "SELECT id, dictionary FROM event_pack_dictionaries ORDER BY created_ms DESC, rowid DESC LIMIT 1")
-        guard try select.step() else { return }
-        packer = EventPacker(id: select.int64(0), dictionary: select.blob(1))
-        packers.current = packer
-    }
-
     /// Whether this writer packs the database once it holds ``EventPacker/trainingThreshold`` events
     /// (``EventStore/Options/packFields``). A database packed already is packed into by every writer.
     var packsFields = false
-
-    /// Packs the database (Statements/pack_stored_events.sql) once a write takes it to
-    /// ``EventPacker/trainingThreshold`` events, when this writer was asked to, inside the transaction (so that
-    /// few rows are rewritten: a packed row leaves free space in its page). Packing that fails, or trains no
-    /// dictionary, leaves the database as it was and the write goes on.
-    private func packIfDue() throws(StoreError) {
-        guard packsFields, packer == nil, EventPacker.isAvailable, uncommittedRows else { return }
-        let last = try connection.scalarInt("SELECT ifnull(max(rowid), 0) FROM events")
-        guard last >= Int64(EventPacker.trainingThreshold),
-            last - packingTriedAt >= Int64(EventPacker.trainingThreshold)
-        else { return }
-        packingTriedAt = last
-        // A write goes on when packing fails: its rows are stored unpacked, and a later write tries again.
-        _ = try? packStoredEvents()
-    }
-
-    /// Trains the database's dictionary, packs its rows and redefines its views, inside the open transaction.
-    /// - Returns: whether the database is packed now (`false`: too few events, or no dictionary could be
-    ///   trained; nothing changed).
-    /// - Throws: when the database fails (nothing changed then either).
-    func packStoredEvents() throws(StoreError) -> Bool {
-        guard packer == nil else { return true }
-        guard EventPacker.isAvailable else { return false }
-        try connection.execute("SAVEPOINT pack_stored_events")
-        do throws(StoreError) {
-            try connection.execute(Self.packStoredEventsSQL, doing: "packing the stored events")
-            try loadPacker()
-        } catch {
-            packer = nil
-            packers.current = nil
-            try? connection.execute("ROLLBACK TO pack_stored_events")
-            try? connection.execute("RELEASE pack_stored_events")
-            throw error
-        }
-        if packer == nil { try connection.execute("ROLLBACK TO pack_stored_events") }
-        try connection.execute("RELEASE pack_stored_events")
-        return packer != nil
-    }
-
-    static let packStoredEventsSQL = EmbeddedSQL.statement("pack_stored_events")
 
     /// Abandons the open transaction and its pending rollups.
     func rollback() {

@@ -218,6 +218,24 @@ struct PackedFieldsTests {
         #expect(try store.pack())
     }
 
+    /// Rows a writer stored unpacked after the training (their batch was encoded before it) are packed by the next
+    /// ``EventStore/pack()``.
+    @Test func rowsStoredUnpackedAfterTheTrainingArePackedByALaterPack() throws {
+        let database = TemporaryDatabase()
+        let store = try Self.packingStore(database)
+        let events = Self.wideEvents(5_000, seed: 14)
+        try store.write(events)
+        let late = Self.wideEvents(50, seed: 15, start: 1_900_000_000_000)
+        _ = try store.writeBatches(encoded: [EncodedEvents(late, redactor: Redactor(), packer: nil)])
+        let connection = try SQLiteConnection(path: database.path, create: false)
+        #expect(
+            try connection.scalarInt("SELECT count(*) FROM events WHERE packed IS NULL AND extra IS NOT NULL") == 45)
+        #expect(try store.pack())
+        #expect(try connection.scalarInt("SELECT count(*) FROM events WHERE packed IS NULL AND extra IS NOT NULL") == 0)
+        #expect(try connection.scalarInt("SELECT count(*) FROM event_pack_dictionaries") == 1)
+        Self.expectSame(try Self.exported(EventStore(path: database.path)), events + late)
+    }
+
     @Test func aDatabaseOfTooFewEventsIsNotPackedAndKeepsItsPlainViews() throws {
         let database = TemporaryDatabase()
         let store = try EventStore(path: database.path)

@@ -1,0 +1,90 @@
+import EventStoreInterface
+import SQLiteSupport
+
+/// Packing (docs/design/storage-layout.md, "Packed fields"): the dictionary the writer packs new rows with, and
+/// packing a database's stored rows.
+extension EventWriter {
+    /// Forgets the packing dictionary after a rollback: the transaction may have been the one that trained it.
+    /// The next transaction reads it again if it is stored.
+    func forgetPacker() {
+        packingTriedAt = 0  // the rows it was tried at may be gone too
+        guard packer != nil else { return }
+        packer = nil
+        packers.current = nil
+    }
+
+    /// Refuses a batch packed with a dictionary other than the one this writer packs with: only a rolled-back
+    /// transaction that trained it can leave one (the batch was encoded while it was open), and its rows would
+    /// name a dictionary the database does not hold.
+    func checkPacking(of batches: [EncodedEvents]) throws(StoreError) {
+        for batch in batches where batch.dictionary != nil && batch.dictionary != packer?.id {
+            throw StoreError(
+                .io, path: connection.path,
+                "a batch was packed with a dictionary that a rolled-back transaction held: write its events again")
+        }
+    }
+
+    /// Reads the database's latest packing dictionary, if it has one.
+    func loadPacker() throws(StoreError) {
+        let select: SQLiteStatement
+        if let prepared = selectPacker {
+            select = prepared
+        } else {
+            select = try connection.prepare(
+                "SELECT id, dictionary FROM event_pack_dictionaries ORDER BY created_ms DESC, rowid DESC LIMIT 1")
+            selectPacker = select
+        }
+        defer { select.reset() }
+        guard try select.step() else { return }
+        packer = EventPacker(id: select.int64(0), dictionary: select.blob(1))
+        packers.current = packer
+    }
+
+    /// Packs the database (Statements/pack_stored_events.sql) once a write takes it to
+    /// ``EventPacker/trainingThreshold`` events, when this writer was asked to, inside the transaction (so that
+    /// few rows are rewritten: a packed row leaves free space in its page). Packing that fails, or trains no
+    /// dictionary, leaves the database as it was and the write goes on.
+    func packIfDue() throws(StoreError) {
+        guard packsFields, packer == nil, EventPacker.isAvailable, uncommittedRows else { return }
+        let last = try connection.scalarInt("SELECT ifnull(max(rowid), 0) FROM events")
+        guard last >= Int64(EventPacker.trainingThreshold),
+            last - packingTriedAt >= Int64(EventPacker.trainingThreshold)
+        else { return }
+        packingTriedAt = last
+        // A write goes on when packing fails: its rows are stored unpacked, and a later write tries again.
+        _ = try? packStoredEvents()
+    }
+
+    /// Trains the database's dictionary and redefines its views (once), then packs its rows not packed yet, inside
+    /// the open transaction.
+    /// - Returns: whether the database is packed now (`false`: too few events, or no dictionary could be
+    ///   trained; nothing changed).
+    /// - Throws: when the database fails (nothing changed then either).
+    func packStoredEvents() throws(StoreError) -> Bool {
+        guard EventPacker.isAvailable else { return false }
+        try connection.execute("SAVEPOINT pack_stored_events")
+        do throws(StoreError) {
+            if packer == nil {
+                try connection.execute(Self.packStoredEventsSQL, doing: "packing the stored events")
+                try loadPacker()
+            }
+            if packer != nil {
+                let update = try connection.prepare(Self.packUnpackedEventsSQL)
+                update.bind(1, Int64(EventPacker.maximumPayload))
+                try update.run()
+            }
+        } catch {
+            packer = nil
+            packers.current = nil
+            try? connection.execute("ROLLBACK TO pack_stored_events")
+            try? connection.execute("RELEASE pack_stored_events")
+            throw error
+        }
+        if packer == nil { try connection.execute("ROLLBACK TO pack_stored_events") }
+        try connection.execute("RELEASE pack_stored_events")
+        return packer != nil
+    }
+
+    static let packStoredEventsSQL = EmbeddedSQL.statement("pack_stored_events")
+    static let packUnpackedEventsSQL = EmbeddedSQL.statement("pack_unpacked_events")
+}
