@@ -22,15 +22,19 @@ extension EventStore {
             try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
             defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
+            // Each batch is encoded (EncodedIngestRows) by the reader's thread or the writer's, whichever is ahead.
+            let redactor = store.writer.redactor
+            let packers = store.writer.packers
             let pipeline = IngestPipeline(
-                inputs: inputs, codec: options.codec, redactor: store.writer.redactor, batchSize: 1_024)
+                inputs: inputs, codec: options.codec, redactor: redactor, batchSize: 1_024,
+                makeRows: { EncodedIngestRows(redactor: redactor, packers: packers, capacity: 1_024) })
             pipeline.start()
             var run = IngestRun(writer: store.writer, options: options)
             do {
                 while let batch = pipeline.next() {
                     batch.errors.forEach(onInvalidLine)
                     try run.take(batch)
-                    pipeline.recycle(batch.events)
+                    pipeline.recycle(batch.rows)
                     if let failure = batch.failure { throw failure }
                     if run.takeProgressDue() { progress?(run.summary) }
                 }
@@ -70,19 +74,21 @@ private struct IngestRun {
         return true
     }
 
-    /// Writes the events of `batch` (already redacted) and counts its lines, errors, losses and near misses.
+    /// Writes the events of `batch` (encoded) and counts its lines, errors, losses and near misses.
     mutating func take(_ batch: IngestPipeline.Batch) throws(StoreError) {
         summary.lines += batch.lines
         summary.add(batch.nearMisses)
         summary.bytes = max(summary.bytes, batch.bytes)
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
-        if !batch.events.isEmpty {
+        var rows = batch.rows as? EncodedIngestRows
+        rows?.seal()  // when the reader left it to this thread
+        if let encoded = rows?.encoded, !encoded.isEmpty {
             // Not atomic: any error rolls the whole transaction back.
-            let stored = try writer.write(batch.events, mode: .redactedWithinTransaction)
+            let stored = try writer.write(encoded: [encoded])[0]
             summary.stored += stored
-            summary.duplicates += batch.events.count - stored
-            uncommitted += batch.events.count
+            summary.duplicates += encoded.count - stored
+            uncommitted += encoded.count
             let now = options.clock.nowMilliseconds()
             if !options.strict,
                 uncommitted >= options.batchSize || now - transactionStart >= options.commitIntervalMilliseconds

@@ -8,6 +8,7 @@ extension EventWriter {
     /// The next transaction reads it again if it is stored.
     func forgetPacker() {
         packingTriedAt = 0  // the rows it was tried at may be gone too
+        unpackedFrom = nil
         guard packer != nil else { return }
         packer = nil
         packers.current = nil
@@ -68,11 +69,7 @@ extension EventWriter {
                 try connection.execute(Self.packStoredEventsSQL, doing: "packing the stored events")
                 try loadPacker()
             }
-            if packer != nil {
-                let update = try connection.prepare(Self.packUnpackedEventsSQL)
-                update.bind(1, Int64(EventPacker.maximumPayload))
-                try update.run()
-            }
+            if packer != nil { try packUnpackedEvents(from: Int64.min) }
         } catch {
             packer = nil
             packers.current = nil
@@ -83,6 +80,30 @@ extension EventWriter {
         if packer == nil { try connection.execute("ROLLBACK TO pack_stored_events") }
         try connection.execute("RELEASE pack_stored_events")
         return packer != nil
+    }
+
+    /// Packs the rows from rowid `first` on that are not packed (Statements/pack_unpacked_events.sql).
+    func packUnpackedEvents(from first: Int64) throws(StoreError) {
+        let update = try connection.prepare(Self.packUnpackedEventsSQL)
+        update.bind(1, Int64(EventPacker.maximumPayload))
+        update.bind(2, first)
+        try update.run()
+    }
+
+    /// Notes that `batches` are about to be inserted: when some were encoded unpacked while this writer packs
+    /// (a request's or an ingest batch's encoding read the dictionary before the training), their rows are
+    /// packed at commit (``packUnpackedEvents(from:)`` from the first of them).
+    func noteUnpackedRows(in batches: [EncodedEvents]) throws(StoreError) {
+        guard packer != nil, unpackedFrom == nil, batches.contains(where: { $0.dictionary == nil && !$0.isEmpty })
+        else { return }
+        unpackedFrom = try connection.scalarInt("SELECT ifnull(max(rowid), 0) + 1 FROM events")
+    }
+
+    /// Packs the rows noted by ``noteUnpackedRows(in:)``, before a commit.
+    func packNotedRows() throws(StoreError) {
+        guard let first = unpackedFrom else { return }
+        try packUnpackedEvents(from: first)
+        unpackedFrom = nil
     }
 
     static let packStoredEventsSQL = EmbeddedSQL.statement("pack_stored_events")

@@ -1,11 +1,10 @@
 extension EventWriter {
-    /// How ``EventWriter/write(_:mode:)`` writes a batch: under a savepoint of its own or not, and whether the
-    /// writer still redacts its events.
+    /// How ``EventWriter/write(_:mode:)`` writes a batch: under a savepoint of its own or not. The writer redacts
+    /// the events either way.
     ///
     /// ```swift
     /// try writer.write(events)                                          // .atomic
     /// try writer.write(batch, mode: .withinTransaction)                 // the caller rolls back on any error
-    /// try writer.write(redactedBatch, mode: .redactedWithinTransaction)  // ingest: redacted on its reader thread
     /// ```
     enum WriteMode: Sendable {
         /// All or none of the batch, under a savepoint of its own; the writer redacts the events.
@@ -15,24 +14,14 @@ extension EventWriter {
         /// index for every batch (1.2 GB of writes for 300,000 events, against 0.3 GB for the database and its
         /// WAL). The writer redacts the events.
         case withinTransaction
-        /// As ``withinTransaction``, for events the caller already redacted with this writer's
-        /// ``EventWriter/redactor`` (ingest does so on its reader thread).
-        case redactedWithinTransaction
 
         /// Whether the batch gets a savepoint of its own.
         var usesSavepoint: Bool {
             switch self {
             case .atomic: true
-            case .withinTransaction, .redactedWithinTransaction: false
+            case .withinTransaction: false
             }
         }
 
-        /// Whether the events are redacted already.
-        var isRedacted: Bool {
-            switch self {
-            case .redactedWithinTransaction: true
-            case .atomic, .withinTransaction: false
-            }
-        }
     }
 }

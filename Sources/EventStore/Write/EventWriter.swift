@@ -62,6 +62,9 @@ package final class EventWriter {
     var packer: EventPacker?
     /// The last rowid this writer's commit trained a dictionary at without getting one (too few long fields).
     var packingTriedAt: Int64 = 0
+    /// The first rowid of the open transaction's rows that were encoded unpacked while this writer packs (see
+    /// ``noteUnpackedRows(in:)``), packed at commit.
+    var unpackedFrom: Int64?
     /// The statement reading the database's latest dictionary, prepared at its first use.
     var selectPacker: SQLiteStatement?
 
@@ -127,7 +130,6 @@ package final class EventWriter {
     func write(_ events: some Collection<MeasurementEvent>, mode: WriteMode = .atomic) throws(StoreError) -> Int {
         try beginIfNeeded()
         let atomic = mode.usesSavepoint
-        let redacted = mode.isRedacted
         if atomic { try savepoint.run() }
         groups.removeAll(keepingCapacity: true)
         deviceLosses.beginBatch()
@@ -137,9 +139,9 @@ package final class EventWriter {
         let batch = Array(events)
         do throws(StoreError) {
             try findNew(batch)  // by id, which redaction does not change
-            if redacted || batch.count < 2 * redactionSlice {
+            if batch.count < 2 * redactionSlice {
                 // A small batch is redacted before the loop, on several cores at once (Redactor+Batch.swift).
-                inserted = try insertNew(redacted ? batch : redactor.redact(batch), from: 0)
+                inserted = try insertNew(redactor.redact(batch), from: 0)
             } else {
                 inserted = try insertNewRedactingAhead(batch)
             }
@@ -231,6 +233,7 @@ package final class EventWriter {
     func write(encoded batches: [EncodedEvents]) throws(StoreError) -> [Int] {
         try beginIfNeeded()
         try checkPacking(of: batches)
+        try noteUnpackedRows(in: batches)
         links.beginBatch()
         deviceLosses.beginBatch()
         var inserted = [Int](repeating: 0, count: batches.count)
@@ -390,6 +393,7 @@ package final class EventWriter {
             pending.removeAll(keepingCapacity: true)
             try recordLosses(deviceLosses.take(), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
             try links.commit()
+            try packNotedRows()
             try ids.flush()
             try ids.mergeIfDue()
             try commitStatement.run()

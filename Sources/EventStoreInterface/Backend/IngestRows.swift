@@ -17,6 +17,20 @@ package protocol IngestRows: Sendable {
 
     /// Appends an event as decoded (not redacted: the backend redacts what it writes).
     mutating func append(_ event: MeasurementEvent)
+
+    /// Whether these rows may take a line read in place (``append(_:)-(FlatLine)``): when not, the reader decodes
+    /// every line instead of scanning it first.
+    var takesFlatLines: Bool { get }
+
+    /// Does the rows' work per batch (the SQLite store encodes its events) once the batch holds all its events; a
+    /// second call does nothing. The reader calls it before it hands a batch over while the consumer has batches
+    /// queued, so that the two threads share the work; the consumer calls it on every batch it takes.
+    mutating func seal()
+}
+
+extension IngestRows {
+    package var takesFlatLines: Bool { true }
+    package mutating func seal() {}
 }
 
 /// A backend that takes an ingest's events as its own rows (``IngestRows``) instead of as events.

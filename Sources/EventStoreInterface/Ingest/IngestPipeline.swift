@@ -8,7 +8,8 @@ import MeasurementEvents
 #endif
 
 /// Reads, decodes and redacts NDJSON on a thread of its own while the caller writes, handing over batches
-/// through a small bounded queue, so that parsing and SQLite overlap on two cores.
+/// through a small bounded queue, so that parsing and SQLite overlap on two cores. With rows of the backend's own
+/// (``IngestRows``), the rows' per-batch work is done by whichever thread is ahead (``IngestRows/seal()``).
 ///
 /// Batches arrive in input order with their invalid lines, so errors are reported in order by the
 /// consumer. The reader's thread starts at ``start()``, not in the initializer; ``cancel()`` stops the reader
@@ -71,8 +72,8 @@ package final class IngestPipeline: @unchecked Sendable {
     private let condition = NSCondition()
     private var phase = Phase.unstarted
     private var queue: [Batch] = []
-    /// Consumed events handed back so that the reader, not the writer, pays for freeing them.
-    private var consumed: [[MeasurementEvent]] = []
+    /// Consumed rows handed back so that the reader, not the writer, pays for freeing them.
+    private var consumed: [any IngestRows] = []
     private let capacity = 4
     private let inputs: [IngestInput]
     private let codec: NDJSONCodec
@@ -156,10 +157,11 @@ package final class IngestPipeline: @unchecked Sendable {
         continuation.resume(returning: batch)
     }
 
-    /// Hands written events back to the reader thread, which releases them (the writer is the bottleneck).
-    package func recycle(_ events: consuming [MeasurementEvent]) {
+    /// Hands written rows back to the reader thread, which releases them (the writer is the bottleneck).
+    package func recycle(_ rows: consuming (any IngestRows)?) {
+        guard let rows else { return }
         condition.lock()
-        consumed.append(events)
+        consumed.append(rows)
         condition.unlock()
     }
 
@@ -185,7 +187,16 @@ package final class IngestPipeline: @unchecked Sendable {
     }
 
     /// Queues `batch`; `false` when cancelled.
-    private func send(_ batch: Batch) -> Bool {
+    private func send(_ unsealed: Batch) -> Bool {
+        var batch = unsealed
+        if batch.rows != nil {
+            // The rows' per-batch work (IngestRows.seal) is done here while the consumer has batches queued, and
+            // left to it while it waits: so the two threads share it, whichever of them is the busier.
+            condition.lock()
+            let consumerIsBehind = !queue.isEmpty
+            condition.unlock()
+            if consumerIsBehind { batch.rows?.seal() }
+        }
         condition.lock()
         while queue.count >= capacity, case .reading = phase { condition.wait() }
         guard case .reading(let waiting) = phase else {  // cancelled
@@ -287,7 +298,9 @@ package final class IngestPipeline: @unchecked Sendable {
         case .text(let bytes):
             if isBlank(bytes) { return }
             batch.lines += 1
-            if batch.rows != nil, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows!.append(flat) {
+            if batch.rows?.takesFlatLines == true, codec.scan(trimmingEnd(bytes), into: &flat),
+                batch.rows!.append(flat)
+            {
                 batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0)
                 return
             }

@@ -218,22 +218,31 @@ struct PackedFieldsTests {
         #expect(try store.pack())
     }
 
-    /// Rows a writer stored unpacked after the training (their batch was encoded before it) are packed by the next
+    /// Rows of batches encoded before the training (a request's, or an ingest batch's, that read no dictionary) are
+    /// packed when their transaction commits; rows stored unpacked some other way are packed by the next
     /// ``EventStore/pack()``.
-    @Test func rowsStoredUnpackedAfterTheTrainingArePackedByALaterPack() throws {
+    @Test func rowsStoredUnpackedInAPackedDatabaseArePackedAtCommitOrByALaterPack() throws {
         let database = TemporaryDatabase()
         let store = try Self.packingStore(database)
         let events = Self.wideEvents(5_000, seed: 14)
         try store.write(events)
         let late = Self.wideEvents(50, seed: 15, start: 1_900_000_000_000)
-        _ = try store.writeBatches(encoded: [EncodedEvents(late, redactor: Redactor(), packer: nil)])
         let connection = try SQLiteConnection(path: database.path, create: false)
-        #expect(
-            try connection.scalarInt("SELECT count(*) FROM events WHERE packed IS NULL AND extra IS NOT NULL") == 45)
-        #expect(try store.pack())
-        #expect(try connection.scalarInt("SELECT count(*) FROM events WHERE packed IS NULL AND extra IS NOT NULL") == 0)
-        #expect(try connection.scalarInt("SELECT count(*) FROM event_pack_dictionaries") == 1)
+        let unpacked = "SELECT count(*) FROM events WHERE packed IS NULL AND extra IS NOT NULL"
+        _ = try store.writeBatches(encoded: [EncodedEvents(late, redactor: Redactor(), packer: nil)])
+        #expect(try connection.scalarInt(unpacked) == 0)
         Self.expectSame(try Self.exported(EventStore(path: database.path)), events + late)
+        try connection.execute(
+            """
+            INSERT INTO events (id, ts_ms, name, input_url, extra)
+            VALUES ('raw-1', 1950000000000, 'al_nav_in', 'readly://raw/1', '{"country":"PT"}')
+            """)
+        #expect(try connection.scalarInt(unpacked) == 1)
+        #expect(try store.pack())
+        #expect(try connection.scalarInt(unpacked) == 0)
+        #expect(try connection.scalarInt("SELECT count(*) FROM event_pack_dictionaries") == 1)
+        let raw = try #require(try Self.exported(EventStore(path: database.path))["raw-1"])
+        #expect(raw.fields == [FieldName.inputURL: "readly://raw/1", "country": "PT"])
     }
 
     @Test func aDatabaseOfTooFewEventsIsNotPackedAndKeepsItsPlainViews() throws {
