@@ -242,6 +242,11 @@ def check_link_page(driver):
     entry = next(item for item in report["links"] if item["slug"] == slug)
     if number(driver, "link-hits") != entry["hits"] or number(driver, "link-arrivals") != entry["arrivals"]:
         fail(f"the page of {slug!r} should show the API's hits {entry['hits']} and arrivals {entry['arrivals']}")
+    # While live, the page polls the report of its own link, not the whole report.
+    polled = driver.find_element(By.CSS_SELECTOR, "main[data-api]").get_attribute("data-api")
+    polled_query = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(polled).query))
+    if not polled.startswith("/api/report?") or polled_query.get("link") != slug:
+        fail(f"the page of the link {slug!r} polls {polled!r}, not the report of that link")
     if not driver.find_elements(By.CSS_SELECTOR, "#fig-link-daily svg"):
         fail(f"the page of {slug!r} should chart its days")
     print(f"dashboard: the page of the hosted link {slug!r} shows its funnel and days")
