@@ -43,15 +43,38 @@ final class PushSource: UploadSource, Sendable {
         do throws(StoreError) {
             let answered = try state.withLock { state throws(StoreError) in try cursor(on: state.connection) }
             var batch = UploadBatch()
+            batch.reserveCapacity(lines: maximumEvents, bytes: min(maximumBytes, maximumEvents * 1_024))
             var bytes = 0
             let after = max(answered, previous?.keys.last ?? 0)
             try lines.forEachLine(after: after, limit: maximumEvents) { line, key in
-                batch.append(
+                // A line is sent as read when it is ASCII, as the store's lines nearly always are; any other is
+                // sent as valid UTF-8 (an invalid byte replaced), as a `String` of it would be.
+                if Self.isASCII(line) {
+                    return batch.append(line, key: key, bytes: &bytes, maximumBytes: maximumBytes)
+                }
+                return batch.append(
                     String(decoding: line, as: UTF8.self), key: key, bytes: &bytes, maximumBytes: maximumBytes)
             }
             return batch.count == 0 ? nil : batch
         } catch {
             throw UploadError(error)
+        }
+    }
+
+    /// Whether `bytes` are all ASCII, read eight at a time.
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var seen: UInt64 = 0
+            var index = 0
+            while raw.count - index >= 8 {
+                seen |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                seen |= UInt64(raw[index])
+                index += 1
+            }
+            return seen & 0x8080_8080_8080_8080 == 0
         }
     }
 

@@ -2,49 +2,80 @@ import MeasurementEvents
 
 /// Events on their way to the collector: their NDJSON lines and the keys their source acknowledges them by
 /// (outbox seqs, or `events` rowids for a push), both oldest first.
+///
+/// The lines are kept as the request body itself (each line and its newline, one after another), so that a batch
+/// is compressed from the bytes it was read into: a `String` per line, joined again into the body, cost a push
+/// about 0.4 µs an event.
 package struct UploadBatch: Sendable, Hashable {
     /// One key per line, ascending.
     package var keys: [Int64]
-    /// One NDJSON line per event, without newline.
-    package var lines: [String]
+    /// The request body before compression: the lines, each ended by a newline.
+    package private(set) var body: [UInt8] = []
+    /// The offset in ``body`` just past each line's newline.
+    private var ends: [Int] = []
 
     package init(keys: [Int64] = [], lines: [String] = []) {
         self.keys = keys
-        self.lines = lines
+        for line in lines { appendLine(line.utf8) }
     }
 
     /// The number of events.
-    package var count: Int { lines.count }
+    package var count: Int { ends.count }
 
-    /// The request body before compression: the lines, each ended by a newline.
-    package var body: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
-        for line in lines {
-            bytes.append(contentsOf: line.utf8)
-            bytes.append(0x0A)
-        }
-        return bytes
+    /// One NDJSON line per event, without newline.
+    package var lines: [String] {
+        ends.indices.map { String(decoding: body[range(ofLine: $0)], as: UTF8.self) }
+    }
+
+    /// The bytes of line `index` in ``body``, without its newline.
+    package func range(ofLine index: Int) -> Range<Int> {
+        (index == 0 ? 0 : ends[index - 1])..<(ends[index] - 1)
     }
 
     /// The first and second half, for a batch the collector found too large.
     package var halves: (UploadBatch, UploadBatch) {
-        let middle = lines.count / 2
-        return (
-            UploadBatch(keys: Array(keys[..<middle]), lines: Array(lines[..<middle])),
-            UploadBatch(keys: Array(keys[middle...]), lines: Array(lines[middle...]))
-        )
+        let middle = count / 2
+        let split = middle == 0 ? 0 : ends[middle - 1]
+        var first = UploadBatch(keys: Array(keys[..<middle]))
+        first.body = Array(body[..<split])
+        first.ends = Array(ends[..<middle])
+        var second = UploadBatch(keys: Array(keys[middle...]))
+        second.body = Array(body[split...])
+        second.ends = ends[middle...].map { $0 - split }
+        return (first, second)
     }
 
     /// Adds the line of `key` when the batch stays within `maximumBytes` (its first line always fits).
     /// - Returns: whether it was added.
     package mutating func append(_ line: String, key: Int64, bytes: inout Int, maximumBytes: Int) -> Bool {
-        let size = line.utf8.count + 1
-        guard lines.isEmpty || bytes + size <= maximumBytes else { return false }
+        append(line.utf8, key: key, bytes: &bytes, maximumBytes: maximumBytes)
+    }
+
+    /// ``append(_:key:bytes:maximumBytes:)`` of a line's UTF-8 bytes (valid UTF-8, without newline).
+    /// - Returns: whether it was added.
+    package mutating func append(
+        _ line: some Collection<UInt8>, key: Int64, bytes: inout Int, maximumBytes: Int
+    ) -> Bool {
+        let size = line.count + 1
+        guard count == 0 || bytes + size <= maximumBytes else { return false }
         keys.append(key)
-        lines.append(line)
+        appendLine(line)
         bytes += size
         return true
+    }
+
+    /// Reserves room for `lines` lines of `bytes` bytes in all (newlines included), so that a batch being read
+    /// is not copied as it grows.
+    package mutating func reserveCapacity(lines: Int, bytes: Int) {
+        keys.reserveCapacity(lines)
+        ends.reserveCapacity(lines)
+        body.reserveCapacity(bytes)
+    }
+
+    private mutating func appendLine(_ line: some Collection<UInt8>) {
+        body.append(contentsOf: line)
+        body.append(0x0A)
+        ends.append(body.count)
     }
 }
 

@@ -258,7 +258,7 @@ package final class Uploader: Sendable {
     /// Sends one batch until it is answered, or until the collector asks for it in halves.
     private func deliver(_ prepared: PreparedBatch) async throws(UploadError) -> Delivery {
         let batch = prepared.batch
-        if batch.count == 1, batch.lines[0].utf8.count + 1 > policy.maximumBatchBytes {
+        if batch.count == 1, batch.body.count > policy.maximumBatchBytes {
             return .settled(.dropped(batch, ["upload_rejected:too_large": 1]))
         }
         var attempt = 0

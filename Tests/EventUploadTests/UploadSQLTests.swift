@@ -36,7 +36,7 @@ struct UploadSQLTests {
         let columns = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(columns == EventColumns.fields.map(\.column) + ["extra", "rowid", "alstats_unpack(packed)"])
         #expect(EventLineWriter.packedColumn == EventLineWriter.rowidColumn + 1)
-        #expect(EventLineWriter.rowidColumn == Int32(4 + EventColumns.fields.count + 1))
+        #expect(EventLineWriter.rowidColumn == Int32(3 + EventColumns.fields.count + 1))
     }
 
     @Test func aNewOutboxHasTheUploadersSchemaOnlyRecordedInItsOwnLedger() throws {

@@ -21,8 +21,15 @@ package final class StoreEventLines: Sendable {
     package init(path: String) throws(StoreError) {
         self.path = path
         let options = EventStore.Options(create: false, integrityCheckLimit: 0)
-        connection = StateLock(try EventStore.openChecked(path: path, options: options))
+        let connection = try EventStore.openChecked(path: path, options: options)
+        // The push reads the whole table once, in rowid order: from a memory map of the file, not a `pread`
+        // copy of each page (5% of a push's CPU).
+        try connection.execute("PRAGMA mmap_size = \(Self.mapBytes)", doing: "mapping the database")
+        self.connection = StateLock(connection)
     }
+
+    /// The most bytes of the file the reader maps (SQLite reads the rest as before).
+    static let mapBytes = 1 << 30
 
     /// Calls `body` with the NDJSON line (without newline) and the rowid of up to `limit` stored events that
     /// arrived after the rowid `key`, oldest first, until `body` returns `false`. Each line is the bytes

@@ -1,11 +1,11 @@
 -- select_events_for_push: up to ?2 stored events that arrived after rowid ?1, in arrival (rowid) order, in the
 -- columns `alstats push` (EventUpload's PushSource) writes their NDJSON lines from without making the events.
 -- Parameters: ?1 rowid (exclusive), ?2 limit.
--- Columns: the hex of a 16-byte id (NULL for any other id), the id as stored, ts_ms, name, the field columns in
+-- Columns: the id as stored (a UUID as its 16 bytes), ts_ms, name, the field columns in
 -- EventColumns.fields' order, extra, rowid, the
 -- payload of `packed` (alstats_unpack: a packed row's long fields, whose columns are NULL).
 SELECT
-    CASE WHEN typeof(id) = 'blob' AND length(id) = 16 THEN hex(id) END, id, ts_ms, name,
+    id, ts_ms, name,
     ref, success, type, referer_app_name, source_url_host, error, input_url, input_url_scheme, target_url,
     referer_url, source_application, output_url, output_url_scheme, source_url, version, extra, rowid,
     alstats_unpack(packed)
