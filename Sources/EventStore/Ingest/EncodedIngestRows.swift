@@ -1,9 +1,9 @@
 import EventStoreInterface
 import MeasurementEvents
 
-/// The events of one of the ingest reader's batches, encoded on the reader's thread (``EncodedEvents``: redacted,
-/// mapped to their columns, packed when the database is) when the batch is sealed, so that the writer only binds,
-/// inserts and counts: the two threads then share the work, where the writer's thread otherwise did most of it.
+/// The events of one of the ingest reader's batches, encoded (``EncodedEvents``: redacted, mapped to their columns,
+/// packed when the database is) when the batch is sealed, by the reader's thread while the writer is behind and by
+/// the writer's otherwise: the two threads then share the work, where the writer's thread did most of it before.
 struct EncodedIngestRows: IngestRows {
     private var events: [MeasurementEvent] = []
     /// The batch's events encoded, once sealed.

@@ -25,7 +25,8 @@ extension EventWriter {
         }
     }
 
-    /// Reads the database's latest packing dictionary, if it has one.
+    /// Reads the database's latest packing dictionary, if it has one, into ``packer`` (not into ``packers``: the
+    /// caller publishes it once nothing can take it back).
     func loadPacker() throws(StoreError) {
         let select: SQLiteStatement
         if let prepared = selectPacker {
@@ -38,7 +39,6 @@ extension EventWriter {
         defer { select.reset() }
         guard try select.step() else { return }
         packer = EventPacker(id: select.int64(0), dictionary: select.blob(1))
-        packers.current = packer
     }
 
     /// Packs the database (Statements/pack_stored_events.sql) once a write takes it to
@@ -79,6 +79,8 @@ extension EventWriter {
         }
         if packer == nil { try connection.execute("ROLLBACK TO pack_stored_events") }
         try connection.execute("RELEASE pack_stored_events")
+        // Published only now: a batch encoded with a dictionary that the catch above took back would be refused.
+        packers.current = packer
         return packer != nil
     }
 

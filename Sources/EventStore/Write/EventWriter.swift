@@ -57,8 +57,8 @@ package final class EventWriter {
     /// The dictionary new rows are packed with (``EventPacker``), once the database has one; also read by
     /// ``EventStore/encode(_:)`` outside the store's lock.
     let packers: EventPacker.Slot
-    /// The writer's own copy of `packers.current` (read per event without the slot's lock; the two change
-    /// together, in EventWriter+Packing.swift).
+    /// The dictionary this writer packs with (read per event without the slot's lock); `packers.current` is set to
+    /// it once it is there to stay within the transaction (EventWriter+Packing.swift).
     var packer: EventPacker?
     /// The last rowid this writer's commit trained a dictionary at without getting one (too few long fields).
     var packingTriedAt: Int64 = 0
@@ -101,7 +101,10 @@ package final class EventWriter {
         if uncommittedRows { throw rolledBackError }
         try begin.run()
         do throws(StoreError) {
-            if packer == nil, EventPacker.isAvailable { try loadPacker() }
+            if packer == nil, EventPacker.isAvailable {
+                try loadPacker()
+                packers.current = packer
+            }
             try ids.transactionBegan()
             if ids.dataVersion != rollupRowsDataVersion || connection.totalChanges != rollupRowsChanges {
                 forgetRollupRows()
@@ -123,7 +126,7 @@ package final class EventWriter {
     /// Inserts `events` inside the open transaction (opening one when needed), all or none of them.
     /// - Parameters:
     ///   - mode: ``WriteMode/atomic`` (a savepoint of their own), or without one when the caller rolls the whole
-    ///     transaction back on any error, with the events redacted already or not.
+    ///     transaction back on any error. The writer redacts the events either way.
     /// - Returns: how many were new (duplicates of stored ids, or of ids earlier in `events`, are not counted
     ///   and change nothing).
     @discardableResult

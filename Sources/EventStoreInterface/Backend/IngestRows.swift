@@ -24,7 +24,8 @@ package protocol IngestRows: Sendable {
 
     /// Does the rows' work per batch (the SQLite store encodes its events) once the batch holds all its events; a
     /// second call does nothing. The reader calls it before it hands a batch over while the consumer has batches
-    /// queued, so that the two threads share the work; the consumer calls it on every batch it takes.
+    /// queued, so that the two threads share the work; a consumer whose rows do work there calls it on every batch it
+    /// takes (the SQLite ingest does; the generic ingest's rows have nothing to do).
     mutating func seal()
 }
 
