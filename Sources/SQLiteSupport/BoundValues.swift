@@ -6,7 +6,7 @@ import EventStoreInterface
 ///
 /// Bound the usual way (`SQLITE_TRANSIENT`), every value of every row costs SQLite an allocation from its
 /// global allocator (behind a mutex), a copy and a free: about a fifth of the writer's time on the insert of
-/// an event with a dozen text columns (docs/storage-layout.md, "Values bound in place"). Here each value is
+/// an event with a dozen text columns (docs/design/storage-layout.md, "Values bound in place"). Here each value is
 /// copied once into a buffer kept from row to row (or filled for many rows on another thread: ``PackedSlice``),
 /// and ``run(_:values:)`` binds pointers into it, runs the statement and clears the bindings before the buffer
 /// can change.

@@ -8,7 +8,7 @@ import Foundation
 /// SQLite's own automatic checkpoint runs inside the `COMMIT` that crosses its threshold, on the writer's
 /// thread: every ~10,000 pages the writer reads them back from the WAL, writes them into the database file
 /// and syncs it, while the events behind it wait. This replaces it (a WAL hook replaces SQLite's automatic
-/// checkpoint) with two steps, measured in docs/storage-layout.md ("Checkpoints off the writer's thread"):
+/// checkpoint) with two steps, measured in docs/design/storage-layout.md ("Checkpoints off the writer's thread"):
 ///
 /// - Every ``Thresholds/background`` new frames, the hook wakes a thread that runs a `PASSIVE` checkpoint on
 ///   a connection of its own. A passive checkpoint never blocks the writer or readers, and the writer's

@@ -330,7 +330,7 @@ package final class EventWriter {
     /// Sets `isNew` for each event of `batch`: its id is neither stored nor held by an earlier event of the
     /// batch (the first of two events with one id is the one stored). The ids are looked up in key order, so
     /// a batch's lookups land on neighbouring pages of the id index instead of one random page each
-    /// (docs/storage-layout.md); the events are then inserted in the order they came.
+    /// (docs/design/storage-layout.md); the events are then inserted in the order they came.
     private func findNew(_ batch: [MeasurementEvent]) throws(StoreError) {
         keys.removeAll(keepingCapacity: true)
         for event in batch { keys.append(ids.key(event.id)) }

@@ -8,7 +8,7 @@ import SQLiteSupport
 ///
 /// The writer's thread then only binds pointers into the buffer (`SQLITE_STATIC`), steps the insert and adds
 /// each id to the id index: the redaction, the mapping of fields to columns, the copies of their bytes, the
-/// rollup and link keys and the freeing of the events all happen beside it (docs/storage-layout.md, "The
+/// rollup and link keys and the freeing of the events all happen beside it (docs/design/storage-layout.md, "The
 /// sink's writer thread").
 struct PackedSlice {
     /// One new event of the slice.

@@ -5,7 +5,7 @@ import SQLiteSupport
 /// The rowids of one rollup table's rows that this connection has counted into, by group, so that a group met
 /// again is counted with an `UPDATE` by rowid: the upsert binds every dimension (copying each text) and searches
 /// the table's unique index on `ifnull` expressions, a quarter of the collector's writer time when it commits
-/// small groups of requests (docs/storage-layout.md, "Rollup rows counted by rowid").
+/// small groups of requests (docs/design/storage-layout.md, "Rollup rows counted by rowid").
 ///
 /// A rowid is only trusted while nothing but this connection's own counting can have changed the table: the
 /// owner forgets them all after a rollback (a row inserted by it is gone and its rowid may be given again) and
