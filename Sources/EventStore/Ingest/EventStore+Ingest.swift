@@ -30,6 +30,9 @@ extension EventStore {
                 makeRows: { EncodedIngestRows(redactor: redactor, packers: packers, capacity: 1_024) })
             pipeline.start()
             var run = IngestRun(writer: store.writer, options: options)
+            run.inputBytes = inputs.reduce(0 as Int?) { total, input in
+                input.regularFileBytes.flatMap { bytes in total.map { $0 + bytes } }
+            }
             do {
                 while let batch = pipeline.next() {
                     batch.errors.forEach(onInvalidLine)
@@ -60,6 +63,8 @@ private struct IngestRun {
     private var uncommitted = 0
     private var transactionStart: Int64
     private var nextProgress = 1 << 16
+    /// The inputs' bytes when all are regular files: the events still to come are estimated from them.
+    var inputBytes: Int?
 
     init(writer: EventWriter, options: IngestOptions) {
         self.writer = writer
@@ -81,6 +86,11 @@ private struct IngestRun {
         summary.bytes = max(summary.bytes, batch.bytes)
         summary.invalid += batch.errors.count
         summary.limited.merge(batch.losses, uniquingKeysWith: +)
+        if let inputBytes, summary.lines > 0, batch.bytes > 0, inputBytes > batch.bytes {
+            // The lines still to read, at the average length so far: the id filter is sized for them once.
+            let perLine = Double(batch.bytes) / Double(summary.lines)
+            writer.ids.expectedNewKeys = Int(Double(inputBytes - batch.bytes) / perLine)
+        }
         var rows = batch.rows as? EncodedIngestRows
         rows?.seal()  // when the reader left it to this thread
         if let encoded = rows?.encoded, !encoded.isEmpty {
@@ -94,6 +104,7 @@ private struct IngestRun {
                 uncommitted >= options.batchSize || now - transactionStart >= options.commitIntervalMilliseconds
             {
                 try writer.commit()
+                FreedMemory.release()
                 uncommitted = 0
                 transactionStart = now
             }

@@ -12,7 +12,7 @@ import SQLiteSupport
 /// thousand random keys into it rewrote hundreds of its leaves: the collector's commits are that size);
 /// once that holds ``mergeThreshold`` entries, ``mergeIfDue()`` moves them into
 /// `event_ids` in key order, one sequential pass over the large level instead of a random page per id (at
-/// 10M random ids, the old one-level index rewrote most of its 250 MB at every commit: docs/storage-layout.md).
+/// 10M random ids, the old one-level index rewrote most of its 250 MB at every commit: docs/design/storage-layout.md).
 /// A lookup checks both levels by key and compares the full id stored in `events`, so two ids that share a
 /// key are two events. Before that, an in-memory filter over every stored key (``EventIDKeyFilter``) answers
 /// "certainly new" for almost every new id, so that random ids do not read a random leaf of the large level
@@ -20,14 +20,14 @@ import SQLiteSupport
 ///
 /// Used by its ``EventWriter`` only, inside the writer's transaction.
 final class EventIDIndex {
-    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, within
-    /// the ingest's 24 MiB page cache (docs/storage-layout.md has the measurements).
+    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, mostly
+    /// within the ingest's 16 MiB page cache (docs/design/storage-layout.md has the measurements).
     static let defaultMergeThreshold = 1 << 20
     /// Fresh entries at which ``flush()`` moves them into the recent level: the sink's commit size, so that its
     /// commits skip the fresh level, while the collector's commits of a few thousand events append to it.
     static let defaultFreshLimit = 1 << 15
     /// The entries inserted by one run of a statement (a statement run per event cost about 8% of the sink's
-    /// time: docs/storage-layout.md).
+    /// time: docs/design/storage-layout.md).
     static let insertRows = 64
 
     let connection: SQLiteConnection
@@ -80,6 +80,10 @@ final class EventIDIndex {
     private var filterCount = 0
     /// How many times ``filter`` was built (tests: growing it must not rebuild it at every event).
     private(set) var filterBuilds = 0
+    /// How many more keys the writer expects to add (an ingest's estimate from the bytes left to read), or `nil`
+    /// when unknown. The next filter is built for them at once instead of for twice the keys held: built once
+    /// for a whole file, at about the size of its keys, not rebuilt as it doubles past them.
+    var expectedNewKeys: Int?
     /// The greatest rowid of `events` whose key is in ``filter``: the events another connection stores come
     /// after it (events are never deleted, and rowids grow).
     private var filterThroughRowid: Int64 = 0
@@ -269,7 +273,8 @@ final class EventIDIndex {
         return filter?.mayContain(key) ?? true
     }
 
-    /// Builds ``filter`` from both stored levels and the pending entries, for twice the keys they hold. Inside
+    /// Builds ``filter`` from both stored levels and the pending entries, for twice the keys they hold (or for
+    /// them and ``expectedNewKeys``). Inside
     /// the writer's transaction, so that no other connection stores events meanwhile.
     ///
     /// Sized for the stored levels alone, a filter built while the fresh level held thousands of entries was
@@ -280,7 +285,11 @@ final class EventIDIndex {
         let count = Int(
             try connection.scalarInt(
                 "SELECT (SELECT count(*) FROM event_ids) + (SELECT count(*) FROM event_ids_recent)"))
-        var built = EventIDKeyFilter(capacity: max(2 * (count + pending.count), minimumFilterCapacity))
+        let held = count + pending.count
+        // Room for what is expected and an eighth more; at least a quarter more than is held, so that an estimate
+        // that falls short costs a build every quarter, not every batch.
+        let room = expectedNewKeys.map { max($0 + $0 / 8, held / 4) } ?? held
+        var built = EventIDKeyFilter(capacity: max(held + room, minimumFilterCapacity))
         filterBuilds += 1
         let keys = try connection.prepare("SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent")
         while try keys.step() { built.insert(keys.int64(0)) }

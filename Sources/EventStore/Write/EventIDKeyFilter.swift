@@ -6,12 +6,13 @@ import EventStoreInterface
 /// A random id (a UUIDv4, or the hash of a line without id) is almost always new, and its lookup in the large
 /// level of the index reads a random leaf of it from the file: at 10M events that level is about 170 MiB,
 /// far more than the writer's page cache. ``EventIDIndex`` asks the filter first and looks up only the keys it
-/// may hold: duplicates, and from 0.3% to 3.4% of new keys (docs/storage-layout.md).
+/// may hold: duplicates, and from 0.3% to 3.4% of new keys (docs/design/storage-layout.md).
 ///
 /// A split-block Bloom filter (as in Apache Parquet): each key sets one bit in each of the eight 32-bit words
 /// of one 256-bit block, so a test reads one cache line. It is sized for ``capacity`` keys at 8 bits each
-/// (about 3.4% false positives when full, 0.3% when half full); ``EventIDIndex`` builds a filter twice as
-/// large once more keys than that are stored.
+/// (about 3.4% false positives when full, 0.3% when half full); ``EventIDIndex`` builds it for twice the keys
+/// stored, or for the keys an ingest expects (``EventIDIndex/expectedNewKeys``), and builds it again once more
+/// keys than its capacity are stored.
 struct EventIDKeyFilter {
     /// The keys it is sized for.
     let capacity: Int

@@ -14,12 +14,12 @@ public struct IngestOptions: Sendable {
     ///
     /// Random ids (UUIDv4, or ids derived for lines without one) put each new entry of the id index on a
     /// random page, and every commit writes each page it changed into the WAL: larger transactions write
-    /// those pages fewer times (docs/storage-layout.md).
+    /// those pages fewer times (docs/design/storage-layout.md).
     public var batchSize: Int
-    /// The page cache of the connection while it ingests, in bytes (SQLite's default is 2 MiB): 24 MiB holds
-    /// the recent level of the id index that each commit inserts into in key order, and keeps the peak memory
-    /// of a 10M-event ingest (the id filter included) under 96 MB (docs/storage-layout.md). The cache grows
-    /// only as pages are used, and goes back to its size before when ingest ends.
+    /// The page cache of the connection while it ingests, in bytes (SQLite's default is 2 MiB): 16 MiB holds
+    /// most of the recent level of the id index that each commit inserts into in key order, and keeps the peak
+    /// memory of a 10M-event ingest (the id filter included) under 96 MB (docs/design/storage-layout.md). The
+    /// cache grows only as pages are used, and goes back to its size before when ingest ends.
     public var pageCacheBytes: Int
     /// When not strict, a transaction is also committed once it is this old, whatever its size: a killed or
     /// failed ingest loses at most this much work (it is re-run without duplicates), on a slow machine too.
@@ -29,11 +29,11 @@ public struct IngestOptions: Sendable {
     /// How lines are read into events.
     public var codec: NDJSONCodec
 
-    /// Creates options: not strict, 100,000 events or 2 seconds per transaction, a 24 MiB page cache,
+    /// Creates options: not strict, 100,000 events or 2 seconds per transaction, a 16 MiB page cache,
     /// standard limits.
     public init(
         strict: Bool = false, batchSize: Int = 100_000, commitInterval: Duration = .seconds(2),
-        pageCacheBytes: Int = 24 << 20, clock: any EventClock = SystemEventClock(),
+        pageCacheBytes: Int = 16 << 20, clock: any EventClock = SystemEventClock(),
         codec: NDJSONCodec = NDJSONCodec()
     ) {
         self.strict = strict
@@ -99,6 +99,14 @@ extension IngestInput {
     /// checked for read permission: opening it would wait for a writer, and closing it again would leave a writer that
     /// opened meanwhile without a reader (killed by `SIGPIPE` at its first write) while the ingest waited for the next.
     /// - Throws: ``IngestError`` (missing file or unreadable) naming the input.
+    /// The input's size in bytes when it is a regular file; `nil` for standard input, a pipe or a device.
+    package var regularFileBytes: Int? {
+        guard path != "-" else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
     package func checkReadable() throws(IngestError) {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFIFO {

@@ -58,6 +58,7 @@ package final class IngestPipeline: @unchecked Sendable {
         package var rows: (any IngestRows)?
         package var errors: [IngestError] = []
         package var lines = 0
+        /// The inputs' bytes through the batch's last line (all of them with the last batch).
         package var bytes = 0
         package var failure: IngestError?
         /// Events rejected over a limit (also in `errors`) and events stored with a value cut to the length
@@ -254,16 +255,23 @@ package final class IngestPipeline: @unchecked Sendable {
             defer { if input.path != "-" { close(descriptor) } }
             var lineNumber = 0
             let bytesBefore = totalBytes
+            var lineEnd = bytesBefore
             let reader = LineReader(descriptor: descriptor)
             do {
                 try reader.forEachLine { line, bytesRead in
                     lineNumber += 1
                     totalBytes = bytesBefore + bytesRead
+                    // `bytesRead` runs up to a chunk ahead of the lines; a batch's bytes end at its last line.
+                    if case .text(let bytes) = line {
+                        lineEnd = min(lineEnd + bytes.count + 1, totalBytes)
+                    } else {
+                        lineEnd = totalBytes
+                    }
                     let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
                     IngestPipeline.add(
                         line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch, flat: &flat)
                     if batch.lines >= batchSize {
-                        batch.bytes = totalBytes
+                        batch.bytes = lineEnd
                         guard send(batch) else { throw Stop() }
                         batch = newBatch()
                     }

@@ -161,6 +161,40 @@ struct EventIDIndexTests {
         #expect(builds <= 10, "the filter was built \(builds) times for 3,000 events")
     }
 
+    /// Told how many keys to expect, the index builds its filter once for all of them instead of doubling it
+    /// (six builds or more for these 3,000 keys without the estimate, the test above).
+    @Test func aFilterSizedForTheExpectedKeysIsBuiltOnce() throws {
+        let database = TemporaryDatabase()
+        let store = try EventStore(path: database.path)
+        store.withConnection {
+            $0.writer.ids.minimumFilterCapacity = 64
+            $0.writer.ids.expectedNewKeys = 3_000
+        }
+        let events = Self.randomEvents(3_000, seed: 13)
+        for start in stride(from: 0, to: 3_000, by: 50) {
+            #expect(try store.write(Array(events[start..<start + 50])) == 50)
+        }
+        #expect(try store.write(events.shuffled()) == 0)
+        #expect(store.withConnection { $0.writer.ids.filterBuilds } == 1)
+    }
+
+    /// An ingest of a file estimates the events still to come from the bytes left to read, so its filter is
+    /// built about once (not at every doubling) and no duplicate gets through it.
+    @Test func anIngestOfAFileSizesTheFilterFromItsBytes() throws {
+        let database = TemporaryDatabase()
+        let file = database.file("events.ndjson")
+        let events = Self.randomEvents(20_000, seed: 14)
+        try (events + events[0..<2_000]).map(NDJSONCodec.line(for:)).joined(separator: "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let store = try EventStore(path: database.path)
+        store.withConnection { $0.writer.ids.minimumFilterCapacity = 64 }
+        let summary = try store.ingest([IngestInput(path: file)], onInvalidLine: { _ in })
+        #expect(summary.stored == 20_000)
+        #expect(summary.duplicates == 2_000)
+        let builds = store.withConnection { $0.writer.ids.filterBuilds }
+        #expect(builds == 1, "the filter was built \(builds) times for 22,000 lines")
+    }
+
     @Test func theKeyFilterHasNoFalseNegativesAndFewFalsePositives() {
         var filter = EventIDKeyFilter(capacity: 100_000)
         let stored = Self.randomEvents(100_000, seed: 9).map { EventIDKey.key($0.id) }
