@@ -116,22 +116,27 @@ extension FieldName {
         return prefixOf.count == 1 ? prefixOf[0] : nil
     }
 
-    /// The Levenshtein distance between `a` and `b` when it is at most `limit`, else `nil`.
+    /// The Levenshtein distance between `a` and `b` when it is at most `limit`, else `nil`. Its two rows are on
+    /// the stack: two arrays a call made it a fifth of the near-miss checks' time on wide events.
     private static func editDistance(_ a: UnsafeBufferPointer<UInt8>, _ b: [UInt8], atMost limit: Int) -> Int? {
         if limit == 0 { return a.elementsEqual(b) ? 0 : nil }
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMinimum = i
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
-                rowMinimum = min(rowMinimum, current[j])
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) <= limit ? max(a.count, b.count) : nil }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (b.count + 1)) { rows in
+            var previous = UnsafeMutableBufferPointer(rebasing: rows[..<(b.count + 1)])
+            var current = UnsafeMutableBufferPointer(rebasing: rows[(b.count + 1)...])
+            for j in 0...b.count { previous[j] = j }
+            for i in 1...a.count {
+                current[0] = i
+                var rowMinimum = i
+                for j in 1...b.count {
+                    let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                    current[j] = min(substitution, previous[j] + 1, current[j - 1] + 1)
+                    rowMinimum = min(rowMinimum, current[j])
+                }
+                if rowMinimum > limit { return nil }
+                swap(&previous, &current)
             }
-            if rowMinimum > limit { return nil }
-            swap(&previous, &current)
+            return previous[b.count] <= limit ? previous[b.count] : nil
         }
-        return previous[b.count] <= limit ? previous[b.count] : nil
     }
 }

@@ -241,6 +241,8 @@ package final class IngestPipeline: @unchecked Sendable {
             return batch
         }
         var batch = newBatch()
+        // Asked once: asking the existential for each line copied the rows out of it (a retain of each reference).
+        let takesFlatLines = batch.rows?.takesFlatLines == true
         var flat = FlatLine()
         var totalBytes = 0
         for input in inputs {
@@ -269,7 +271,8 @@ package final class IngestPipeline: @unchecked Sendable {
                     }
                     let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
                     IngestPipeline.add(
-                        line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch, flat: &flat)
+                        line, at: place, of: reader, codec: codec, redactor: redactor, to: &batch,
+                        flat: &flat, takesFlatLines: takesFlatLines)
                     if batch.lines >= batchSize {
                         batch.bytes = lineEnd
                         guard send(batch) else { throw Stop() }
@@ -292,10 +295,11 @@ package final class IngestPipeline: @unchecked Sendable {
 
     /// Adds one line to `batch`: its event, redacted (a cut value counted), or its error at `place` (a line
     /// refused over a limit counted by reason); into the batch's rows when it has them, read in place (into
-    /// `flat`) when they take the line so. Blank lines are skipped.
+    /// `flat`) when they take lines so (`takesFlatLines`, asked of the rows once per pipeline). Blank lines are
+    /// skipped.
     private static func add(
         _ line: LineReader.Line, at place: IngestError, of reader: LineReader, codec: NDJSONCodec,
-        redactor: Redactor, to batch: inout Batch, flat: inout FlatLine
+        redactor: Redactor, to batch: inout Batch, flat: inout FlatLine, takesFlatLines: Bool
     ) {
         var error = place
         switch line {
@@ -306,7 +310,7 @@ package final class IngestPipeline: @unchecked Sendable {
         case .text(let bytes):
             if isBlank(bytes) { return }
             batch.lines += 1
-            if batch.rows?.takesFlatLines == true, codec.scan(trimmingEnd(bytes), into: &flat),
+            if takesFlatLines, codec.scan(trimmingEnd(bytes), into: &flat),
                 batch.rows!.append(flat)
             {
                 batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0)
