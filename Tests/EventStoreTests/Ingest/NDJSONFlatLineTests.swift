@@ -80,6 +80,31 @@ struct NDJSONFlatLineTests {
         #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
     }
 
+    /// The one-pass reader buffers the first 32 members before it makes the dictionary: around that edge, with a
+    /// key repeated before it, across it and after it, both readers give the same event, the last value of each key,
+    /// and refuse the same lines over the field limit.
+    @Test(arguments: [1, 12, 13, 31, 32, 33, 40, 70])
+    func manyMembersAndRepeatsAroundTheBufferAgree(members: Int) {
+        for maximumFields in [8, 64] {
+            let codec = NDJSONCodec(
+                flattener: Flattener(
+                    limits: FlatteningLimits(
+                        maximumFields: maximumFields, maximumKeyBytes: 16, maximumValueBytes: 24, maximumDepth: 3)))
+            let keys = (0..<members).map { index in index % 11 == 10 ? "k\(index / 3)" : "k\(index)" }
+            let body = keys.enumerated().map { #""\#($1)":"v\#($0)""# }.joined(separator: ",")
+            let line = #"{"name":"a","ts":1,"fields":{\#(body)}}"#
+            #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec), "\(line)")
+            var cut = 0
+            let event = Array(line.utf8).withUnsafeBufferPointer { codec.decodeFlat(utf8: $0, truncatedValues: &cut) }
+            let distinct = Set(keys).count
+            #expect((event != nil) == (distinct <= maximumFields), "\(members) members, limit \(maximumFields)")
+            if let event {
+                #expect(event.fields.count == distinct)
+                #expect(event.fields[keys[members - 1]] == "v\(members - 1)")
+            }
+        }
+    }
+
     /// Lines in the shapes exports, SDKs and the benchmark's realistic lines write, every text printable ASCII: the
     /// reader in place takes them all (an ingest into PostgreSQL writes them from their bytes), with the event the
     /// decoder reads.
