@@ -286,9 +286,9 @@ final class EventIDIndex {
             try connection.scalarInt(
                 "SELECT (SELECT count(*) FROM event_ids) + (SELECT count(*) FROM event_ids_recent)"))
         let held = count + pending.count
-        // Room for what is expected and an eighth more; at least a quarter more than is held, so that an estimate
+        // Room for what is expected and a sixteenth more; at least a quarter more than is held, so that an estimate
         // that falls short costs a build every quarter, not every batch.
-        let room = expectedNewKeys.map { max($0 + $0 / 8, held / 4) } ?? held
+        let room = expectedNewKeys.map { max($0 + $0 / 16, held / 4) } ?? held
         var built = EventIDKeyFilter(capacity: max(held + room, minimumFilterCapacity))
         filterBuilds += 1
         let keys = try connection.prepare("SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent")
