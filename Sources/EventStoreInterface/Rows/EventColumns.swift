@@ -123,16 +123,23 @@ package enum EventColumns {
     }
 
     /// The extra fields as a JSON object with keys in byte order.
+    ///
+    /// Written as bytes into room reserved for the whole object, then made a string once: appended to a `String`
+    /// piece by piece, a wide event's extras (about 400 bytes) grew it five times and took about 2% of a packed
+    /// ingest's CPU in `String` appends.
     package static func encodeExtra(_ extra: inout [(String, String)]) -> String {
         extra.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
-        var text = "{"
+        var bytes: [UInt8] = []
+        // Quotes, colon and comma: six bytes a member besides its text (escapes may add more).
+        bytes.reserveCapacity(extra.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 6 })
+        bytes.append(UInt8(ascii: "{"))
         for (offset, (key, value)) in extra.enumerated() {
-            if offset > 0 { text += "," }
-            JSONValue.writeString(key, to: &text)
-            text += ":"
-            JSONValue.writeString(value, to: &text)
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONValue.writeString(value, to: &bytes)
         }
-        text += "}"
-        return text
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
