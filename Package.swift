@@ -14,12 +14,24 @@ let strict: [SwiftSetting] = [
 /// server packages a second time; every other build has everything.
 let coreOnly = Context.environment["ALSTATS_CORE_ONLY"] != nil
 
+/// `ALSTATS_URLSESSION`: the build has the HTTP clients on Foundation's `URLSession` (`HTTPAppLinkResolver`,
+/// `URLSessionUploadTransport`). Apple platforms have them, where `URLSession` is the system's own; Linux has
+/// AsyncHTTPClient's instead (AppLinksHTTPClient, EventUploadHTTPClient), so that no process of ours loads
+/// FoundationNetworking and the libcurl beneath it (libcurl, gnutls, OpenSSL, Kerberos, LDAP: about 6 MB of every
+/// process's memory), and so that no upload goes through libcurl's re-send without the body (docs/upload.md). The
+/// core-only build has no NIO, so it keeps `URLSession` on Linux too.
+let urlSession: [SwiftSetting] =
+    coreOnly
+    ? [.define("ALSTATS_URLSESSION")]
+    : [.define("ALSTATS_URLSESSION", .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS]))]
+
 let package = Package(
     name: "alstats",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "AppLinks", targets: ["AppLinks"]),
+        .library(name: "AppLinksHTTPClient", targets: ["AppLinksHTTPClient"]),
         .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
         .library(name: "EventStore", targets: ["EventStore"]),
         .library(name: "EventReport", targets: ["EventReport"]),
@@ -48,7 +60,18 @@ let package = Package(
     ],
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
-        .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict + urlSession),
+        // The App Link page fetch on AsyncHTTPClient (SwiftNIO), `HTTPAppLinkResolver`'s counterpart on Linux; a
+        // module of its own so that an app that embeds AppLinks on iOS links no NIO.
+        .target(
+            name: "AppLinksHTTPClient",
+            dependencies: [
+                "AppLinks",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The SQL is embedded in the code by the EmbedSQL plugin (a lone copied `alstats` binary still migrates and
@@ -99,7 +122,7 @@ let package = Package(
         .target(
             name: "EventUpload",
             dependencies: ["MeasurementEvents", "EventStoreInterface", "SQLiteSupport", "CZlib"],
-            exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
+            exclude: ["Statements"], swiftSettings: strict + urlSession, plugins: ["EmbedSQL"]),
         // The uploader's HTTP transport on AsyncHTTPClient (SwiftNIO), the default of `alstats push` and `alstats
         // demo` on Linux; a module of its own so that an app that embeds EventUpload on iOS links no NIO.
         .target(
@@ -152,10 +175,10 @@ let package = Package(
                 + (coreOnly
                     ? []
                     : [
-                        "EventServer", "EventStorePostgres", "EventUploadHTTPClient",
+                        "EventServer", "EventStorePostgres", "EventUploadHTTPClient", "AppLinksHTTPClient",
                         .product(name: "Logging", package: "swift-log"),
                     ]),
-            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : []) + urlSession
         ),
         // The links benchmark calibrates its load client on a bare Hummingbird application in the bench itself;
         // the postgres benchmark needs the PostgreSQL backend and its client.
@@ -174,20 +197,20 @@ let package = Package(
                         .product(name: "NIOCore", package: "swift-nio"),
                         .product(name: "Logging", package: "swift-log"),
                     ]),
-            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
+            swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : []) + urlSession),
         // The Swift snippets of README.md and docs/*.md (.ci/docs checks each is here): compiled, never run.
         .target(
             name: "DocSnippets",
             dependencies: [
                 "MeasurementEvents", "AppLinks", "EventStore", "EventStoreInterface", "EventReport", "EventUpload",
-                "EventStorePostgres",
+                "EventStorePostgres", "AppLinksHTTPClient", "EventUploadHTTPClient",
             ],
-            path: "Examples/Snippets", swiftSettings: strict),
+            path: "Examples/Snippets", swiftSettings: strict + urlSession),
         .executableTarget(
             name: "upload-example",
             dependencies: ["EventUpload", "MeasurementEvents"]
                 + (coreOnly ? [] : [.target(name: "EventUploadHTTPClient", condition: .when(platforms: [.linux]))]),
-            path: "Examples/UploadingApp", swiftSettings: strict),
+            path: "Examples/UploadingApp", swiftSettings: strict + urlSession),
         // What the test targets share: one runner for the built `alstats`, temporary databases, a loopback
         // HTTP server, the sample events, a report's database and the uploader's helpers. A regular target that only
         // test targets depend on; it sees the modules' package API and never imports one @testable.
@@ -227,9 +250,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "AppLinksTests",
-            dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"],
+            dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"] + (coreOnly ? [] : ["AppLinksHTTPClient"]),
             exclude: ["Regressions"],
-            swiftSettings: strict
+            swiftSettings: strict + urlSession
         ),
         .testTarget(
             name: "EventStoreTests",
@@ -280,8 +303,10 @@ let package = Package(
 if coreOnly {
     let server: Set = [
         "EventServer", "EventServerTests", "EventUploadTests", "EventStorePostgres", "EventStorePostgresTests",
-        "PostgresTestSupport", "EventUploadHTTPClient", "DocSnippets",
+        "PostgresTestSupport", "EventUploadHTTPClient", "AppLinksHTTPClient", "DocSnippets",
     ]
     package.targets.removeAll { server.contains($0.name) }
-    package.products.removeAll { ["EventServer", "EventStorePostgres", "EventUploadHTTPClient"].contains($0.name) }
+    package.products.removeAll {
+        ["EventServer", "EventStorePostgres", "EventUploadHTTPClient", "AppLinksHTTPClient"].contains($0.name)
+    }
 }

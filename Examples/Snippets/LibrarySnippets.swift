@@ -7,6 +7,10 @@ import EventStoreInterface
 import Foundation
 import MeasurementEvents
 
+#if !ALSTATS_URLSESSION
+    import AppLinksHTTPClient
+#endif
+
 /// docs/library.md, "Post and observe events".
 func libraryPostsAndObserves() {
     let bus = MeasurementEventBus.shared
@@ -61,7 +65,11 @@ func libraryStoresInSQLite() throws {
 func libraryNavigatesOut(
     pageURL: URL, canOpenURL: (URL) -> Bool, openURL: (URL) -> Bool
 ) async -> AppLinkNavigationResult {
-    let resolver = CachingAppLinkResolver(wrapping: HTTPAppLinkResolver(platform: .iphone))
+    #if ALSTATS_URLSESSION
+        let resolver = CachingAppLinkResolver(wrapping: HTTPAppLinkResolver(platform: .iphone))
+    #else  // Linux, as the guide says
+        let resolver = CachingAppLinkResolver(wrapping: AsyncHTTPClientAppLinkResolver(platform: .iphone))
+    #endif
     let result = await AppLinkNavigation.navigate(
         to: pageURL, resolver: resolver, appLinkData: ["ref": "feed"],
         referer: AppLinkReferer(url: "news://back", appName: "News"),

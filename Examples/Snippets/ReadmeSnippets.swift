@@ -8,6 +8,10 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
+#if !ALSTATS_URLSESSION
+    import EventUploadHTTPClient
+#endif
+
 /// README.md, "In your app: the library".
 func readmeRecordsAnInboundLink(openedURL: URL, sourceApplication: String?) throws {
     // At launch: events go to a SQLite file, committed in batches on the bus's own thread.
@@ -19,7 +23,13 @@ func readmeRecordsAnInboundLink(openedURL: URL, sourceApplication: String?) thro
 
 /// README.md, the uploader.
 func readmeAttachesTheUploader(collectorURL: URL, writeKey: String, outboxPath: String) throws {
-    let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
+    #if ALSTATS_URLSESSION
+        let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
+    #else  // Linux, as the README says
+        let sink = try HTTPEventSink(
+            .init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath),
+            transport: AsyncHTTPClientUploadTransport())
+    #endif
     MeasurementEventBus.shared.attach(sink)
     let uploads = Task { await sink.run() }  // uploads in the background until cancelled
     uploads.cancel()

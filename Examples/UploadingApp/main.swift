@@ -2,7 +2,7 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if os(Linux) && canImport(EventUploadHTTPClient)
+#if !ALSTATS_URLSESSION
     import EventUploadHTTPClient
 #endif
 
@@ -27,10 +27,10 @@ let count = Int(options["events"] ?? "") ?? 0
 
 do {
     let configuration = HTTPEventSink.Configuration(collector: collector, writeKey: key, outboxPath: outbox)
-    #if os(Linux) && canImport(EventUploadHTTPClient)
-        let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
-    #else
+    #if ALSTATS_URLSESSION
         let sink = try HTTPEventSink(configuration)
+    #else
+        let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
     #endif
     let bus = MeasurementEventBus()
     bus.attach(sink)

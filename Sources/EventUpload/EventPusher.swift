@@ -10,7 +10,8 @@ import MeasurementEvents
 /// ```swift
 /// let lines = try StoreEventLines(path: "alstats.sqlite")   // EventStore's reader, a PushLineSource
 /// let pusher = try EventPusher(source: lines, collector: URL(string: "https://stats.example.com")!,
-///                              writeKey: key, policy: UploadPolicy(giveUpAfter: .seconds(300)))
+///                              writeKey: key, policy: UploadPolicy(giveUpAfter: .seconds(300)),
+///                              transport: AsyncHTTPClientUploadTransport())  // on Linux; URLSession by default elsewhere
 /// try await pusher.push { status in print(status.pending, "left") }
 /// ```
 public final class EventPusher: Sendable {
@@ -25,11 +26,13 @@ public final class EventPusher: Sendable {
     ///     The cursor moves only past a contiguous run of acknowledged batches, so a push stopped at any point
     ///     and run again sends again at most `batchesInFlight + 1` batches; the collector's id dedup makes those
     ///     events duplicates, never copies.
+    ///   - transport: how requests are sent: `AsyncHTTPClientUploadTransport` on Linux; on Apple platforms the
+    ///     initializer without it sends with `URLSession`.
     /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
     public init(
         source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
-        batchesInFlight: Int = 4, transport: any UploadTransport = URLSessionUploadTransport(),
-        clock: any UploadClock = SystemUploadClock(), random: any UploadRandomSource = SystemUploadRandom()
+        batchesInFlight: Int = 4, transport: any UploadTransport, clock: any UploadClock = SystemUploadClock(),
+        random: any UploadRandomSource = SystemUploadRandom()
     ) throws(UploadError) {
         self.batchesInFlight = max(1, batchesInFlight)
         uploader = Uploader(
@@ -41,6 +44,22 @@ public final class EventPusher: Sendable {
             throw UploadError(error)
         }
     }
+
+    #if ALSTATS_URLSESSION
+        /// Opens the database of `source` for a push that sends with `URLSession` (Apple platforms): as
+        /// ``init(source:collector:writeKey:policy:batchesInFlight:transport:clock:random:)``.
+        /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
+        public convenience init(
+            source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
+            batchesInFlight: Int = 4, clock: any UploadClock = SystemUploadClock(),
+            random: any UploadRandomSource = SystemUploadRandom()
+        ) throws(UploadError) {
+            try self.init(
+                source: lines, collector: collector, writeKey: writeKey, policy: policy,
+                batchesInFlight: batchesInFlight,
+                transport: URLSessionUploadTransport(), clock: clock, random: random)
+        }
+    #endif
 
     /// Sends every event not yet answered, oldest first, until none is left.
     /// - Parameter progress: called after every receipt with the status (pending = events left).

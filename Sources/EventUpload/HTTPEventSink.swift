@@ -15,6 +15,8 @@ import MeasurementEvents
 /// ```swift
 /// let sink = try HTTPEventSink(.init(collector: URL(string: "https://stats.example.com")!, writeKey: key,
 ///                                    outboxPath: outboxPath))
+/// // On Linux, with the transport of EventUploadHTTPClient:
+/// // let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
 /// MeasurementEventBus.shared.attach(sink)
 /// let uploads = Task { await sink.run() }   // cancel it to stop uploading
 /// ```
@@ -79,13 +81,14 @@ public final class HTTPEventSink: EventSink, Sendable {
     /// ``upload()``). Nothing is sent until the host calls one of them.
     /// - Parameters:
     ///   - configuration: the collector, the key, the outbox.
-    ///   - transport: how requests are sent (`URLSession` by default).
+    ///   - transport: how requests are sent: `AsyncHTTPClientUploadTransport` on Linux; on Apple platforms the
+    ///     initializer without it sends with `URLSession`.
     ///   - clock: the time of the status and of the retry waits.
     ///   - random: the jitter of the retry waits.
     /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the outbox cannot be opened.
     public init(
-        _ configuration: Configuration, transport: any UploadTransport = URLSessionUploadTransport(),
-        clock: any UploadClock = SystemUploadClock(), random: any UploadRandomSource = SystemUploadRandom()
+        _ configuration: Configuration, transport: any UploadTransport, clock: any UploadClock = SystemUploadClock(),
+        random: any UploadRandomSource = SystemUploadRandom()
     ) throws(UploadError) {
         commitPolicy = configuration.commitPolicy
         do {
@@ -100,6 +103,17 @@ public final class HTTPEventSink: EventSink, Sendable {
             transport: transport, clock: clock, random: random)
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
+
+    #if ALSTATS_URLSESSION
+        /// Opens the outbox, to send with `URLSession` (Apple platforms): as ``init(_:transport:clock:random:)``.
+        /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the outbox cannot be opened.
+        public convenience init(
+            _ configuration: Configuration, clock: any UploadClock = SystemUploadClock(),
+            random: any UploadRandomSource = SystemUploadRandom()
+        ) throws(UploadError) {
+            try self.init(configuration, transport: URLSessionUploadTransport(), clock: clock, random: random)
+        }
+    #endif
 
     // MARK: EventSink (called by the bus's delivery thread)
 

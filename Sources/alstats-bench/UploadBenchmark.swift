@@ -4,7 +4,7 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_CORE_ONLY && os(Linux)
+#if !ALSTATS_URLSESSION
     import EventUploadHTTPClient
 #endif
 
@@ -140,10 +140,10 @@ enum UploadBenchmark {
 
     /// The transport `alstats push` uses here: AsyncHTTPClient on Linux, `URLSession` elsewhere.
     static func platformTransport() -> any UploadTransport {
-        #if !ALSTATS_CORE_ONLY && os(Linux)
-            AsyncHTTPClientUploadTransport()
-        #else
+        #if ALSTATS_URLSESSION
             URLSessionUploadTransport()
+        #else
+            AsyncHTTPClientUploadTransport()
         #endif
     }
 
@@ -200,7 +200,9 @@ enum UploadBenchmark {
 
     /// A sink whose collector never answers (a closed port): its outbox only grows, its uploader retries.
     static func unreachableSink(outbox: String) throws -> HTTPEventSink {
-        try HTTPEventSink(.init(collector: URL(string: "http://127.0.0.1:9")!, writeKey: "bench", outboxPath: outbox))
+        try HTTPEventSink(
+            .init(collector: URL(string: "http://127.0.0.1:9")!, writeKey: "bench", outboxPath: outbox),
+            transport: platformTransport())
     }
 
     /// Runs async `body` to its end from synchronous code.

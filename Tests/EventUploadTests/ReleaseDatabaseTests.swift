@@ -58,7 +58,8 @@ struct ReleaseDatabaseTests {
         #expect(before.contains { $0.hasPrefix("push_losses|\(Self.destination)|upload_rejected:missing_ts|2|") })
         do {
             let sink = try HTTPEventSink(
-                .init(collector: URL(string: Self.destination)!, writeKey: "k", outboxPath: path))
+                .init(collector: URL(string: Self.destination)!, writeKey: "k", outboxPath: path),
+                transport: ScriptedTransport([]))
             #expect(sink.status.pending == 12)
             try sink.close()
         }

@@ -83,7 +83,9 @@ struct UploadSQLTests {
                 "INSERT INTO upload_schema_migrations (version, name, applied_at) VALUES (99, 'future', 'now')")
         }
         let error = #expect(throws: UploadError.self) {
-            _ = try HTTPEventSink(.init(collector: URL(string: "http://127.0.0.1:9")!, writeKey: "k", outboxPath: path))
+            _ = try HTTPEventSink(
+                .init(collector: URL(string: "http://127.0.0.1:9")!, writeKey: "k", outboxPath: path),
+                transport: ScriptedTransport([]))
         }
         #expect(error?.kind == .store)
         #expect(error?.message.contains("upload_schema_migrations version 99") == true)

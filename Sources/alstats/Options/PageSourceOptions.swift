@@ -3,6 +3,10 @@ import ArgumentParser
 import Foundation
 import MeasurementEvents
 
+#if !ALSTATS_URLSESSION
+    import AppLinksHTTPClient
+#endif
+
 /// Where `resolve` and `navigate` get a page: `URL` (fetched over HTTP(S)), or `--html FILE --url PAGE_URL`.
 struct PageSourceOptions: ParsableArguments {
     @Argument(help: "The page URL to fetch (http or https).")
@@ -43,7 +47,12 @@ struct PageSourceOptions: ParsableArguments {
     /// - Throws: ``CLIFailure`` 66 for a missing file, 74 for an unreadable one.
     func resolver() throws -> any AppLinkResolving {
         guard let htmlFile else {
-            return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            // URLSession on Apple platforms (and in the core-only build); AsyncHTTPClient on Linux.
+            #if ALSTATS_URLSESSION
+                return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            #else
+                return AsyncHTTPClientAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            #endif
         }
         guard FileManager.default.fileExists(atPath: htmlFile) else {
             throw CLIFailure(ExitStatus.noInput, "\(htmlFile): no such file; give the path of a saved HTML page")

@@ -1,6 +1,6 @@
 import EventUpload
 
-#if !ALSTATS_CORE_ONLY && os(Linux)
+#if !ALSTATS_URLSESSION
     import EventUploadHTTPClient
 #endif
 
@@ -10,10 +10,10 @@ import EventUpload
 enum UploadTransports {
     /// A transport for one upload run.
     static func platformDefault() -> any UploadTransport {
-        #if !ALSTATS_CORE_ONLY && os(Linux)
-            AsyncHTTPClientUploadTransport()
-        #else
+        #if ALSTATS_URLSESSION
             URLSessionUploadTransport()
+        #else
+            AsyncHTTPClientUploadTransport()
         #endif
     }
 }

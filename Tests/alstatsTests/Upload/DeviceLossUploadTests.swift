@@ -1,4 +1,5 @@
 import EventStore
+import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -24,7 +25,8 @@ struct DeviceLossUploadTests {
         let sink = try HTTPEventSink(
             .init(
                 collector: proxy.url, writeKey: "wk", outboxPath: folder.file("outbox.sqlite"),
-                maximumOutboxBytes: 20_000, policy: policy))
+                maximumOutboxBytes: 20_000, policy: policy),
+            transport: AsyncHTTPClientUploadTransport())
         let events = numberedEvents(400)
         for start in stride(from: 0, to: 400, by: 50) { try post(Array(events[start..<start + 50]), to: sink) }
         try sink.recordLosses([.bufferFull: 7, .sinkError: 2])  // as the bus reports its drops
@@ -50,7 +52,8 @@ struct DeviceLossUploadTests {
         let folder = TemporaryFolder()
         let collector = try ServeCollector(databasePath: folder.file("collector.sqlite"))
         let sink = try HTTPEventSink(
-            .init(collector: collector.url, writeKey: "wk", outboxPath: folder.file("outbox.sqlite"), policy: policy))
+            .init(collector: collector.url, writeKey: "wk", outboxPath: folder.file("outbox.sqlite"), policy: policy),
+            transport: AsyncHTTPClientUploadTransport())
         try post(numberedEvents(1_200), to: sink)
         try sink.recordLosses([.bufferFull: 3])
         try await sink.upload()

@@ -1,4 +1,5 @@
 import EventStore
+import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -56,7 +57,8 @@ struct FaultScenarioTests {
         let proxy = try FaultProxy(upstream: collector.port, script: [])
         defer { proxy.stop() }
         let sink = try HTTPEventSink(
-            .init(collector: proxy.url, writeKey: "bad", outboxPath: folder.file("outbox.sqlite"), policy: fastRetries))
+            .init(collector: proxy.url, writeKey: "bad", outboxPath: folder.file("outbox.sqlite"), policy: fastRetries),
+            transport: AsyncHTTPClientUploadTransport())
         try post(numberedEvents(50), to: sink)
         await #expect(throws: UploadError.self) { try await sink.upload() }
         #expect(sink.status.pause?.kind == .refused(status: 401))
@@ -86,7 +88,8 @@ struct FaultScenarioTests {
         let proxy = try FaultProxy(upstream: collector.port, script: script)
         defer { proxy.stop() }
         let sink = try HTTPEventSink(
-            .init(collector: proxy.url, writeKey: "wk", outboxPath: folder.file("outbox.sqlite"), policy: fastRetries))
+            .init(collector: proxy.url, writeKey: "wk", outboxPath: folder.file("outbox.sqlite"), policy: fastRetries),
+            transport: AsyncHTTPClientUploadTransport())
         let bus = MeasurementEventBus()
         bus.attach(sink)
         let background = Task { await sink.run() }
