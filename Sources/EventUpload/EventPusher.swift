@@ -22,7 +22,7 @@ public final class EventPusher: Sendable {
     /// Opens the database of `source` (it must exist) for a push to `collector`.
     /// - Parameters:
     ///   - source: the events to send, oldest first; the cursor is kept in the file at its ``PushLineSource/path``.
-    ///   - batchesInFlight: how many requests may wait for their receipts at once (4 by default; at least 1).
+    ///   - batchesInFlight: how many requests may wait for their receipts at once (12 by default; at least 1).
     ///     The cursor moves only past a contiguous run of acknowledged batches, so a push stopped at any point
     ///     and run again sends again at most `batchesInFlight + 1` batches; the collector's id dedup makes those
     ///     events duplicates, never copies.
@@ -31,7 +31,7 @@ public final class EventPusher: Sendable {
     /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
     public init(
         source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
-        batchesInFlight: Int = 4, transport: any UploadTransport, clock: any UploadClock = SystemUploadClock(),
+        batchesInFlight: Int = 12, transport: any UploadTransport, clock: any UploadClock = SystemUploadClock(),
         random: any UploadRandomSource = SystemUploadRandom()
     ) throws(UploadError) {
         self.batchesInFlight = max(1, batchesInFlight)
@@ -51,7 +51,7 @@ public final class EventPusher: Sendable {
         /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
         public convenience init(
             source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
-            batchesInFlight: Int = 4, clock: any UploadClock = SystemUploadClock(),
+            batchesInFlight: Int = 12, clock: any UploadClock = SystemUploadClock(),
             random: any UploadRandomSource = SystemUploadRandom()
         ) throws(UploadError) {
             try self.init(

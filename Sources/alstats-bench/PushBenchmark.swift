@@ -9,7 +9,7 @@ import MeasurementEvents
 #endif
 
 /// The push half of `alstats-bench upload`: `alstats push` (the binary beside this one, with its default
-/// `--in-flight 4`) of realistic events from a database to a local `alstats serve`, against `alstats ingest` of the
+/// `--in-flight 12`) of realistic events from a database to a local `alstats serve`, against `alstats ingest` of the
 /// same NDJSON into a fresh database in the same run; the push's own CPU per event (its process alone, from
 /// `wait4`) beside the collector's; and the cost of the uploader's gzip at levels 1 and 6.
 enum PushBenchmark {
