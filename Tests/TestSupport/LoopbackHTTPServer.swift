@@ -73,15 +73,19 @@ public final class LoopbackHTTPServer: Sendable {
     /// The requests received so far.
     public var requests: [Request] { state.withLock { $0.requests } }
 
-    /// Stops accepting and closes every open connection.
+    /// Stops accepting and closes every open connection. The listening socket is shut down here and closed by the
+    /// accept thread as it ends: closed here, its descriptor number could go to a server made next while this
+    /// thread still waits in `accept` on it, and take that server's connections.
     public func stop() {
-        let open = state.withLock { state -> Set<Int32> in
-            state.stopped = true
-            defer { state.open = [] }
-            return state.open
+        let (wasStopped, open) = state.withLock { state -> (Bool, Set<Int32>) in
+            defer {
+                state.stopped = true
+                state.open = []
+            }
+            return (state.stopped, state.open)
         }
+        guard !wasStopped else { return }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for fd in open {
             shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
@@ -89,6 +93,7 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
