@@ -12,18 +12,15 @@ enum UploadDatabase {
     /// (`Migrations/upload/`, recorded in `upload_schema_migrations`).
     /// - Parameters:
     ///   - create: create the file when it does not exist (the outbox); `false` refuses a missing file (push).
-    ///   - checkingIntegrity: run `PRAGMA quick_check` on a file of up to 256 MiB or with the uploader's migrations
-    ///     pending (the outbox's first connection); `false` checks nothing (a second connection, or the push's to a
-    ///     store that was checked when it was opened as one).
+    ///   - checkingIntegrity: run `PRAGMA quick_check` on a file of up to 256 MiB (the outbox's first connection);
+    ///     `false` checks only a file with the uploader's migrations pending, whatever its size (a second
+    ///     connection; the push's, whose first push to a store adds the uploader's tables to it).
     /// - Throws: ``StoreError`` naming the file and what to do.
     static func open(path: String, options: OutboxOptions, create: Bool, checkingIntegrity: Bool = true)
         throws(StoreError) -> SQLiteConnection
     {
         var settings = SQLiteConnection.OpenSettings(create: create, busyTimeout: options.busyTimeout)
-        if !checkingIntegrity {
-            settings.integrityCheckLimit = 0
-            settings.checksBeforeMigrating = false
-        }
+        if !checkingIntegrity { settings.integrityCheckLimit = 0 }
         let connection = try SQLiteConnection.openChecked(path: path, settings: settings, migrator: UploadSQL.migrator)
         if options.durability == .full {
             try connection.execute("PRAGMA synchronous = FULL", doing: "setting the outbox's durability")

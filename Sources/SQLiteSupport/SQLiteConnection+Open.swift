@@ -17,11 +17,8 @@ extension SQLiteConnection {
         /// How long a statement waits for another connection's lock.
         package var busyTimeout: Duration
         /// Run `PRAGMA quick_check` on a file of up to this many bytes (and on any file with migrations pending,
-        /// unless ``checksBeforeMigrating`` is `false`).
+        /// whatever its size).
         package var integrityCheckLimit: Int
-        /// Run `PRAGMA quick_check` before applying pending migrations, whatever the file's size (`true` by default;
-        /// the push's connection to a store the CLI has just checked leaves it out).
-        package var checksBeforeMigrating = true
         /// When the WAL is checkpointed on a thread of its own (``WALCheckpointer``).
         package var walCheckpoints: WALCheckpointer.Thresholds
 
@@ -67,7 +64,7 @@ extension SQLiteConnection {
         // Reading the header page fails here on a damaged first page.
         try migrator.checkNotNewer(connection)
         let pending = try migrator.hasPending(connection)
-        if (pending && settings.checksBeforeMigrating) || size <= settings.integrityCheckLimit {
+        if pending || size <= settings.integrityCheckLimit {
             try connection.checkIntegrity()
         }
         if size == 0 {

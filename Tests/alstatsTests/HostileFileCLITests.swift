@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `alstats ingest`, `report` and `migrate` on files they must not use: each is refused with one clear line
+/// `alstats ingest`, `report`, `migrate` and `push` on files they must not use: each is refused with one clear line
 /// on stderr and exit status 74 (the file exists, so it is not 66's "missing input"; it cannot be used as a
 /// database, which docs/cli.md calls an I/O or database error), and the file keeps every byte.
 struct HostileFileCLITests {
-    static let commands = ["ingest", "report", "migrate"]
+    static let commands = ["ingest", "report", "migrate", "push"]
 
     @Test(
         .enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"),
@@ -28,6 +28,8 @@ struct HostileFileCLITests {
 
         var arguments = [command, "--database", path]
         if command == "ingest" { arguments.append("in.ndjson") }
+        // Nothing listens on port 9: the file must be refused before anything is sent.
+        if command == "push" { arguments += ["--to", "http://127.0.0.1:9", "--write-key", "k"] }
         let result: ProcessResult
         if file.commandPrefix.isEmpty {
             result = try BuiltAlstats.run(arguments, in: database.folder)

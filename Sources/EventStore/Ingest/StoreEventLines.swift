@@ -40,7 +40,7 @@ package final class StoreEventLines: Sendable {
         after key: Int64, limit: Int, _ body: (_ line: [UInt8], _ key: Int64) throws(StoreError) -> Bool
     ) throws(StoreError) {
         try connection.withLock { connection throws(StoreError) in
-            let select = try connection.prepare(EventLineWriter.selectSQL)
+            let select = try connection.cachedStatement(EventLineWriter.selectSQL)
             select.bind(1, key)
             select.bind(2, Int64(limit))
             defer { select.reset() }
@@ -56,7 +56,7 @@ package final class StoreEventLines: Sendable {
     package func count(after key: Int64, upTo: Int64) throws(StoreError) -> Int {
         guard upTo > key else { return 0 }
         return try connection.withLock { connection throws(StoreError) in
-            let select = try connection.prepare(EmbeddedSQL.statement("count_events_between"))
+            let select = try connection.cachedStatement(EmbeddedSQL.statement("count_events_between"))
             select.bind(1, key)
             select.bind(2, upTo)
             defer { select.reset() }
