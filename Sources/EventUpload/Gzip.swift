@@ -2,64 +2,87 @@ import CZlib
 import Foundation
 import MeasurementEvents
 
-#if canImport(CDeflate)
-    import CDeflate
+#if canImport(CIsal)
+    import CIsal
 #endif
 
 /// gzip: the one codec every collector accepts as `Content-Encoding: gzip`. Bodies are read with the system zlib,
-/// which every platform ships; they are written with libdeflate on Linux and with zlib elsewhere.
+/// which every platform ships; the uploader writes them with ISA-L on Linux and with zlib elsewhere.
 package enum Gzip {
-    /// One gzip member holding `bytes`, at the fastest level by default. At level 1, on realistic events (about 620
-    /// bytes of NDJSON each, 500 a batch), zlib takes 2.3 µs an event for about 85 bytes; libdeflate, a whole-buffer
-    /// compressor, takes 1.1 µs for about 80 (measured in C on the same batches), which is why the Linux build uses
-    /// it: the push's gzip was a third of its CPU. The uploader's CPU is shared with the app, and its bytes are a
-    /// few percent of what the event cost to make.
-    package static func compress(_ bytes: [UInt8], level: Int32 = 1) -> Data {
-        #if canImport(CDeflate)
-            let compressor = Compressors.take(level: level)
-            defer { Compressors.give(compressor, level: level) }
-            let capacity = libdeflate_gzip_compress_bound(compressor.pointer, bytes.count)
+    /// One gzip member holding `bytes`, written as fast as gzip goes: ISA-L's level 1 on Linux, zlib's level 1
+    /// elsewhere. On realistic events (about 620 bytes of NDJSON each, 500 a batch, measured in C on the push's
+    /// batches), ISA-L takes 0.65 µs an event for about 86 bytes, libdeflate's level 1 1.44 µs for 81, and zlib's
+    /// level 1 about 3 µs for 85: the push's gzip was a quarter of its CPU with libdeflate. The uploader's CPU is
+    /// shared with the app, and its bytes are a few percent of what the event cost to make.
+    package static func compress(_ bytes: [UInt8]) -> Data {
+        #if canImport(CIsal)
+            // A deflate stream grows incompressible input by 5 bytes in 64 KiB; gzip adds 18.
+            var capacity = bytes.count + bytes.count / 64 + 1_024
+            let buffer = Buffers.take()
+            defer { Buffers.give(buffer) }
+            while true {
+                let body = withMemory(capacity: capacity) { output in
+                    bytes.withUnsafeBufferPointer { input in
+                        Int(cisal_gzip(input.baseAddress, input.count, output, capacity, buffer.pointer))
+                    }
+                }
+                if let body { return body }
+                // ISA-L fails only without room (or with more than 4 GiB, which no batch holds).
+                precondition(capacity < bytes.count * 2 + 65_536, "gzip could not compress \(bytes.count) bytes")
+                capacity *= 2
+            }
         #else
-            let capacity = czlib_gzip_bound(bytes.count)
+            return compress(bytes, zlibLevel: 1)
         #endif
-        // Written into memory of its own, not a zeroed `Data` of the bound (a tenth of the compressor's time),
-        // then shrunk to what was written and handed to the `Data` without a copy.
-        guard let output = malloc(capacity) else { fatalError("no memory for a gzip body of \(capacity) bytes") }
-        let written = bytes.withUnsafeBufferPointer { input in
-            #if canImport(CDeflate)
-                libdeflate_gzip_compress(compressor.pointer, input.baseAddress, input.count, output, capacity)
-            #else
-                czlib_gzip(input.baseAddress, input.count, output.assumingMemoryBound(to: UInt8.self), capacity, level)
-            #endif
+    }
+
+    /// One gzip member holding `bytes`, written by the system zlib at `level` (1 to 9; 6 is gzip's default): what
+    /// Apple platforms send, and the baseline the uploader's gzip is measured against.
+    package static func compress(_ bytes: [UInt8], zlibLevel level: Int32) -> Data {
+        let capacity = czlib_gzip_bound(bytes.count)
+        let body = withMemory(capacity: capacity) { output in
+            bytes.withUnsafeBufferPointer { input in
+                Int(czlib_gzip(input.baseAddress, input.count, output, capacity, level))
+            }
         }
-        // Compression fails only without memory, or when the bound is too small, which it is not: both are bugs.
-        precondition(written > 0, "gzip could not compress \(bytes.count) bytes")
+        // zlib fails only without memory, or when the bound is too small, which it is not: both are bugs.
+        guard let body else { preconditionFailure("gzip could not compress \(bytes.count) bytes") }
+        return body
+    }
+
+    /// The bytes `write` writes into `capacity` bytes of memory of its own (not a zeroed `Data` of the bound: a tenth
+    /// of the compressor's time), shrunk to their count and handed to the `Data` without a copy; `nil` when it wrote
+    /// none.
+    private static func withMemory(capacity: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) -> Data? {
+        guard let output = malloc(capacity) else { fatalError("no memory for a gzip body of \(capacity) bytes") }
+        let written = write(output.assumingMemoryBound(to: UInt8.self))
+        guard written > 0 else {
+            free(output)
+            return nil
+        }
         let shrunk = realloc(output, written) ?? output
         return Data(bytesNoCopy: shrunk, count: written, deallocator: .free)
     }
 
-    #if canImport(CDeflate)
-        /// libdeflate's compressors, kept for the next batch: making one (its tables) costs as much as compressing
-        /// 60 events.
-        private enum Compressors {
-            /// A compressor, used by one thread at a time: only while taken from the pool.
-            struct Compressor: @unchecked Sendable {
-                let pointer: OpaquePointer
+    #if canImport(CIsal)
+        /// ISA-L's working buffers (its hash table and tokens, 260 KiB each), kept for the next batch rather than
+        /// allocated and faulted in for each.
+        private enum Buffers {
+            /// A buffer, used by one thread at a time: only while taken from the pool.
+            struct Buffer: @unchecked Sendable {
+                let pointer: UnsafeMutablePointer<UInt8>
             }
 
-            /// Idle compressors by level; a few at most (one per batch being compressed at once).
-            private static let pool = StateLock<[Int32: [Compressor]]>([:])
+            /// Idle buffers; a few at most (one per batch being compressed at once).
+            private static let pool = StateLock<[Buffer]>([])
 
-            static func take(level: Int32) -> Compressor {
-                if let idle = pool.withLock({ $0[level]?.popLast() }) { return idle }
-                guard let made = libdeflate_alloc_compressor(level) else {
-                    fatalError("libdeflate has no level \(level) or no memory for a compressor")
-                }
-                return Compressor(pointer: made)
+            static func take() -> Buffer {
+                if let idle = pool.withLock({ $0.popLast() }) { return idle }
+                return Buffer(pointer: .allocate(capacity: cisal_level1_buffer_size))
             }
 
-            static func give(_ compressor: Compressor, level: Int32) {
-                pool.withLock { $0[level, default: []].append(compressor) }
+            static func give(_ buffer: Buffer) {
+                pool.withLock { $0.append(buffer) }
             }
         }
     #endif

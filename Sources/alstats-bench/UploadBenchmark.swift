@@ -11,9 +11,9 @@ import MeasurementEvents
 /// `alstats-bench upload`: `alstats push` of realistic events to a local `alstats serve` (the binary beside this one,
 /// started here) against `alstats ingest` of the same events in the same run, with the push's CPU per event
 /// (``PushBenchmark``); the device path, bus → ``HTTPEventSink`` → collector, by wall time against that ingest and
-/// by the CPU of this process against ``SQLiteEventSink`` for the same events; gzip at levels 1 and 6; the cost of
-/// `post` with the sink attached against `NotificationCenter.post`; and resident memory while the collector is
-/// down for a million posts.
+/// by the CPU of this process against ``SQLiteEventSink`` for the same events; the uploader's gzip against zlib's
+/// default level; the cost of `post` with the sink attached against `NotificationCenter.post`; and resident memory
+/// while the collector is down for a million posts.
 /// Options: `--events N` (default 200,000; 20,000 with `--quick`), `--posts N` (default 1,000,000; 200,000 with
 /// `--quick`), `--seed S` (default 1).
 enum UploadBenchmark {

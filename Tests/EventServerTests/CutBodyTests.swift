@@ -58,9 +58,16 @@ import Testing
         wrongCRC[whole.count - 8] ^= 0x01
         var wrongLength = whole
         wrongLength[whole.count - 4] ^= 0x01
+        // FLG bits 5-7 are reserved: zlib refuses such a header, and so must every reader of ours.
+        var reservedFlag = whole
+        reservedFlag[3] |= 0x20
+        var secondReservedFlag = whole + whole
+        secondReservedFlag[whole.count + 3] |= 0x80
         let bodies = [
             ("without its trailer", Array(whole.dropLast(8))), ("with a wrong CRC-32", wrongCRC),
             ("with a wrong length", wrongLength), ("with garbage after it", whole + [0x00, 0x01, 0x02]),
+            ("with a reserved header flag", reservedFlag),
+            ("whose second member sets a reserved flag", secondReservedFlag),
         ]
         try await fixture.application().test(.live) { client in
             for (what, body) in bodies {

@@ -1,18 +1,5 @@
 import MeasurementEvents
 
-/// SplitMix64: a small seeded generator, so that a failing parity test can be run again with the same events.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Events for the parity tests, deterministic for `seed`, over `days` UTC days from 2026-03-22: random UUID and
 /// text ids, duplicates of earlier ids (with other content), the three App Links events, another event name,
 /// secrets in URLs and extra fields (redacted by both stores), hits of hosted links (people and crawlers, 200 and
@@ -20,7 +7,7 @@ struct SplitMix: RandomNumberGenerator {
 /// referer apps are the same text in two Unicode normalisations (`é` as U+00E9 and as `e` + U+0301): two ids and
 /// two groups for both stores, as their bytes differ.
 public func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [MeasurementEvent] {
-    var random = SplitMix(state: seed)
+    var random = SeededGenerator(seed: seed)
     let start: Int64 = 1_774_137_600_000
     let refs = ["feed", "search", "share", "email", "caf\u{E9}", "cafe\u{301}", nil]
     let apps = ["Facebook", "Messenger", "Mail", "R\u{E9}seau", "Re\u{301}seau", nil]
