@@ -172,7 +172,10 @@ struct LockFreePostTests {
         bus.attach(sink, options: Self.sleepy("sink"))
         let streamed = DispatchSemaphore(value: 0)
         let stream = bus.events(options: ObserverOptions(label: "stream", bufferCapacity: 16))
-        let consumer = Task {
+        // The consumer runs on a queue of its own: on the cooperative pool (two threads on two cores) it waited out
+        // the five minutes below while other tests held both threads with blocking work (the CLI tests' processes,
+        // under ThreadSanitizer), which is no lost wake-up.
+        let consumer = Task(executorPreference: SerialQueueExecutor(label: "stream-consumer")) {
             var count = 0
             for await _ in stream {
                 count += 1
