@@ -33,7 +33,7 @@ let package = Package(
         .library(name: "AppLinks", targets: ["AppLinks"]),
         .library(name: "AppLinksHTTPClient", targets: ["AppLinksHTTPClient"]),
         .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
-        .library(name: "EventStore", targets: ["EventStore"]),
+        .library(name: "EventStoreSQLite", targets: ["EventStoreSQLite"]),
         .library(name: "EventReport", targets: ["EventReport"]),
         .library(name: "HostedLinks", targets: ["HostedLinks"]),
         .library(name: "EventUpload", targets: ["EventUpload"]),
@@ -94,7 +94,7 @@ let package = Package(
             name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .target(
-            name: "EventStore",
+            name: "EventStoreSQLite",
             dependencies: [
                 "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite",
                 .target(name: "CZstd", condition: .when(platforms: [.linux])),
@@ -106,7 +106,7 @@ let package = Package(
         // collector.
         .target(
             name: "StoreOpening",
-            dependencies: ["EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents"]
+            dependencies: ["EventStoreSQLite", "EventStoreInterface", "EventReport", "MeasurementEvents"]
                 + (coreOnly
                     ? []
                     : [
@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "EventServer",
             dependencies: [
-                "EventStore", "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks", "StoreOpening",
+                "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks", "StoreOpening",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,8 +160,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The PostgreSQL backend: the same interfaces as EventStore's SQLite store, on postgres-nio. Its SQL
-        // (Migrations/postgres/, its Statements/) is embedded like EventStore's.
+        // The PostgreSQL backend: the same interfaces as SQLiteEventStore's SQLite store, on postgres-nio. Its SQL
+        // (Migrations/postgres/, its Statements/) is embedded like SQLiteEventStore's.
         .target(
             name: "EventStorePostgres",
             dependencies: [
@@ -176,7 +176,7 @@ let package = Package(
             dependencies: [
                 "MeasurementEvents",
                 "AppLinks",
-                "EventStore", "EventStoreInterface",
+                "EventStoreSQLite", "EventStoreInterface",
                 "EventReport",
                 "HostedLinks",
                 "EventUpload",
@@ -196,7 +196,7 @@ let package = Package(
         .executableTarget(
             name: "alstats-bench",
             dependencies: [
-                "MeasurementEvents", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport", "EventUpload",
+                "MeasurementEvents", "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "EventReport", "EventUpload",
                 "HostedLinks", "CSQLite",
             ]
                 + (coreOnly
@@ -213,7 +213,7 @@ let package = Package(
         .target(
             name: "DocSnippets",
             dependencies: [
-                "MeasurementEvents", "AppLinks", "EventStore", "EventStoreInterface", "EventReport", "EventUpload",
+                "MeasurementEvents", "AppLinks", "EventStoreSQLite", "EventStoreInterface", "EventReport", "EventUpload",
                 "EventStorePostgres", "AppLinksHTTPClient", "EventUploadHTTPClient",
             ],
             path: "Examples/Snippets", swiftSettings: strict + urlSession),
@@ -227,7 +227,7 @@ let package = Package(
         // test targets depend on; it sees the modules' package API and never imports one @testable.
         .target(
             name: "TestSupport",
-            dependencies: ["MeasurementEvents", "EventStoreInterface", "EventStore", "EventUpload"],
+            dependencies: ["MeasurementEvents", "EventStoreInterface", "EventStoreSQLite", "EventUpload"],
             path: "Tests/TestSupport", swiftSettings: strict),
         // A database of its own per test on the PostgreSQL server of ALSTATS_TEST_POSTGRES_URL, and the parity
         // events: for the PostgreSQL backend's tests and the runs of the built binary against PostgreSQL.
@@ -244,7 +244,7 @@ let package = Package(
         // uploader's HTTP transport): the core-only build leaves those folders out.
         .testTarget(
             name: "alstatsTests",
-            dependencies: ["EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport"]
+            dependencies: ["EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport"]
                 + (coreOnly
                     ? []
                     : [
@@ -266,28 +266,28 @@ let package = Package(
             swiftSettings: strict + urlSession
         ),
         .testTarget(
-            name: "EventStoreTests",
+            name: "EventStoreSQLiteTests",
             dependencies: [
-                "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite", "TestSupport",
+                "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "CSQLite", "TestSupport",
             ],
             exclude: ["Regressions", "Schema/Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventReportTests",
             dependencies: [
-                "EventReport", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "HostedLinks",
+                "EventReport", "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "HostedLinks",
                 "TestSupport",
             ],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "EventUploadTests",
             dependencies: [
-                "EventUpload", "EventStore", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport",
+                "EventUpload", "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
             name: "EventServerTests",
             dependencies: [
-                "EventServer", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport", "MeasurementEvents",
+                "EventServer", "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "EventReport", "MeasurementEvents",
                 "HostedLinks", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -299,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "EventStorePostgresTests",
             dependencies: [
-                "EventStorePostgres", "EventStore", "EventStoreInterface", "SQLiteSupport", "EventReport",
+                "EventStorePostgres", "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "EventReport",
                 "MeasurementEvents", "TestSupport", "PostgresTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

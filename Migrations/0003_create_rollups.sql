@@ -3,7 +3,7 @@
 -- Kept up to date in the same transaction as the events (only rows really inserted count, never a
 -- duplicate id), so that a report reads O(groups), not O(events). Every real time-zone offset is a
 -- multiple of 15 minutes, so daily series in any zone are sums of buckets. A NULL dimension means the
--- event lacked the field. Raw events stay the source of truth: EventStore.rebuildRollups() recomputes
+-- event lacked the field. Raw events stay the source of truth: SQLiteEventStore.rebuildRollups() recomputes
 -- this table from them.
 -- Columns: bucket_ms (bucket start, ms since the Unix epoch, a multiple of 900000), name, ref,
 -- referer_app_name, type, success (1, 0 or NULL), source_url_host, error, count (events).

@@ -8,7 +8,7 @@
 --   event_rollup_series: per 15-minute bucket, only name, type and success, read for the daily series in
 --     any time zone (every real offset is a multiple of 15 minutes).
 -- The writers update both in the same transaction as the events, from the same groups as event_rollup;
--- EventStore.rebuildRollups() recomputes all three from the raw events. Existing rollups are carried over.
+-- SQLiteEventStore.rebuildRollups() recomputes all three from the raw events. Existing rollups are carried over.
 
 CREATE TABLE event_rollup_day (
     day_ms           INTEGER NOT NULL,

@@ -1,7 +1,7 @@
 -- 0008_create_links: the hosted App Links (issue 14), served as pages at /l/{slug}.
 --
 -- One row per link; `json` is the link's canonical JSON (HostedLink.jsonValue in HostedLinks), so the
--- store needs no knowledge of the link's form. Written by: `alstats links put` (EventStore.putLinks).
+-- store needs no knowledge of the link's form. Written by: `alstats links put` (SQLiteEventStore.putLinks).
 -- Read by: `alstats links list|show`, and the page and the admin API of `alstats serve`.
 
 CREATE TABLE links (

@@ -18,7 +18,7 @@
 --   counts as arrivals only al_nav_in at one of them. Recorded by `alstats links put --public-url`,
 --   `alstats demo` and `alstats serve`.
 -- The writers keep the first four in the same transaction as the events, from the rows really inserted
--- (LinkRollupWriter); EventStore.rebuildRollups() recomputes them from the raw events
+-- (LinkRollupWriter); SQLiteEventStore.rebuildRollups() recomputes them from the raw events
 -- (Statements/rebuild_link_rollups.sql). Events stored before this migration are rolled up here.
 
 CREATE TABLE link_rollup (

@@ -1,5 +1,5 @@
 -- 0016_pack_event_fields: room for packed fields, which a database uses only when asked to
--- (`alstats pack`, `alstats ingest --pack`, EventStore.Options.packFields).
+-- (`alstats pack`, `alstats ingest --pack`, SQLiteEventStore.Options.packFields).
 --
 -- A packed row keeps its long fields (inputURL, targetURL, refererURL, outputURL, sourceURL and the extra
 -- fields' JSON) in one value, `packed`, compressed with Zstandard and a dictionary trained on the database's

@@ -2,8 +2,8 @@
 // of the README is here, line for line). What a snippet takes from the host app is a parameter.
 
 import AppLinks
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents

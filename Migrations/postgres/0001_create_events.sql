@@ -1,6 +1,6 @@
 -- 0001_create_events: the raw events, partitioned by month of ts_ms, and the ids that keep them unique.
 --
--- events has the columns of the SQLite store's events (Sources/EventStore/Migrations/0001), with the same
+-- events has the columns of the SQLite store's events (Sources/EventStoreSQLite/Migrations/0001), with the same
 -- meaning: catalogue fields in columns, every other field in `extra` (a JSON object of strings, keys sorted,
 -- kept as text so an export gives back the bytes written), `success` 1 or 0. `id` is the id's text (the
 -- canonical lowercase UUID, or the id as given). Text columns compare bytewise (COLLATE "C"), as SQLite does.

@@ -1,10 +1,10 @@
 -- 0001_adopt_upload_tables: the uploader's outbox, device losses and push cursor, as tables of its own.
 --
 -- EventUpload applies the migrations of Migrations/upload/ itself, when it opens its database, and records
--- them in upload_schema_migrations (EventStore keeps PRAGMA user_version and schema_migrations for its own).
--- Until this migration these tables came with EventStore's schema: its released migrations 0010, 0012 and
+-- them in upload_schema_migrations (SQLiteEventStore keeps PRAGMA user_version and schema_migrations for its own).
+-- Until this migration these tables came with SQLiteEventStore's schema: its released migrations 0010, 0012 and
 -- 0015 made them, and stay as they are. So every table here is created only when missing, with the columns
--- those migrations gave it, and the size row only when there is none: on a database EventStore already made,
+-- those migrations gave it, and the size row only when there is none: on a database SQLiteEventStore already made,
 -- this migration changes nothing and every row is kept; on a new file it makes the tables as those
 -- migrations left them (no per-row triggers, 0015: the outbox's own statements keep upload_outbox_size).
 --

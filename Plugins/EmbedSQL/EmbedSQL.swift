@@ -17,7 +17,7 @@ struct EmbedSQL: BuildToolPlugin {
     /// package's root. Only the `.sql` files directly in a folder are embedded (not its subfolders).
     static let folders: [String: [(name: String, folder: String)]] = [
         "EventUpload": [("migrations", "Migrations/upload"), ("statements", "Sources/EventUpload/Statements")],
-        "EventStore": [("migrations", "Migrations"), ("statements", "Sources/EventStore/Statements")],
+        "EventStoreSQLite": [("migrations", "Migrations"), ("statements", "Sources/EventStoreSQLite/Statements")],
         "EventStorePostgres": [
             ("migrations", "Migrations/postgres"), ("statements", "Sources/EventStorePostgres/Statements"),
         ],

@@ -8,7 +8,7 @@ import MeasurementEvents
 /// ``ReportReader`` reads from the store's rollups; renderers turn it into a table, JSON, CSV or Markdown.
 ///
 /// ```swift
-/// let store = try EventStore(path: "alstats.sqlite", options: .init(create: false))
+/// let store = try SQLiteEventStore(path: "alstats.sqlite", options: .init(create: false))
 /// let report = try ReportReader(store: store).report(for: ReportQuery())
 /// print(ReportFormat.json.render(report))
 /// ```

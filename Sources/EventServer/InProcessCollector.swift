@@ -1,5 +1,4 @@
 import EventReport
-import EventStore
 import EventStoreInterface
 import Foundation
 import Logging

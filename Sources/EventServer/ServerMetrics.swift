@@ -87,7 +87,7 @@ final class ServerMetrics: Sendable {
     func upkeepFailed() { failedUpkeeps.increment() }
 
     /// One call of the store's upkeep that left part of its work for the next call, another session holding what
-    /// it needs (``EventStore/UpkeepOutcome/deferred(_:)``).
+    /// it needs (``SQLiteEventStore/UpkeepOutcome/deferred(_:)``).
     func upkeepDeferred() { deferredUpkeeps.increment() }
 
     /// The Prometheus text exposition of every metric.

@@ -2,7 +2,7 @@
 /// without its password) and says what to do.
 ///
 /// ```swift
-/// do { _ = try EventStore(path: "alstats.sqlite") } catch let error as StoreError { print(error) }
+/// do { _ = try SQLiteEventStore(path: "alstats.sqlite") } catch let error as StoreError { print(error) }
 /// ```
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, so that callers (the CLI) can choose an exit status.

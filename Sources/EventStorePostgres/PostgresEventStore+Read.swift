@@ -68,7 +68,7 @@ extension PostgresEventStore {
     }
 
     /// Writes the stored events with `since <= ts < until` as NDJSON lines (with ids), in time order, in chunks of
-    /// about 64 KiB of whole lines, as ``EventStore/export(since:until:to:)`` does.
+    /// about 64 KiB of whole lines, as ``SQLiteEventStore/export(since:until:to:)`` does.
     /// - Returns: how many events were written.
     @discardableResult
     public func export(

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresEventStore {
     /// Writes the event batches of several requests in one transaction and counts, per batch, the events newly
-    /// stored, as ``EventStore/writeBatches(_:losses:)`` does.
+    /// stored, as ``SQLiteEventStore/writeBatches(_:losses:)`` does.
     ///
     /// The events are redacted with the store's ``Redactor``'s keys; an id already stored (by any writer, at any
     /// time, or earlier in this call) is a duplicate: acknowledged, not stored twice. The ids are claimed with `COPY

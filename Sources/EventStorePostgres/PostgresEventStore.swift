@@ -6,7 +6,7 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// The PostgreSQL event store: the same events, rollups, completeness, links and report rows as the SQLite
-/// `EventStore`, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
+/// `SQLiteEventStore`, on a PostgreSQL server (15 or later) shared by several `alstats` processes.
 ///
 /// Creating a store starts nothing. Its connection pool runs in ``run()``: as a `Service` in the application's
 /// `ServiceGroup` (listed before what uses the store, so that it stops last), or, for a program without one, in a

@@ -1,6 +1,6 @@
 import EventStoreInterface
 
-/// The SQL files of EventStorePostgres, embedded in the binary as EventStore's are: the EmbedSQL build plugin
+/// The SQL files of EventStorePostgres, embedded in the binary as SQLiteEventStore's are: the EmbedSQL build plugin
 /// (Plugins/EmbedSQL) generates `GeneratedSQL` from the top-level `Migrations/postgres/` and from
 /// `Sources/EventStorePostgres/Statements/` on every build. `PostgresSQLTests` holds the embedded text to the files.
 package enum PostgresSQL {

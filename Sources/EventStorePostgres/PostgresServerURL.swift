@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 
 /// A PostgreSQL URL, `postgres://user[:password]@host[:port]/database[?sslmode=...]` (`postgresql://` too), as
-/// a client configuration. Parsed by EventStore's ``PostgresLocation``, the one parser of `--database`, so that
+/// a client configuration. Parsed by SQLiteEventStore's ``PostgresLocation``, the one parser of `--database`, so that
 /// the CLI and this module read a URL alike and no message holds its password.
 package struct PostgresServerURL {
     /// The client configuration.

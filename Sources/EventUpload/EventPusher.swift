@@ -8,7 +8,7 @@ import MeasurementEvents
 /// answered event again. The events are read through a ``PushLineSource``: this module knows no store.
 ///
 /// ```swift
-/// let lines = try StoreEventLines(path: "alstats.sqlite")   // EventStore's reader, a PushLineSource
+/// let lines = try StoreEventLines(path: "alstats.sqlite")   // SQLiteEventStore's reader, a PushLineSource
 /// let pusher = try EventPusher(source: lines, collector: URL(string: "https://stats.example.com")!,
 ///                              writeKey: key, policy: UploadPolicy(giveUpAfter: .seconds(300)),
 ///                              transport: AsyncHTTPClientUploadTransport())  // on Linux; URLSession by default elsewhere

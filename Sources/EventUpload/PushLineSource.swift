@@ -4,7 +4,7 @@ import EventStoreInterface
 /// each under a key that grows with arrival (the row id of an alstats store).
 ///
 /// EventUpload knows no store: the module that knows both the uploader and the store supplies the lines. For an
-/// alstats database that is EventStore's `StoreEventLines`, which the CLI's `alstats push` hands to the pusher.
+/// alstats database that is SQLiteEventStore's `StoreEventLines`, which the CLI's `alstats push` hands to the pusher.
 ///
 /// ```swift
 /// let pusher = try EventPusher(source: lines, collector: url, writeKey: key)   // lines: any PushLineSource

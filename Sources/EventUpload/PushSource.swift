@@ -6,7 +6,7 @@ import SQLiteSupport
 /// of `destination` (the uploader's schema, `Migrations/upload/`); a receipt moves the cursor past its batch, in the
 /// same transaction that counts the batch's rejected lines in `push_losses`.
 ///
-/// The events come from `lines` (``PushLineSource``: EventStore's reader of an alstats database, on a connection of
+/// The events come from `lines` (``PushLineSource``: SQLiteEventStore's reader of an alstats database, on a connection of
 /// its own that only reads); the cursor's and the losses' statements are the uploader's, on this source's
 /// connection, whose `PRAGMA data_version` therefore changes only with another process's commits.
 final class PushSource: UploadSource, Sendable {

@@ -15,7 +15,7 @@ import SQLiteSupport
 /// waiting, under negative keys (`-id`); the outbox's rows follow under their seqs, ascending.
 ///
 /// `upload_outbox_size` holds the rows' count and bytes, so that the bound is checked without a scan. Every
-/// statement here that inserts or deletes rows updates it in the same transaction (`resize_outbox`; EventStore's
+/// statement here that inserts or deletes rows updates it in the same transaction (`resize_outbox`; SQLiteEventStore's
 /// migration 0015 dropped the per-row triggers that did it before, an UPDATE per line): a commit adds its lines,
 /// a delete subtracts the rows it really removed (``deleteRows(after:through:on:)``).
 final class UploadOutbox: UploadSource, Sendable {
@@ -37,7 +37,7 @@ final class UploadOutbox: UploadSource, Sendable {
     private struct Writer {
         let connection: SQLiteConnection
         let insert: SQLiteStatement
-        /// ``UploadOutbox/rowsPerInsert`` lines at once (`insert_outbox_lines`). While EventStore's migration
+        /// ``UploadOutbox/rowsPerInsert`` lines at once (`insert_outbox_lines`). While SQLiteEventStore's migration
         /// 0010's per-row triggers fired (its 0015 dropped them), each statement had a statement journal, a copy of
         /// every page it changed: one statement per line copied the table's last page and the size row, 32 KiB of
         /// 16 KiB pages, for each line of about 600 bytes (9.9 GB of writes for 200,000 lines, half the uploading

@@ -11,7 +11,7 @@ enum UploadSQL {
     /// `Statements/NAME.sql`: the outbox's, the device losses' and the push cursor's statements.
     static let statements: [EmbeddedSQLFile] = .init(generated: GeneratedSQL.statements)
 
-    /// The table in which a database records the uploader's migrations (EventStore keeps `PRAGMA user_version`
+    /// The table in which a database records the uploader's migrations (SQLiteEventStore keeps `PRAGMA user_version`
     /// and `schema_migrations` for its own).
     static let ledger = "upload_schema_migrations"
 

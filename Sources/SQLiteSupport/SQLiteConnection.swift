@@ -10,7 +10,7 @@ import EventStoreInterface
 /// One SQLite connection, used by one thread at a time (its owner serialises access).
 ///
 /// Opened with `SQLITE_OPEN_NOMUTEX`: SQLite takes no lock of its own, which is correct only while the
-/// owner never lets two threads use the connection at once. ``SQLiteEventSink`` and ``EventStore``
+/// owner never lets two threads use the connection at once. ``SQLiteEventSink`` and ``SQLiteEventStore``
 /// guarantee that with a mutex.
 package final class SQLiteConnection {
     package let handle: OpaquePointer

@@ -2,16 +2,16 @@ import EventStoreInterface
 import Foundation
 
 /// Applies embedded `NNNN_verb_object.sql` migrations in order, each in its own transaction, recording it in
-/// the database's ledger: EventStore's `Migrations/` in `schema_migrations` and `PRAGMA user_version`, another
+/// the database's ledger: SQLiteEventStore's `Migrations/` in `schema_migrations` and `PRAGMA user_version`, another
 /// module's schema that shares the file (the uploader's `Migrations/upload/`) in a table of its own.
 ///
-/// A schema may have handed some of its migrations over to another (``HandOver``): EventStore's 0010, 0012 and
+/// A schema may have handed some of its migrations over to another (``HandOver``): SQLiteEventStore's 0010, 0012 and
 /// 0015 made the tables the uploader owns now. On a file where the other schema's ledger exists, that schema
 /// made or adopted those tables itself, so the handed-over migrations are recorded without being run.
 package struct SchemaMigrator {
     /// Where a database records the migrations of one schema.
     package enum Ledger: Sendable, Hashable {
-        /// `PRAGMA user_version`, each migration also a row of `schema_migrations` (EventStore's schema).
+        /// `PRAGMA user_version`, each migration also a row of `schema_migrations` (SQLiteEventStore's schema).
         case userVersion
         /// A table of its own, `(version, name, applied_at)` as `schema_migrations`, created when missing; the
         /// version is its largest `version` (0 without the table).

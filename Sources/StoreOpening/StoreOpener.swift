@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import MeasurementEvents
 
 #if !ALSTATS_CORE_ONLY
@@ -108,7 +108,7 @@ public enum StoreOpener {
 
     /// Opens `location` for `access`, ready to use: a PostgreSQL store runs its pool in a task of its own until
     /// ``OpenedStore/close()`` (for a program without a `ServiceGroup`).
-    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events (``EventStore/Options/packFields``);
+    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events (``SQLiteEventStore/Options/packFields``);
     /// PostgreSQL ignores it.
     /// - Throws: ``StoreError``: `.missing`, `.notADatabase`, `.corrupt`, `.newerSchema`, `.io`; `.invalidLocation`
     ///   for PostgreSQL in a build without it (``hasPostgres``).
@@ -153,19 +153,19 @@ public enum StoreOpener {
     private static func openSQLite(
         path: String, _ access: StoreAccess, redactor: Redactor, packFields: Bool = false
     ) throws(StoreError) -> OpenedStore {
-        let writer: EventStore
-        let reader: EventStore
+        let writer: SQLiteEventStore
+        let reader: SQLiteEventStore
         switch access {
         case .create, .existing, .read:
-            var options = EventStore.Options(create: access.creates, redactor: redactor)
+            var options = SQLiteEventStore.Options(create: access.creates, redactor: redactor)
             options.packFields = packFields
             if case .read = access { options.integrityCheckLimit = 0 }
-            writer = try EventStore(path: path, options: options)
+            writer = try SQLiteEventStore(path: path, options: options)
             reader = writer
         case .serve(let durability):
-            writer = try EventStore(path: path, options: .init(redactor: redactor))
+            writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
-            reader = try EventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
+            reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
         }
         #if ALSTATS_CORE_ONLY
             return OpenedStore(

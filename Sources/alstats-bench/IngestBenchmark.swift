@@ -1,4 +1,3 @@
-import EventStore
 import EventStoreInterface
 import Foundation
 import MeasurementEvents

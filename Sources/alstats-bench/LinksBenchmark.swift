@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import HostedLinks
 import MeasurementEvents
@@ -49,7 +49,7 @@ enum LinksBenchmark {
         let health = load(port: server.port, request: healthRequest, clients: clients, seconds: seconds)
         let pages = load(port: server.port, request: pageRequest, clients: clients, seconds: seconds)
         server.stop()
-        let store = try EventStore(path: database, options: EventStore.Options(create: false))
+        let store = try SQLiteEventStore(path: database, options: SQLiteEventStore.Options(create: false))
         var hits = 0
         try store.forEachEvent { if $0.name == "alstats_link_hit" { hits += 1 } }
         let lost = try store.completeness()["dropped"]?.values.reduce(0, +) ?? 0

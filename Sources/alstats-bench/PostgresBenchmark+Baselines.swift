@@ -1,6 +1,6 @@
 #if !ALSTATS_CORE_ONLY
     import EventReport
-    import EventStore
+    import EventStoreSQLite
     import EventStoreInterface
     import EventStorePostgres
     import Foundation
@@ -95,7 +95,7 @@
                 "alstats-bench-postgres-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let sqlite = try EventStore(path: folder.appendingPathComponent("report.sqlite").path)
+            let sqlite = try SQLiteEventStore(path: folder.appendingPathComponent("report.sqlite").path)
             let postgres = try await PostgresEventStore.open(url: url)
             var lines = RealisticLines(style: .random, seed: 5)
             let codec = NDJSONCodec()

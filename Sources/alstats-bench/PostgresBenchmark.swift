@@ -1,6 +1,6 @@
 #if !ALSTATS_CORE_ONLY
     import EventReport
-    import EventStore
+    import EventStoreSQLite
     import EventStoreInterface
     import EventStorePostgres
     import Foundation

@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents
@@ -32,7 +32,7 @@ enum PushBenchmark {
         try writeDistinctLines(count: count, seed: seed, to: ndjson)
         let database = folder.appendingPathComponent("push-source.sqlite").path
         _ = try IngestBenchmark.ingest(ndjson, into: database)
-        let stored = try EventStore(path: database).count()
+        let stored = try SQLiteEventStore(path: database).count()
         guard stored == count else { throw BenchFailure("alstats ingest stored \(stored) of \(count) events") }
         return Inputs(ndjson: ndjson, database: database, count: count)
     }
@@ -69,7 +69,7 @@ enum PushBenchmark {
                 return (push, processCPUSeconds(server) - before)
             }
         }
-        let stored = try EventStore(path: collector).count()
+        let stored = try SQLiteEventStore(path: collector).count()
         guard stored == inputs.count else {
             throw BenchFailure("the collector stored \(stored) of the \(inputs.count) pushed events")
         }
@@ -99,7 +99,7 @@ enum PushBenchmark {
     static func gzipLevels(_ inputs: Inputs) throws -> [Measure] {
         var lines: [String] = []
         lines.reserveCapacity(inputs.count)
-        try EventStore(path: inputs.database).forEachEvent { lines.append(NDJSONCodec.line(for: $0)) }
+        try SQLiteEventStore(path: inputs.database).forEachEvent { lines.append(NDJSONCodec.line(for: $0)) }
         let bodies = stride(from: 0, to: lines.count, by: 500).map {
             UploadBatch(lines: Array(lines[$0..<min($0 + 500, lines.count)])).body
         }

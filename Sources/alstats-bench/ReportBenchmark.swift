@@ -1,6 +1,6 @@
 import EventReport
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 
@@ -90,13 +90,13 @@ enum ReportBenchmark {
     /// `path` (kept between runs when it already has them).
     static func populate(_ path: String, events: Int, hits: Int = 0) throws {
         let links = hits + hits / 5
-        if let store = try? EventStore(path: path, options: EventStore.Options(create: false)),
+        if let store = try? SQLiteEventStore(path: path, options: SQLiteEventStore.Options(create: false)),
             (try? store.count()) == events + links
         {
             return
         }
         removeDatabase(atPath: path)
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         if hits > 0, let url = LinkPublicURL(publicURL) { try store.recordPublicURL(url) }
         let begin = nowNanoseconds()
         try write(events, to: store) { event($0, of: events) }
@@ -108,7 +108,7 @@ enum ReportBenchmark {
             ))
     }
 
-    private static func write(_ count: Int, to store: EventStore, _ make: (Int) -> MeasurementEvent) throws {
+    private static func write(_ count: Int, to store: SQLiteEventStore, _ make: (Int) -> MeasurementEvent) throws {
         let batch = 50_000
         var index = 0
         while index < count {

@@ -1,6 +1,6 @@
 import CSQLite
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 
@@ -35,7 +35,7 @@ enum StoreBenchmark {
         var databaseBytes = 0
         var exportBytes = 0
         if arguments.values["only"] == "direct" {  // for profiling: the store without the bus
-            let store = try EventStore(path: folder.appendingPathComponent("direct.sqlite").path)
+            let store = try SQLiteEventStore(path: folder.appendingPathComponent("direct.sqlite").path)
             let start = nowNanoseconds()
             var index = 0
             while index < events.count {
@@ -72,7 +72,7 @@ enum StoreBenchmark {
             raw = max(raw, try rawRate(events, path: folder.appendingPathComponent("raw\(round).sqlite").path))
             let path = folder.appendingPathComponent("ours\(round).sqlite").path
             ours = max(ours, try oursRate(events, path: path))
-            let store = try EventStore(path: path)
+            let store = try SQLiteEventStore(path: path)
             exportBytes = 0
             try store.export { exportBytes += $0.count }
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -127,7 +127,7 @@ enum StoreBenchmark {
     /// (b) The same rows into the same schema (`extra` included), bound from values prepared outside the timing, in
     /// transactions of 32,768 rows (the sink's commit size), WAL and synchronous=NORMAL like ours.
     static func rawRate(_ events: [MeasurementEvent], path: String) throws -> Double {
-        _ = try EventStore(path: path)  // the same schema, by the same migrations
+        _ = try SQLiteEventStore(path: path)  // the same schema, by the same migrations
         let rows = events.map(RawRow.init)
         var database: OpaquePointer?
         guard sqlite3_open(path, &database) == SQLITE_OK, let database else {

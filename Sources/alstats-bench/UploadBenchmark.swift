@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents
@@ -75,7 +75,7 @@ enum UploadBenchmark {
     static func devicePath(_ inputs: PushBenchmark.Inputs, ingestRate: Double, in folder: URL) throws -> [Measure] {
         var events: [MeasurementEvent] = []
         events.reserveCapacity(inputs.count)
-        try EventStore(path: inputs.database).forEachEvent { events.append($0) }
+        try SQLiteEventStore(path: inputs.database).forEachEvent { events.append($0) }
         let local = try sqliteSinkCPU(events, path: folder.appendingPathComponent("device-local.sqlite").path)
         let collector = folder.appendingPathComponent("device-collector.sqlite").path
         let (seconds, cpu) = try blocking { [events] in
@@ -104,7 +104,7 @@ enum UploadBenchmark {
                 return (elapsed, cpu)
             }
         }
-        let stored = try EventStore(path: collector).count()
+        let stored = try SQLiteEventStore(path: collector).count()
         guard stored == events.count else {
             throw BenchFailure("the collector stored \(stored) of \(events.count) events")
         }

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import TestSupport

@@ -1,6 +1,6 @@
 import EventReport
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 
 extension ReportReader {
     /// The report for `query`, read and built on the caller's thread (the SQLite reader never suspends), as

@@ -1,7 +1,7 @@
 import CompressNIO
 import EventServer
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -246,7 +246,7 @@ import Testing
 
     @Test func aFullQueueAnswers503WithRetryAfter() async throws {
         let fixture = ServerFixture()
-        let store = try EventStore(path: fixture.path)
+        let store = try SQLiteEventStore(path: fixture.path)
         let writer = GroupCommitWriter(store: store, maximumQueuedEvents: 2)
         // Not running: the first submission waits in the queue, the next one does not fit.
         let first = Task { try await writer.submit(sampleLines(2), losses: [:]) }

@@ -1,6 +1,5 @@
 import EventReport
 import EventServer
-import EventStore
 import EventStoreInterface
 import Foundation
 import Hummingbird

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import Testing
@@ -50,7 +50,7 @@ import Testing
 
     @Test func requestsSharingATransactionEachGetTheirOwnCount() async throws {
         let fixture = ServerFixture()
-        let writer = GroupCommitWriter(store: try EventStore(path: fixture.path))
+        let writer = GroupCommitWriter(store: try SQLiteEventStore(path: fixture.path))
         let shared = sampleLines(5, prefix: "shared")
         let results = try await Self.commitTogether(
             [shared, shared + sampleLines(3, prefix: "b"), sampleLines(2, prefix: "c")], writer: writer)
@@ -66,7 +66,7 @@ import Testing
         let fixture = ServerFixture()
         let held = Gate()
         let writer = GroupCommitWriter(
-            store: try EventStore(path: fixture.path), maximumQueuedEvents: 100_000, minimumGroupEvents: 10,
+            store: try SQLiteEventStore(path: fixture.path), maximumQueuedEvents: 100_000, minimumGroupEvents: 10,
             gatherDelay: .seconds(60), metrics: nil, beforeEncoding: { await held.pass() })
         try await Self.withRunningWriter(writer) { () async throws in
             let second = Task { try await writer.submit(sampleLines(3, prefix: "second"), losses: [:]) }
@@ -93,7 +93,7 @@ import Testing
     @Test func aLoneRequestIsCommittedAtOnce() async throws {
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(
-            store: try EventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .seconds(60))
+            store: try SQLiteEventStore(path: fixture.path), minimumGroupEvents: 1_000, gatherDelay: .seconds(60))
         try await Self.withRunningWriter(writer) { () async throws in
             #expect(try await writer.submit(sampleLines(3), losses: [:]) == 3)
             #expect(try await writer.submit(sampleLines(4), losses: [:]) == 4)
@@ -106,7 +106,7 @@ import Testing
     @Test func requestsBeyondTheGroupLimitCommitInLaterTransactionsWithTheirOwnCounts() async throws {
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(
-            store: try EventStore(path: fixture.path), maximumQueuedEvents: 100, maximumGroupEvents: 6)
+            store: try SQLiteEventStore(path: fixture.path), maximumQueuedEvents: 100, maximumGroupEvents: 6)
         let shared = sampleLines(5, prefix: "shared")
         let results = try await Self.commitTogether(
             [shared, shared + sampleLines(3, prefix: "b"), sampleLines(2, prefix: "c"), shared], writer: writer)
@@ -117,9 +117,9 @@ import Testing
 
     @Test func aFailedCommitFailsEveryRequestInItAndStoresNothing() async throws {
         let fixture = ServerFixture()
-        _ = try EventStore(path: fixture.path)  // created and migrated
+        _ = try SQLiteEventStore(path: fixture.path)  // created and migrated
         let pages = (try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int ?? 0) / 4_096
-        let store = try EventStore(path: fixture.path, options: .init(maximumPageCount: pages + 1))
+        let store = try SQLiteEventStore(path: fixture.path, options: .init(maximumPageCount: pages + 1))
         let writer = GroupCommitWriter(store: store)
         let big = { (prefix: String) in
             (0..<500).map {

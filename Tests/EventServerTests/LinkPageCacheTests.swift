@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import HostedLinks
 import Hummingbird
@@ -106,7 +106,7 @@ import Testing
 
     @Test func aLinkChangedInTheStoreStartsANewGenerationAndDropsThePages() async throws {
         let database = ServerFixture()
-        let store = try EventStore(path: database.path)
+        let store = try SQLiteEventStore(path: database.path)
         try store.putLinks([StoredLink(slug: "a", json: #"{"slug":"a","web":{"url":"https://a.example"}}"#)])
         let catalog = LinkCatalog(store: store, maximumAge: .zero)
         let first = try await catalog.link("a")

@@ -1,7 +1,7 @@
 import EventReport
 import EventServer
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import HostedLinks
 import Hummingbird
@@ -77,7 +77,7 @@ import Testing
             #expect(hits[0].fields["ref"] == "mail" && hits[0].fields["query/referral"] == "a&b\">")
             #expect(hits[0].fields["query/other"] == nil && hits[0].fields["platform"] == "ios")
         }
-        let store = try EventStore(path: fixture.path, options: .init(create: false))
+        let store = try SQLiteEventStore(path: fixture.path, options: .init(create: false))
         #expect(try store.publicURLs() == ["https://go.example.com"])
         let links = try ReportReader(store: store).rows(for: ReportQuery()).links
         #expect(

@@ -1,7 +1,7 @@
 import EventReport
 import EventServer
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -23,7 +23,7 @@ import Testing
             try await client.execute(
                 uri: "/v1/events", method: .post, headers: headers(), body: body
             ) { #expect(json($0)["accepted"] == .int(40)) }
-            let store = try EventStore(path: fixture.path, options: .init(create: false))
+            let store = try SQLiteEventStore(path: fixture.path, options: .init(create: false))
             let reader = ReportReader(store: store)
             let zone = try #require(ReportTimeZone("Europe/Paris"))
             let cases: [(String, ReportQuery)] = [

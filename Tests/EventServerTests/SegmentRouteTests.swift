@@ -1,5 +1,4 @@
 import EventServer
-import EventStore
 import EventStoreInterface
 import Foundation
 import Hummingbird

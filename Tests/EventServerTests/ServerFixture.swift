@@ -1,6 +1,6 @@
 import EventServer
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -49,7 +49,7 @@ final class ServerFixture: Sendable {
 
     /// The stored events, by id.
     func storedEvents() throws -> [String: MeasurementEvent] {
-        let store = try EventStore(path: path, options: .init(create: false))
+        let store = try SQLiteEventStore(path: path, options: .init(create: false))
         var events: [String: MeasurementEvent] = [:]
         try store.forEachEvent { events[$0.id.description] = $0 }
         return events
@@ -57,7 +57,7 @@ final class ServerFixture: Sendable {
 
     /// The completeness counts of the database.
     func completeness() throws -> [String: [String: Int]] {
-        try EventStore(path: path, options: .init(create: false)).completeness()
+        try SQLiteEventStore(path: path, options: .init(create: false)).completeness()
     }
 }
 

@@ -1,5 +1,4 @@
 import EventReport
-import EventStore
 import MeasurementEvents
 import PostgresNIO
 import PostgresTestSupport

@@ -1,4 +1,3 @@
-import EventStore
 import MeasurementEvents
 import NIOCore
 import Testing

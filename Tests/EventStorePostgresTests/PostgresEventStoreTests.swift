@@ -1,5 +1,5 @@
 import EventReport
-import EventStore
+import EventStoreSQLite
 import MeasurementEvents
 import PostgresNIO
 import PostgresTestSupport
@@ -454,7 +454,7 @@ struct PostgresEventStoreTests {
         try (events.map(NDJSONCodec.line(for:)).joined(separator: "\n") + "\n")
             .write(toFile: file, atomically: true, encoding: .utf8)
         let options = IngestOptions(batchSize: 50)
-        let sqlite = try EventStore(path: folder.path)
+        let sqlite = try SQLiteEventStore(path: folder.path)
         let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
         var expectedExport: [UInt8] = []
         try sqlite.export(since: Int64.min, until: Int64.max) { expectedExport += $0 }

@@ -1,5 +1,5 @@
 import EventReport
-import EventStore
+import EventStoreSQLite
 import MeasurementEvents
 import PostgresTestSupport
 import TestSupport
@@ -54,7 +54,7 @@ struct PostgresParityTests {
         let events = parityEvents(count: 6_000, seed: 42)
         let batches = stride(from: 0, to: events.count, by: 250).map { Array(events[$0..<min($0 + 250, events.count)]) }
         let folder = TemporaryDatabase()
-        let sqlite = try EventStore(path: folder.path)
+        let sqlite = try SQLiteEventStore(path: folder.path)
         var sqliteStored: [Int] = []
         for pair in stride(from: 0, to: batches.count, by: 2) {
             sqliteStored += try sqlite.writeBatches(Array(batches[pair..<min(pair + 2, batches.count)]))
@@ -83,7 +83,7 @@ struct PostgresParityTests {
     }
 
     static func expectSameReports(
-        sqlite: EventStore, postgres: PostgresEventStore, for queries: [ReportQuery] = queries
+        sqlite: SQLiteEventStore, postgres: PostgresEventStore, for queries: [ReportQuery] = queries
     ) async throws {
         let reader = ReportReader(store: sqlite)
         for query in queries {
@@ -102,7 +102,7 @@ struct PostgresParityTests {
 
     /// `--compare previous` gives the same JSON on both backends, and on PostgreSQL too `previous` is the report of
     /// the previous window run on its own.
-    static func expectSameComparisons(sqlite: EventStore, postgres: PostgresEventStore) async throws {
+    static func expectSameComparisons(sqlite: SQLiteEventStore, postgres: PostgresEventStore) async throws {
         let reader = ReportReader(store: sqlite)
         for query in comparedQueries {
             let expected = try await reader.readReport(for: query, comparison: .previous)
@@ -133,7 +133,7 @@ struct PostgresParityTests {
     @Test func everyBundledQueryOrdersTiesTheSameWayOnBothBackends() async throws {
         let events = tiedEvents()
         let folder = TemporaryDatabase()
-        let sqlite = try EventStore(path: folder.path)
+        let sqlite = try SQLiteEventStore(path: folder.path)
         _ = try sqlite.writeBatches([events])
         try sqlite.recordPublicURL(LinkPublicURL("https://go.example.com")!)
         try await PostgresTestDatabase.with { url in
@@ -150,7 +150,7 @@ struct PostgresParityTests {
     }
 
     static func expectSameQueryResults(
-        sqlite: EventStore, postgres: PostgresEventStore, atLeast: Int = 30
+        sqlite: SQLiteEventStore, postgres: PostgresEventStore, atLeast: Int = 30
     ) async throws {
         let reader = ReportReader(store: sqlite)
         var compared = 0
@@ -174,7 +174,7 @@ struct PostgresParityTests {
         await #expect(throws: QueryError.self) { try await postgres.runQuery(unknown, parameters: ["slug": "x"]) }
     }
 
-    static func expectSameExports(sqlite: EventStore, postgres: PostgresEventStore) async throws {
+    static func expectSameExports(sqlite: SQLiteEventStore, postgres: PostgresEventStore) async throws {
         for (since, until) in [(Int64.min, Int64.max), (start + day + 5, start + 3 * day)] {
             var expected: [UInt8] = []
             try sqlite.export(since: since, until: until) { expected += $0 }

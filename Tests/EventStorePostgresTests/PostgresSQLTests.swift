@@ -1,5 +1,4 @@
 import EventReport
-import EventStore
 import Foundation
 import TestSupport
 import Testing

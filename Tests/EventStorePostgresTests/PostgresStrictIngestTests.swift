@@ -1,5 +1,5 @@
 import EventReport
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import PostgresNIO
@@ -64,7 +64,7 @@ struct PostgresStrictIngestTests {
             at: 2_500)
         let file = try Self.file(events.map(NDJSONCodec.line(for:)), in: folder)
         let options = IngestOptions(strict: true, batchSize: 1_000, commitInterval: .seconds(3_600))
-        let sqlite = try EventStore(path: folder.path)
+        let sqlite = try SQLiteEventStore(path: folder.path)
         let expected = try sqlite.ingest([IngestInput(path: file)], options: options, onInvalidLine: { _ in })
         try await PostgresTestDatabase.with { url in
             let postgres = try await PostgresEventStore.open(

@@ -3,8 +3,8 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import EventUpload
 @testable import SQLiteSupport
 

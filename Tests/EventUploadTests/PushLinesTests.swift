@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import Synchronization
@@ -9,7 +9,7 @@ import Testing
 @testable import EventUpload
 
 /// `alstats push` writes each row's NDJSON line straight from the columns of `events` (``PushSource``), without
-/// making an event and encoding it; `alstats export` (``EventStore/export(since:until:to:)``) is the reference
+/// making an event and encoding it; `alstats export` (``SQLiteEventStore/export(since:until:to:)``) is the reference
 /// encoding. A collector must receive, byte for byte, the lines export writes for the same database: rows written by
 /// the store, by ingest and by hand (shapes only an older writer or a direct insert leaves), pushed through
 /// ``EventPusher`` with a transport that keeps each request's decompressed body.
@@ -21,7 +21,7 @@ struct PushLinesTests {
     @Test func pushSendsTheBytesExportWritesForOddRows() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("odd.sqlite")
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         var clock = PushLinesTests.start
         #expect(try store.write(PushLinesTests.oddEvents(clock: &clock)) == 15)
         try PushLinesTests.ingest(PushLinesTests.oddLines(clock: &clock), into: store, folder: folder)
@@ -41,7 +41,7 @@ struct PushLinesTests {
     @Test func pushSplitsTwelveHundredMixedRowsIntoBatchesOf500InExportOrder() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("mixed.sqlite")
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         var clock = PushLinesTests.start
         var written = 0
         // Runs of 97 store-written events, each followed by 3 hand-inserted rows: 12 of them.
@@ -140,7 +140,7 @@ extension PushLinesTests {
 
     /// Ingests `lines` one file each, in order: ingest inserts a batch in the order of its ids' keys, and each row must
     /// arrive after the one before it in time.
-    static func ingest(_ lines: [String], into store: EventStore, folder: TemporaryFolder) throws {
+    static func ingest(_ lines: [String], into store: SQLiteEventStore, folder: TemporaryFolder) throws {
         for (number, line) in lines.enumerated() {
             let file = folder.file("odd-\(number).ndjson")
             try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: file))
@@ -238,7 +238,7 @@ extension PushLinesTests {
     }
 
     /// Runs `statements` on the store's connection, in one transaction.
-    static func insert(_ statements: [String], into store: EventStore) throws {
+    static func insert(_ statements: [String], into store: SQLiteEventStore) throws {
         try store.withConnection { store throws(StoreError) in
             try store.connection.execute("BEGIN IMMEDIATE")
             for statement in statements { try store.connection.execute(statement) }
@@ -251,7 +251,7 @@ extension PushLinesTests {
 
 extension PushLinesTests {
     /// What `alstats export` writes for the database, split into lines (newline dropped).
-    static func exportedBytes(_ store: EventStore) throws -> [[UInt8]] {
+    static func exportedBytes(_ store: SQLiteEventStore) throws -> [[UInt8]] {
         var bytes: [UInt8] = []
         try store.export { bytes += $0 }
         #expect(bytes.last == 0x0A, "export ends every line with a newline")

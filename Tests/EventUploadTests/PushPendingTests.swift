@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import Synchronization
@@ -31,7 +31,7 @@ struct PushPendingTests {
     @Test func pendingFallsByEachAnsweredBatchToZero() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("pending.sqlite")
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         #expect(try store.write(Self.events(1_300, from: 0)) == 1_300)
         // Rowid gaps: the events are counted, not the keys.
         try PushLinesTests.insert(["DELETE FROM events WHERE rowid BETWEEN 100 AND 165"], into: store)
@@ -49,7 +49,7 @@ struct PushPendingTests {
     @Test func aDeleteByAnotherConnectionMidPushIsCountedAgain() async throws {
         let folder = TemporaryFolder()
         let path = folder.file("pending-delete.sqlite")
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         #expect(try store.write(Self.events(1_500, from: 0)) == 1_500)
         let transport = CapturingTransport()
         let seen = Mutex<[Int]>([])

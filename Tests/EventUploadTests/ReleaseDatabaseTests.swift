@@ -3,13 +3,13 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import EventUpload
 @testable import SQLiteSupport
 
 /// A database written by the release before the uploader had a schema of its own (Fixtures/schema-v15-upload.sqlite:
-/// EventStore's schema 15, whose migrations made the uploader's tables) keeps every row when the uploader adopts
+/// SQLiteEventStore's schema 15, whose migrations made the uploader's tables) keeps every row when the uploader adopts
 /// its tables, and uploads them.
 ///
 /// The fixture was written by that release's code (commit 9893988) on one file, as an app whose outbox is its
@@ -70,7 +70,7 @@ struct ReleaseDatabaseTests {
                 == Int64(UploadSQL.migrator.latestVersion))
         // The uploader migrates its own tables only: the store's schema stays the release's.
         #expect(try connection.scalarInt("PRAGMA user_version") == 15)
-        #expect(try EventStore(path: path).completeness()["dropped"]?["buffer_full"] == 3)
+        #expect(try SQLiteEventStore(path: path).completeness()["dropped"]?["buffer_full"] == 3)
     }
 
     @Test func aReleaseDatabaseUploadsItsOutboxAndLossesAndPushesOnFromItsCursor() async throws {

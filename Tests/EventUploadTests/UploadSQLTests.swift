@@ -2,13 +2,13 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import EventUpload
 @testable import SQLiteSupport
 
 /// What the uploader embeds (the EmbedSQL plugin's `GeneratedSQL` of EventUpload) is every `.sql` file of its
-/// folders, byte for byte, and its schema is recorded apart from EventStore's.
+/// folders, byte for byte, and its schema is recorded apart from SQLiteEventStore's.
 struct UploadSQLTests {
     @Test func theEmbeddedMigrationsAreExactlyTheFilesInMigrationsUpload() throws {
         let files = try EmbeddedSQLFile.files(in: Repository.path("Migrations/upload"))
@@ -63,8 +63,8 @@ struct UploadSQLTests {
             _ = try outbox.commit(losses: [.bufferFull: 2])
             try outbox.close()
         }
-        let store = try EventStore(path: path)
-        #expect(try store.schemaVersion == EventStore.latestSchemaVersion)
+        let store = try SQLiteEventStore(path: path)
+        #expect(try store.schemaVersion == SQLiteEventStore.latestSchemaVersion)
         #expect(try store.completeness()["dropped"]?["buffer_full"] == 2)
         let connection = try SQLiteConnection(path: path, create: false)
         #expect(try connection.scalarInt("SELECT events FROM upload_outbox_size") == 5)

@@ -1,4 +1,3 @@
-import EventStore
 import Foundation
 import MeasurementEvents
 import Synchronization

@@ -1,7 +1,7 @@
 import Foundation
 import MeasurementEvents
 
-// The events the tests feed the modules and the built `alstats`, shared by every test target (EventStoreTests,
+// The events the tests feed the modules and the built `alstats`, shared by every test target (EventStoreSQLiteTests,
 // EventReportTests, EventUploadTests, alstatsTests, ...): one generator each.
 
 /// Events with the shapes of the catalogue, deterministic for `count`.

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents
@@ -18,8 +18,8 @@ public func post(_ events: [MeasurementEvent], to sink: HTTPEventSink) throws {
 /// The completeness counts of the database at `path`, as `alstats report` reads them (on a device's outbox, its
 /// uploader's counts too).
 public func completeness(_ path: String) throws -> [String: [String: Int]] {
-    try EventStore(path: path).completeness()
+    try SQLiteEventStore(path: path).completeness()
 }
 
-/// The pushes read an alstats database through EventStore's reader, as `alstats push` does.
+/// The pushes read an alstats database through SQLiteEventStore's reader, as `alstats push` does.
 extension StoreEventLines: PushLineSource {}

@@ -3,8 +3,8 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import SQLiteSupport
 
 /// `alstats ingest` onto a full disk (a file-size limit on the process): exit 74, one clear line, the file intact.

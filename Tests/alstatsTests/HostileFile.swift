@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import SQLiteSupport
 
 /// A database file (or its folder) that `alstats` must refuse without changing a byte, built in a fresh folder.
@@ -60,14 +60,14 @@ enum HostileFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
             try bytes.write(to: URL(fileURLWithPath: path))
         case .newerSchema:
             try HostileFile.makeValidDatabase(path)
-            let version = EventStore.latestSchemaVersion + 1
+            let version = SQLiteEventStore.latestSchemaVersion + 1
             let connection = try SQLiteConnection(path: path, create: false)
             try connection.execute(
                 "INSERT INTO schema_migrations VALUES (\(version), 'from_the_future', '2030-01-01T00:00:00Z');"
                     + "PRAGMA user_version = \(version)")
         case .newerMigrationRecord:
             try HostileFile.makeValidDatabase(path)
-            let version = EventStore.latestSchemaVersion + 1
+            let version = SQLiteEventStore.latestSchemaVersion + 1
             let connection = try SQLiteConnection(path: path, create: false)
             try connection.execute(
                 "INSERT INTO schema_migrations VALUES (\(version), 'from_the_future', '2030-01-01T00:00:00Z')")
@@ -99,7 +99,7 @@ enum HostileFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// A closed, checkpointed database with a few hundred events (WAL mode recorded in its header).
     static func makeValidDatabase(_ path: String) throws {
-        let store = try EventStore(path: path)
+        let store = try SQLiteEventStore(path: path)
         try store.write(sampleEvents(600))
     }
 }

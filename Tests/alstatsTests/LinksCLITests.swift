@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import TestSupport
 import Testing
@@ -43,7 +43,7 @@ struct LinksCLITests {
         let put = try BuiltAlstats.run(
             ["links", "put", "link.json", "--public-url", "https://Go.Example.com/"], in: database.folder)
         #expect(put.status == 0, "\(put.errors)")
-        let store = try EventStore(path: database.path, options: EventStore.Options(create: false))
+        let store = try SQLiteEventStore(path: database.path, options: SQLiteEventStore.Options(create: false))
         #expect(try store.publicURLs() == ["https://go.example.com"])
     }
 }

@@ -3,8 +3,8 @@ import MeasurementEvents
 import TestSupport
 import Testing
 
-@testable import EventStore
 @testable import EventStoreInterface
+@testable import EventStoreSQLite
 @testable import SQLiteSupport
 
 /// `alstats ingest` into a database another connection holds: exit 74 after the busy timeout, one clear line,

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import SQLiteSupport
 import TestSupport
@@ -9,7 +9,7 @@ import Testing
 /// Serialized: a binary copied while another test forks cannot be executed ("text file busy").
 @Suite(
     .serialized, .enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"),
-    .enabled(if: EventStore.canPack, "this build has no Zstandard"))
+    .enabled(if: SQLiteEventStore.canPack, "this build has no Zstandard"))
 struct PackCLITests {
     /// `count` App Links events with long, unique URLs and extra fields, one NDJSON line each.
     static func lines(_ count: Int) -> String {

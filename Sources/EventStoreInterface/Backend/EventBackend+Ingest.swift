@@ -3,7 +3,7 @@ import MeasurementEvents
 extension EventBackend {
     /// Imports NDJSON events from `inputs` into any backend through ``writeBatches(_:losses:)`` (or, for a backend
     /// that takes rows of its own, ``IngestRowWriter/writeRows(_:losses:after:claimed:)``), with the
-    /// counts of ``EventStore/ingest(_:options:onInvalidLine:progress:)`` (lines read, stored, duplicates,
+    /// counts of ``SQLiteEventStore/ingest(_:options:onInvalidLine:progress:)`` (lines read, stored, duplicates,
     /// invalid lines, rejections and cut values by reason into completeness). The SQLite store has its own,
     /// faster ingest; this is the path of a backend without one.
     ///

@@ -1,7 +1,7 @@
 import MeasurementEvents
 
 /// A store of events that the server, the report and the CLI write to and read from, whatever the database:
-/// the SQLite ``EventStore`` (one file) or a PostgreSQL server (the `EventStorePostgres` module).
+/// the SQLite ``SQLiteEventStore`` (one file) or a PostgreSQL server (the `EventStorePostgres` module).
 ///
 /// Every method has the semantics of the SQLite store's method of the same name; both backends give the same
 /// answers for the same calls. The methods are `async` because a database server is reached over the network;
@@ -10,7 +10,7 @@ import MeasurementEvents
 /// when done.
 ///
 /// ```swift
-/// let backend: any EventBackend = try EventStore(path: "alstats.sqlite")
+/// let backend: any EventBackend = try SQLiteEventStore(path: "alstats.sqlite")
 /// let stored = try await backend.writeBatches([requestA, requestB], losses: [:])
 /// print(try await backend.count(), try await backend.completeness())
 /// try await backend.close()

@@ -6,7 +6,7 @@ import MeasurementEvents
     import Darwin
 #endif
 
-/// How ``EventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.
+/// How ``SQLiteEventStore/ingest(_:options:onInvalidLine:)`` imports NDJSON.
 public struct IngestOptions: Sendable {
     /// Commit all or nothing: any invalid line rolls everything back.
     public var strict: Bool

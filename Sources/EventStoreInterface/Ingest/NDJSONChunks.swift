@@ -1,7 +1,7 @@
 import MeasurementEvents
 
 /// NDJSON lines (with ids) of events, handed to a writer in chunks of about 64 KiB of complete lines, each
-/// ending with a newline: the buffer of ``EventStore/export(since:until:to:)`` and
+/// ending with a newline: the buffer of ``SQLiteEventStore/export(since:until:to:)`` and
 /// ``EventBackend/exportNDJSON(since:until:to:)``.
 package struct NDJSONChunks {
     /// How many events were appended.

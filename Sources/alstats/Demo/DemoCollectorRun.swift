@@ -2,7 +2,7 @@
 // always takes the in-process path.
 #if !ALSTATS_CORE_ONLY
     import EventServer
-    import EventStore
+    import EventStoreSQLite
     import EventStoreInterface
     import EventUpload
     import Foundation

@@ -1,6 +1,5 @@
 import ArgumentParser
 import EventReport
-import EventStore
 import EventStoreInterface
 import Foundation
 import StoreOpening

@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import StoreOpening
 
 extension DatabaseOptions {

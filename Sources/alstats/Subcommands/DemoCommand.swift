@@ -1,8 +1,8 @@
 import AppLinks
 import ArgumentParser
 import EventReport
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import HostedLinks
 import MeasurementEvents
@@ -68,7 +68,7 @@ extension ALStatsCommand {
         /// report counts the arrivals at their pages.
         static func storeLinks(in path: String) throws(CLIFailure) {
             do throws(StoreError) {
-                let store = try EventStore(path: path)
+                let store = try SQLiteEventStore(path: path)
                 try store.putLinks(DemoLinks.links.map(StoredLink.init))
                 if let url = LinkPublicURL(DemoLinks.publicURL) { try store.recordPublicURL(url) }
             } catch {

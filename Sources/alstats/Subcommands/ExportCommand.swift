@@ -1,5 +1,4 @@
 import ArgumentParser
-import EventStore
 import EventStoreInterface
 import Foundation
 import StoreOpening

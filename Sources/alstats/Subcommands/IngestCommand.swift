@@ -1,6 +1,6 @@
 import ArgumentParser
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import StoreOpening
@@ -53,7 +53,7 @@ extension ALStatsCommand {
                             ExitStatus.usage,
                             "--pack packs SQLite files only; leave it out for a PostgreSQL --database")
                     }
-                    guard EventStore.canPack else {
+                    guard SQLiteEventStore.canPack else {
                         throw CLIFailure(ExitStatus.config, "this alstats was built without Zstandard and cannot pack")
                     }
                 }

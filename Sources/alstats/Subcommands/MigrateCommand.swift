@@ -1,6 +1,6 @@
 import ArgumentParser
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import StoreOpening
 
 extension ALStatsCommand {
@@ -14,7 +14,7 @@ extension ALStatsCommand {
 
                 Example:
                   alstats migrate --database alstats.sqlite
-                  schema version \(EventStore.latestSchemaVersion)
+                  schema version \(SQLiteEventStore.latestSchemaVersion)
                 """
         )
 

@@ -1,10 +1,10 @@
 import ArgumentParser
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 
 extension ALStatsCommand {
-    /// `alstats pack`: packs an SQLite database's long fields (``EventStore/pack()``).
+    /// `alstats pack`: packs an SQLite database's long fields (``SQLiteEventStore/pack()``).
     struct PackCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pack",
@@ -37,13 +37,13 @@ extension ALStatsCommand {
                 guard case .sqlite(let path) = try database.location else {
                     throw CLIFailure(ExitStatus.usage, "alstats pack packs SQLite files; give one with --database")
                 }
-                let store: EventStore
+                let store: SQLiteEventStore
                 do throws(StoreError) {
-                    store = try EventStore(path: path, options: .init(create: false))
+                    store = try SQLiteEventStore(path: path, options: .init(create: false))
                 } catch {
                     throw CLIFailure(error)
                 }
-                guard EventStore.canPack else {
+                guard SQLiteEventStore.canPack else {
                     throw CLIFailure(ExitStatus.config, "this alstats was built without Zstandard and cannot pack")
                 }
                 let before = Self.bytes(of: path)
@@ -57,7 +57,7 @@ extension ALStatsCommand {
                 guard packed else {
                     throw CLIFailure(
                         ExitStatus.dataError,
-                        "nothing packed: \(path) holds fewer than \(EventStore.packingThreshold) events, or too few with URLs or extra "
+                        "nothing packed: \(path) holds fewer than \(SQLiteEventStore.packingThreshold) events, or too few with URLs or extra "
                             + "fields to train a dictionary on")
                 }
                 print("packed \(path): \(before) → \(Self.bytes(of: path)) bytes")

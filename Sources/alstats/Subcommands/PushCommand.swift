@@ -1,6 +1,6 @@
 import ArgumentParser
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents

@@ -2,7 +2,7 @@
 #if !ALSTATS_CORE_ONLY
     import ArgumentParser
     import EventServer
-    import EventStore
+    import EventStoreSQLite
     import EventStoreInterface
     import StoreOpening
     import Foundation

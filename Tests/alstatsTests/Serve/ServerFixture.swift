@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 
@@ -23,7 +23,7 @@ final class ServerFixture: Sendable {
 
     /// The stored events, by id.
     func storedEvents() throws -> [String: MeasurementEvent] {
-        let store = try EventStore(path: path, options: .init(create: false))
+        let store = try SQLiteEventStore(path: path, options: .init(create: false))
         var events: [String: MeasurementEvent] = [:]
         try store.forEachEvent { events[$0.id.description] = $0 }
         return events

@@ -1,4 +1,3 @@
-import EventStore
 import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents

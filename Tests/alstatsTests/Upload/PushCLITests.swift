@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -45,7 +45,7 @@ struct PushCLITests {
     /// A database holding `events`.
     static func database(_ events: [MeasurementEvent], in folder: TemporaryFolder) throws -> String {
         let path = folder.file("local.sqlite")
-        try EventStore(path: path).write(events)
+        try SQLiteEventStore(path: path).write(events)
         return path
     }
 

@@ -1,4 +1,4 @@
-import EventStore
+import EventStoreSQLite
 import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents

@@ -1,5 +1,5 @@
-import EventStore
 import EventStoreInterface
+import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -47,8 +47,9 @@ final class ServeCollector: Sendable {
     func count() throws -> Int { try reader().count() }
 
     /// The collector's database, opened without the integrity check (it is polled while the server writes).
-    private func reader() throws -> EventStore {
-        try EventStore(path: databasePath, options: EventStore.Options(create: false, integrityCheckLimit: 0))
+    private func reader() throws -> SQLiteEventStore {
+        try SQLiteEventStore(
+            path: databasePath, options: SQLiteEventStore.Options(create: false, integrityCheckLimit: 0))
     }
 
     /// Events the collector acknowledged as duplicates, from its `/metrics`.
