@@ -7,8 +7,8 @@ import EventStoreSQLite
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import AppLinksHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import AppLinksHTTPClient
 #endif
 
 /// docs/library.md, "Post and observe events".
@@ -65,10 +65,10 @@ func libraryStoresInSQLite() throws {
 func libraryNavigatesOut(
     pageURL: URL, canOpenURL: (URL) -> Bool, openURL: (URL) -> Bool
 ) async -> AppLinkNavigationResult {
-    #if ALSTATS_URLSESSION
-        let resolver = CachingAppLinkResolver(wrapping: HTTPAppLinkResolver(platform: .iphone))
+    #if ALSTATS_URLSESSION || !Server
+    let resolver = CachingAppLinkResolver(wrapping: HTTPAppLinkResolver(platform: .iphone))
     #else  // Linux, as the guide says
-        let resolver = CachingAppLinkResolver(wrapping: AsyncHTTPClientAppLinkResolver(platform: .iphone))
+    let resolver = CachingAppLinkResolver(wrapping: AsyncHTTPClientAppLinkResolver(platform: .iphone))
     #endif
     let result = await AppLinkNavigation.navigate(
         to: pageURL, resolver: resolver, appLinkData: ["ref": "feed"],

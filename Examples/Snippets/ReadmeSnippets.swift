@@ -8,8 +8,8 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import EventUploadHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import EventUploadHTTPClient
 #endif
 
 /// README.md, "In your app: the library".
@@ -23,12 +23,12 @@ func readmeRecordsAnInboundLink(openedURL: URL, sourceApplication: String?) thro
 
 /// README.md, the uploader.
 func readmeAttachesTheUploader(collectorURL: URL, writeKey: String, outboxPath: String) throws {
-    #if ALSTATS_URLSESSION
-        let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
+    #if ALSTATS_URLSESSION || !Server
+    let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
     #else  // Linux, as the README says
-        let sink = try HTTPEventSink(
-            .init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath),
-            transport: AsyncHTTPClientUploadTransport())
+    let sink = try HTTPEventSink(
+        .init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath),
+        transport: AsyncHTTPClientUploadTransport())
     #endif
     MeasurementEventBus.shared.attach(sink)
     let uploads = Task { await sink.run() }  // uploads in the background until cancelled

@@ -5,18 +5,18 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import EventUploadHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import EventUploadHTTPClient
 #endif
 
 /// docs/upload.md, "In host code".
 func uploadAttachesTheSink(collectorURL: URL, writeKey: String, outboxPath: String, newWriteKey: String) throws {
-    #if ALSTATS_URLSESSION
-        let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
+    #if ALSTATS_URLSESSION || !Server
+    let sink = try HTTPEventSink(.init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath))
     #else  // Linux, as the guide says
-        let sink = try HTTPEventSink(
-            .init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath),
-            transport: AsyncHTTPClientUploadTransport())
+    let sink = try HTTPEventSink(
+        .init(collector: collectorURL, writeKey: writeKey, outboxPath: outboxPath),
+        transport: AsyncHTTPClientUploadTransport())
     #endif
     MeasurementEventBus.shared.attach(sink)  // each event is committed to the outbox file first
     let uploads = Task { await sink.run() }  // uploads in the background until cancelled

@@ -2,8 +2,8 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import EventUploadHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import EventUploadHTTPClient
 #endif
 
 // upload-example: a host app in a few lines. It posts numbered al_nav_out events on a bus with an
@@ -27,10 +27,10 @@ let count = Int(options["events"] ?? "") ?? 0
 
 do {
     let configuration = HTTPEventSink.Configuration(collector: collector, writeKey: key, outboxPath: outbox)
-    #if ALSTATS_URLSESSION
-        let sink = try HTTPEventSink(configuration)
+    #if ALSTATS_URLSESSION || !Server
+    let sink = try HTTPEventSink(configuration)
     #else
-        let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
+    let sink = try HTTPEventSink(configuration, transport: AsyncHTTPClientUploadTransport())
     #endif
     let bus = MeasurementEventBus()
     bus.attach(sink)

@@ -21,7 +21,7 @@ struct EmbedSQL: BuildToolPlugin {
         "EventStorePostgres": [
             ("migrations", "Migrations/postgres"), ("statements", "Sources/EventStorePostgres/Statements"),
         ],
-        "EventStoreInterface": [("queries", "Queries")],
+        "EventStoreInterface": [("queries", "Queries"), ("postgresQueries", "Queries/postgres")],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -17,6 +17,39 @@ public protocol AppLinkResolving: Sendable {
     func appLink(for url: URL) async throws(AppLinkError) -> AppLink
 }
 
+/// A resolver that fetches the page at the URL itself (over HTTP: `HTTPAppLinkResolver`,
+/// `AsyncHTTPClientAppLinkResolver`): its AppLink is the metadata of the body ``fetch(_:)`` returns, with the URL
+/// asked for as its source.
+public protocol AppLinkPageFetching: AppLinkResolving {
+    /// The platform targets are chosen for.
+    var platform: AppLinkPlatform { get }
+
+    /// The page body of `url`, within the resolver's limits.
+    /// - Throws: ``AppLinkError`` when the page cannot be had (scheme, network, status, size, time).
+    func fetch(_ url: URL) async throws(AppLinkError) -> [UInt8]
+}
+
+extension AppLinkPageFetching {
+    /// Fetches `url` and returns its AppLink.
+    /// - Throws: ``AppLinkError/unsupportedScheme(_:)``, ``AppLinkError/httpStatus(_:)``,
+    ///   ``AppLinkError/tooManyRedirects(limit:)``, ``AppLinkError/timedOut(seconds:)``,
+    ///   ``AppLinkError/tooLarge(limit:)`` or ``AppLinkError/network(_:)``.
+    public func appLink(for url: URL) async throws(AppLinkError) -> AppLink {
+        let body = try await fetch(url)
+        return AppLinkMetadata(html: body).appLink(sourceURL: url, platform: platform)
+    }
+}
+
+extension AppLinkError {
+    /// Refuses a URL a page fetch must not follow: any scheme but `http` and `https` (a redirect must not turn a
+    /// page fetch into a `file://` read).
+    package static func requireWebScheme(_ url: URL) throws(AppLinkError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .unsupportedScheme(url.scheme ?? "")
+        }
+    }
+}
+
 /// A resolver for a page whose HTML is already at hand (a file, a test fixture): every URL resolves to
 /// the metadata of that one page, with the URL as source.
 ///

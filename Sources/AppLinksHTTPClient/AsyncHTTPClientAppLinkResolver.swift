@@ -20,7 +20,7 @@ import NIOHTTP1
 /// let resolver = AsyncHTTPClientAppLinkResolver(platform: .android, timeout: .seconds(5))
 /// let link = try await resolver.appLink(for: URL(string: "https://example.com/article")!)
 /// ```
-public struct AsyncHTTPClientAppLinkResolver: AppLinkResolving {
+public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     /// The client of every resolver made without one, for the life of the process (never shut down). It follows
     /// no redirect itself (the resolver does, to count them and to check each target's scheme) and does not retry
     /// a refused connection until the deadline: a host that is down is a `network_error` at once.
@@ -60,18 +60,9 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkResolving {
         self.client = client
     }
 
-    /// Fetches `url` and returns its AppLink.
-    /// - Throws: ``AppLinkError/unsupportedScheme(_:)``, ``AppLinkError/httpStatus(_:)``,
-    ///   ``AppLinkError/tooManyRedirects(limit:)``, ``AppLinkError/timedOut(seconds:)``,
-    ///   ``AppLinkError/tooLarge(limit:)`` or ``AppLinkError/network(_:)``.
-    public func appLink(for url: URL) async throws(AppLinkError) -> AppLink {
-        let body = try await fetch(url)
-        return AppLinkMetadata(html: body).appLink(sourceURL: url, platform: platform)
-    }
-
     /// The page body of `url`, within the limits.
     public func fetch(_ url: URL) async throws(AppLinkError) -> [UInt8] {
-        try Self.checkScheme(of: url)
+        try AppLinkError.requireWebScheme(url)
         let (client, limits, timeout) = (self.client, Limits(of: self), self.timeout)
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         // The client's deadline covers each request up to its answer's head; the race covers the bodies too.
@@ -103,12 +94,6 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkResolving {
         }
     }
 
-    private static func checkScheme(of url: URL) throws(AppLinkError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .unsupportedScheme(url.scheme ?? "")
-        }
-    }
-
     /// Fetches `url`, following its redirects, and reads the final answer's body.
     private static func follow(_ url: URL, client: HTTPClient, limits: Limits, deadline: NIODeadline) async -> Result<
         [UInt8], AppLinkError
@@ -130,8 +115,7 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkResolving {
                     return .failure(.tooManyRedirects(limit: limits.maximumRedirects))
                 }
                 do {
-                    // A redirect must not turn a page fetch into a file:// (or other) read.
-                    try checkScheme(of: next)
+                    try AppLinkError.requireWebScheme(next)
                 } catch {
                     return .failure(error)
                 }

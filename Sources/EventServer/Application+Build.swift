@@ -65,7 +65,7 @@ public func buildApplication(
     app.beforeServerStarts {
         do throws(StoreError) {
             try await store.prepare()
-            if let publicURL { try await store.backend.recordPublicURL(publicURL) }
+            if let publicURL { try await store.linkStore.recordPublicURL(publicURL) }
         } catch {
             throw EventServerError.store(error.message)
         }
@@ -88,10 +88,9 @@ private func assembleApplication(
     configuration: EventServerConfiguration, store: OpenedStore, logger: Logger,
     onServerRunning: @escaping @Sendable (String) async -> Void
 ) -> EventServerApplication {
-    let (backend, links, reports) = (store.backend, store.readBackend, store.reports)
+    let (backend, links, reports) = (store.backend, store.linkStore, store.reports)
     let metrics = ServerMetrics()
-    let writer = GroupCommitWriter(
-        store: backend, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
+    let writer = groupCommitWriter(on: backend, configuration: configuration, metrics: metrics)
     let recorder = LinkHitRecorder(writer: writer, logger: logger)
     let upkeep = StoreUpkeep(
         backend: backend, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)
@@ -122,6 +121,14 @@ private func assembleApplication(
         },
         logger: logger
     )
+}
+
+/// The writer of `backend`'s own prepared events: the one place the server opens the backend's type, so that the
+/// writer gets back, checked by the compiler, exactly what the backend prepared.
+private func groupCommitWriter<Backend: EventBackend>(
+    on backend: Backend, configuration: EventServerConfiguration, metrics: ServerMetrics
+) -> any EventSubmitting & Service {
+    GroupCommitWriter(store: backend, maximumQueuedEvents: configuration.maximumQueuedEvents, metrics: metrics)
 }
 
 /// Runs `app` until SIGTERM or SIGINT, then shuts down gracefully in reverse order of start: the HTTP server

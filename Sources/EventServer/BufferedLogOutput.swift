@@ -3,7 +3,7 @@ import MeasurementEvents
 import ServiceLifecycle
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Where the server's log lines go (stderr by default), written off the request path: while it runs as a

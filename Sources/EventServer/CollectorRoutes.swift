@@ -8,7 +8,7 @@ import MeasurementEvents
 struct CollectorRoutes {
     typealias Context = ServerRequestContext
 
-    let writer: GroupCommitWriter
+    let writer: any EventSubmitting
     let metrics: ServerMetrics
     let codec: NDJSONCodec
     let clock: any EventClock
@@ -80,7 +80,7 @@ struct CollectorRoutes {
     }
 }
 
-extension GroupCommitWriter.SubmitError {
+extension EventSubmitError {
     /// The HTTP answer of a refused submission: 503 with `Retry-After` when overloaded or closing, 500 when
     /// the commit failed.
     public var answer: EventServerError {

@@ -20,7 +20,7 @@ import ServiceLifecycle
 ///
 /// The queue is bounded: it holds at most ``maximumQueuedEvents`` events (a single request may exceed it
 /// only when the queue is empty, so none is refused forever); a request that would overfill it is refused
-/// with ``SubmitError/overloaded`` at once. A failed commit fails every request in it: nothing is
+/// with ``EventSubmitError/overloaded`` at once. A failed commit fails every request in it: nothing is
 /// acknowledged that is not stored. Run as a `Service`: graceful shutdown stops accepting, commits what is
 /// queued, answers it, and returns.
 ///
@@ -29,18 +29,8 @@ import ServiceLifecycle
 /// // in a ServiceGroup, before the HTTP server (which then shuts down first)
 /// let newlyStored = try await writer.submit(events, losses: [:])
 /// ```
-public final class GroupCommitWriter: Service, @unchecked Sendable {
+public final class GroupCommitWriter<Backend: EventBackend>: EventSubmitting, Service, @unchecked Sendable {
     // @unchecked Sendable: `phase`, `queue` and `queuedEvents` are only touched while holding `condition`.
-
-    /// Why a submission was not stored.
-    public enum SubmitError: Error, Sendable, Hashable {
-        /// The queue is full: answer 503 with `Retry-After`.
-        case overloaded
-        /// The writer is shutting down or stopped.
-        case closed
-        /// The commit failed; the message says why (from ``StoreError``).
-        case storeFailed(String)
-    }
 
     /// Where the writer is in its life.
     private enum Phase {
@@ -53,9 +43,9 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     private struct Submission {
-        let events: any PreparedEvents
+        let events: Backend.Prepared
         let losses: [DropReason: Int]
-        let answer: CheckedContinuation<Result<Int, SubmitError>, Never>
+        let answer: CheckedContinuation<Result<Int, EventSubmitError>, Never>
         let queuedAt: ContinuousClock.Instant
     }
 
@@ -69,7 +59,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// How long the first request of a group smaller than ``minimumGroupEvents`` waits for others to share
     /// its commit.
     public let gatherDelay: Duration
-    private let store: any EventBackend
+    private let store: Backend
     private let metrics: ServerMetrics?
     /// Guards the properties below. A condition variable, not a `Mutex`: the writer's thread sleeps until a request
     /// is queued, then up to the gather delay for the requests still arriving.
@@ -91,7 +81,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// `maximumGroupEvents` events per transaction, and waiting at most `gatherDelay` for a group to reach
     /// `minimumGroupEvents`.
     public convenience init(
-        store: any EventBackend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096,
+        store: Backend, maximumQueuedEvents: Int = 100_000, maximumGroupEvents: Int = 4_096,
         minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3)
     ) {
         self.init(
@@ -100,7 +90,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     init(
-        store: any EventBackend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096,
+        store: Backend, maximumQueuedEvents: Int, maximumGroupEvents: Int = 4_096,
         minimumGroupEvents: Int = 1_024, gatherDelay: Duration = .milliseconds(3), metrics: ServerMetrics?,
         beforeEncoding: (@Sendable () async -> Void)? = nil
     ) {
@@ -147,15 +137,16 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     /// The events are prepared here (``EventBackend/prepare(_:)``), on the caller's task, once the queue has room for
     /// them; the SQLite store's prepared rows hold copies of their values, so a caller that hands its events over (no
     /// other reference to the array) has them freed before the wait, and a queued request holds only its rows.
-    /// - Throws: ``SubmitError``: overloaded (queue full), closed, or the store's failure.
-    public func submit(_ events: consuming [MeasurementEvent], losses: [DropReason: Int]) async throws(SubmitError)
+    /// - Throws: ``EventSubmitError``: overloaded (queue full), closed, or the store's failure.
+    public func submit(_ events: consuming [MeasurementEvent], losses: [DropReason: Int]) async throws(EventSubmitError)
         -> Int
     {
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
         await beforeEncoding?()
         // Consumed: the rows hold copies of the values, and the events are freed here (if the caller kept none).
         let encoded = store.prepare(events)
-        let result = await withCheckedContinuation { (answer: CheckedContinuation<Result<Int, SubmitError>, Never>) in
+        let result = await withCheckedContinuation {
+            (answer: CheckedContinuation<Result<Int, EventSubmitError>, Never>) in
             condition.lock()
             arriving -= 1
             if let refusal = admission(of: encoded.count) {
@@ -177,7 +168,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
 
     /// ``admission(of:)`` under `condition`: a first check, so that a refused request is not encoded; an
     /// admitted one is counted as arriving until it is queued.
-    private func lockedAdmission(of count: Int) -> SubmitError? {
+    private func lockedAdmission(of count: Int) -> EventSubmitError? {
         condition.lock()
         defer { condition.unlock() }
         if let refusal = admission(of: count) { return refusal }
@@ -186,7 +177,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
     }
 
     /// Why `count` more events cannot be queued now, or `nil` when they can. Called holding `condition`.
-    private func admission(of count: Int) -> SubmitError? {
+    private func admission(of count: Int) -> EventSubmitError? {
         guard phase == .accepting else { return .closed }
         guard queuedEvents == 0 || queuedEvents + count <= maximumQueuedEvents else { return .overloaded }
         return nil
@@ -260,7 +251,7 @@ public final class GroupCommitWriter: Service, @unchecked Sendable {
         var losses: [DropReason: Int] = [:]
         for submission in batch { losses.merge(submission.losses, uniquingKeysWith: +) }
         let started = ContinuousClock.now
-        let outcome: Result<[Int], SubmitError>
+        let outcome: Result<[Int], EventSubmitError>
         do {
             outcome = .success(try await store.writePrepared(batch.map(\.events), losses: losses))
         } catch {

@@ -16,7 +16,7 @@ final class LinkCatalog: Sendable {
     let maximumAge: Duration
     /// The rendered pages of these links.
     let pages: LinkPageCache
-    private let store: any EventBackend
+    private let store: any LinkStore
     private let executor = StoreExecutor(label: "alstats-links")
     private let state = StateLock(State())
 
@@ -27,7 +27,7 @@ final class LinkCatalog: Sendable {
         var generation = 0
     }
 
-    init(store: any EventBackend, maximumAge: Duration = .seconds(1), pages: LinkPageCache = LinkPageCache()) {
+    init(store: any LinkStore, maximumAge: Duration = .seconds(1), pages: LinkPageCache = LinkPageCache()) {
         self.store = store
         self.maximumAge = maximumAge
         self.pages = pages
@@ -83,7 +83,7 @@ final class LinkCatalog: Sendable {
 
     /// Runs `body` with the backend on the catalog's executor.
     func onQueue<Result: Sendable>(
-        _ body: @Sendable (any EventBackend) async throws(StoreError) -> Result
+        _ body: @Sendable (any LinkStore) async throws(StoreError) -> Result
     ) async throws(EventServerError) -> Result {
         do {
             return try await executor.run { () async throws(StoreError) -> Result in try await body(store) }

@@ -16,7 +16,7 @@ public final class LinkHitRecorder: Service, Sendable {
     public let capacity: Int
     /// How long hits gather before they are sent.
     public let interval: Duration
-    private let writer: GroupCommitWriter
+    private let writer: any EventSubmitting
     private let logger: Logger
     private let state = StateLock(State())
 
@@ -27,7 +27,7 @@ public final class LinkHitRecorder: Service, Sendable {
 
     /// A recorder sending to `writer`, holding at most `capacity` hits between sends.
     public init(
-        writer: GroupCommitWriter, capacity: Int = 65_536, interval: Duration = .milliseconds(100), logger: Logger
+        writer: any EventSubmitting, capacity: Int = 65_536, interval: Duration = .milliseconds(100), logger: Logger
     ) {
         self.writer = writer
         self.capacity = max(1, capacity)

@@ -4,7 +4,7 @@ import Hummingbird
 struct HealthRoutes {
     typealias Context = ServerRequestContext
 
-    let writer: GroupCommitWriter
+    let writer: any EventSubmitting
 
     func addRoutes(to router: Router<Context>) {
         router.get("healthz") { _, _ in

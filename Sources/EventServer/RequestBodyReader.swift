@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 #if canImport(CIsal)
-    import CIsal
+import CIsal
 #endif
 
 /// Reads a POST body within the collector's limits: 413 over 512 KiB as sent or 4 MiB decompressed, 400 for a
@@ -70,13 +70,13 @@ enum RequestBodyReader {
             body.withUnsafeReadableBytes { input in
                 _ = inflated.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { output in
                     #if canImport(CIsal)
-                        result = cisal_gunzip(
-                            input.bindMemory(to: UInt8.self).baseAddress, input.count,
-                            output.bindMemory(to: UInt8.self).baseAddress, capacity)
+                    result = cisal_gunzip(
+                        input.bindMemory(to: UInt8.self).baseAddress, input.count,
+                        output.bindMemory(to: UInt8.self).baseAddress, capacity)
                     #else
-                        result = czlib_gunzip(
-                            input.bindMemory(to: UInt8.self).baseAddress, input.count,
-                            output.bindMemory(to: UInt8.self).baseAddress, capacity)
+                    result = czlib_gunzip(
+                        input.bindMemory(to: UInt8.self).baseAddress, input.count,
+                        output.bindMemory(to: UInt8.self).baseAddress, capacity)
                     #endif
                     return max(result, 0)
                 }

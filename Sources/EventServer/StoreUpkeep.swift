@@ -2,9 +2,9 @@ import EventStoreInterface
 import Logging
 import ServiceLifecycle
 
-/// Calls the store's ``SQLiteEventStore/EventBackend/upkeep()`` every ``interval`` while the server runs, off the write
+/// Calls the store's ``EventBackend/upkeep()`` every ``interval`` while the server runs, off the write
 /// path: on PostgreSQL it summarises the ranges of the time index that the collector's writes filled, which
-/// autovacuum leaves undone when ranges fill faster than it visits (docs/postgres-layout.md, "Summaries"); on
+/// autovacuum leaves undone when ranges fill faster than it visits (docs/design/postgres-layout.md, "Summaries"); on
 /// SQLite it has nothing to do. A failed call is logged as a warning and counted in
 /// `alstats_upkeep_failed_total`; what it left is done by the next one, and no event is affected.
 ///

@@ -2,7 +2,7 @@
 /// the pages at `/l/{slug}` of the site's root, as the verified-link files (`/l/*`) require.
 ///
 /// The report counts an `al_nav_in` as an arrival of a link only when its `targetURL` is the link's canonical
-/// URL on a recorded public URL (``SQLiteEventStore/recordPublicURL(_:)``): the scheme and host compare
+/// URL on a recorded public URL (``LinkStore/recordPublicURL(_:)``): the scheme and host compare
 /// case-insensitively, everything else exactly.
 ///
 /// ```swift

@@ -1,3 +1,4 @@
+import EventIngest
 import EventStoreInterface
 import MeasurementEvents
 import NIOCore
@@ -10,7 +11,7 @@ import NIOCore
 /// escape, that no redaction changes and that counts in no link rollup and no device's losses is taken so
 /// (``append(_:)-(FlatLine)``); any other goes through its decoded event (``append(_:)-(MeasurementEvent)``), the
 /// one way both give the same line.
-struct PostgresEventRows: IngestRows {
+package struct PostgresEventRows: IngestRows {
     /// The store's redactor, with a count of its own (values it replaced whole, for completeness).
     let redactor: Redactor
     /// The lines, in `COPY`'s text format: the events' ids, times, names, field columns and `extra`, in the events'
@@ -76,7 +77,7 @@ struct PostgresEventRows: IngestRows {
         for event in self.redactor.redact(events) { append(redacted: event) }
     }
 
-    var count: Int { ids.count }
+    package var count: Int { ids.count }
 
     /// The bytes of line `position` in ``text``.
     func range(of position: Int) -> Range<Int> { (position == 0 ? 0 : ends[position - 1])..<ends[position] }
@@ -84,7 +85,7 @@ struct PostgresEventRows: IngestRows {
     private static let fieldCount = EventColumns.fields.count
     private static let successPosition = EventColumns.fieldPosition(ofBindIndex: EventColumns.successIndex)
 
-    mutating func append(_ event: MeasurementEvent) {
+    package mutating func append(_ event: MeasurementEvent) {
         append(redacted: redactor.redact(event))
     }
 
@@ -143,7 +144,7 @@ struct PostgresEventRows: IngestRows {
         finish(id: id, timestamp: event.timestamp)
     }
 
-    mutating func append(_ line: FlatLine) -> Bool {
+    package mutating func append(_ line: FlatLine) -> Bool {
         let fields = line.fields
         let name = line.name
         // A hit of a hosted link and a device's loss record count elsewhere: their events say how.

@@ -8,7 +8,8 @@ import PostgresNIO
 extension PostgresEventStore: EventBackend {}
 
 extension PostgresEventStore: ReportSource {
-    /// PostgreSQL: a bundled query runs its `NAME.postgres.sql` variant where it has one, else the portable file.
+    /// PostgreSQL: a bundled query runs its `Queries/postgres/NAME.sql` variant where it has one, else the portable
+    /// file.
     public var dialect: QueryCatalog.Dialect { .postgres }
 
     /// Runs a bundled query (from ``QueryCatalog/query(named:dialect:)`` with ``dialect``) with `parameters`,

@@ -1,7 +1,7 @@
 import EventStoreInterface
 import PostgresNIO
 
-extension PostgresEventStore {
+extension PostgresEventStore: LinkStore {
     /// Stores `links`, replacing any with the same slug, all or none in one transaction.
     ///
     /// ```swift
@@ -10,7 +10,7 @@ extension PostgresEventStore {
     /// - Throws: ``StoreError`` when the transaction could not be committed; then no link changed.
     public func putLinks(_ links: [StoredLink]) async throws(StoreError) {
         guard !links.isEmpty else { return }
-        let now = PostgresEventStore.nowMilliseconds()
+        let now = clock.nowMilliseconds()
         var latest: [String: StoredLink] = [:]
         for link in links { latest[link.slug] = link }
         let sorted = latest.values.sorted { $0.slug.utf8.lexicographicallyPrecedes($1.slug.utf8) }
@@ -57,7 +57,7 @@ extension PostgresEventStore {
     /// events whose `targetURL` is a link's canonical URL on it as arrivals.
     /// - Throws: ``StoreError`` when the transaction could not be committed.
     public func recordPublicURL(_ url: LinkPublicURL) async throws(StoreError) {
-        let now = PostgresEventStore.nowMilliseconds()
+        let now = clock.nowMilliseconds()
         try await withConnection(doing: "recording the public URL") { connection in
             var binds = PostgresBindings()
             binds.append(url.text)

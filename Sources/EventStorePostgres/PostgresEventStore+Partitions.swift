@@ -72,7 +72,7 @@ extension PostgresEventStore {
     /// wait for every transaction that has written to or read `events` (another server's batch, a strict ingest that
     /// runs for minutes, a long query) while the writers behind it queued. `ATTACH PARTITION` takes `SHARE UPDATE
     /// EXCLUSIVE` on `events`, which no write or read conflicts with (only `VACUUM`, `ANALYZE` or an index build of
-    /// `events` itself), and `ACCESS EXCLUSIVE` on the new table; `events` has no default partition (Migrations/0007),
+    /// `events` itself), and `ACCESS EXCLUSIVE` on the new table; `events` has no default partition (Migrations/postgres/0007),
     /// which it would also lock, waiting for every read that had scanned it.
     ///
     /// A month counts as made when a partition of `events` has its name, or its name and a suffix `_N`. A table of
@@ -113,12 +113,12 @@ extension PostgresEventStore {
         }.first ?? false
     }
 
-    /// The partition of `events` for an instant before 1900 or after 9999 (Migrations/0007).
+    /// The partition of `events` for an instant before 1900 or after 9999 (Migrations/postgres/0007).
     static func outOfRangePartition(of milliseconds: Int64) -> String {
         milliseconds < 0 ? "events_before_1900" : "events_after_9999"
     }
 
-    /// Summarises the ranges of the time index (`events_by_time`, BRIN: Migrations/0006) that filled in the
+    /// Summarises the ranges of the time index (`events_by_time`, BRIN: Migrations/postgres/0006) that filled in the
     /// partitions written since the last call, and returns how many it summarised.
     ///
     /// The index summarises a range when autovacuum takes the request a filled range leaves (`autosummarize`), but
@@ -169,7 +169,7 @@ extension PostgresEventStore {
     /// (``summarizeFilledRanges()``) once ``eventsPerIngestSummary`` events came since the last start and none is
     /// under way. The ranges fill while the ingest goes on, and summarising them then takes the server's time while
     /// alstats reads the next lines; left to ``finishIngest()``, their summaries were the ingest's last 90–170 ms
-    /// for 200,000 events, with alstats waiting (docs/postgres-layout.md, "Summaries").
+    /// for 200,000 events, with alstats waiting (docs/design/postgres-layout.md, "Summaries").
     func summarizeWhileIngesting(after events: Int) {
         ingestSummaries.withLock { state in
             state.eventsSince += events

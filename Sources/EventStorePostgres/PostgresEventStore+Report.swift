@@ -4,7 +4,7 @@ import PostgresNIO
 extension PostgresEventStore {
     /// The grouped counts of a report for `query`, the same rows as the SQLite store's
     /// ``ReportReader/rows(for:)`` for the same events, from the bundled queries' PostgreSQL forms
-    /// (`Queries/report_groups.postgres.sql`, `report_daily` and `report_links`, which
+    /// (`Queries/postgres/report_groups.sql`, `report_daily` and `report_links`, which
     /// `alstats query` runs as well): ``ReportBuilder`` turns them into the report.
     ///
     /// ```swift

@@ -1,3 +1,4 @@
+import EventIngest
 import EventStoreInterface
 import MeasurementEvents
 import PostgresNIO
@@ -16,13 +17,13 @@ extension PostgresEventStore {
     ///   (``finishIngest()``).
     /// - Throws: what `body` threw, as it was (an ``IngestError`` of the input, a ``StoreError`` of a write), or a
     ///   ``StoreError`` when the transaction could not be opened or committed; nothing of it is stored then.
-    package func inOneTransaction(_ body: (any IngestRowTransaction) async throws -> Bool) async throws -> Bool {
+    package func inOneTransaction(_ body: (PostgresIngestTransaction) async throws -> Bool) async throws -> Bool {
         try await inOneTransaction(limits: .standard, body)
     }
 
     /// ``inOneTransaction(_:)`` with the transaction's `limits` on what it holds back (tests lower them).
     func inOneTransaction(
-        limits: PostgresIngestTransaction.Limits, _ body: (any IngestRowTransaction) async throws -> Bool
+        limits: PostgresIngestTransaction.Limits, _ body: (PostgresIngestTransaction) async throws -> Bool
     ) async throws -> Bool {
         var failure: (any Error)?
         var finished: (written: Set<String>, madeHere: Set<Int64>) = ([], [])
@@ -84,7 +85,7 @@ extension PostgresEventStore {
 ///
 /// What it holds is bounded (``Limits``): past ``Limits/rollupEntries`` rollup groups, links and visitors (an input
 /// of ever new dimensions) they are upserted at once, and their rows are then held to the end.
-final class PostgresIngestTransaction: IngestRowTransaction {
+package final class PostgresIngestTransaction: IngestRowTransaction {
     let store: PostgresEventStore
     let connection: PostgresConnection
     /// The partitions written, by name: noted for their summaries once the transaction commits.
@@ -113,8 +114,8 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         self.limits = limits
     }
 
-    func write(_ rows: [any IngestRows], losses: [DropReason: Int]) async throws(StoreError) -> Int {
-        let prepared = PreparedWrite(try store.own(rows), losses: losses)
+    package func write(_ rows: [PostgresEventRows], losses: [DropReason: Int]) async throws(StoreError) -> Int {
+        let prepared = PreparedWrite(rows, losses: losses)
         guard !prepared.isEmpty else { return 0 }
         let (months, missing) = store.months(of: prepared.plan.timestamps, madeAlso: madeHere)
         if !missing.isEmpty, store.connectionLimit < 2 {
@@ -149,7 +150,7 @@ final class PostgresIngestTransaction: IngestRowTransaction {
         do {
             try await rollups.write(on: connection, store: store)
             let flat = counts.flatMap { kind, reasons in reasons.map { (kind: kind, reason: $0.key, count: $0.value) } }
-            try await store.addCompleteness(flat, now: PostgresEventStore.nowMilliseconds(), on: connection)
+            try await store.addCompleteness(flat, now: store.clock.nowMilliseconds(), on: connection)
         } catch {
             throw store.storeError(error, doing: "writing the rollups of an ingest (--strict)")
         }

@@ -1,3 +1,4 @@
+import EventIngest
 import EventStoreInterface
 import MeasurementEvents
 import PostgresNIO
@@ -57,7 +58,7 @@ extension PostgresEventStore {
         }
         await previous?.wait()
         let held = await previous?.heldIDs ?? []
-        let now = PostgresEventStore.nowMilliseconds()
+        let now = clock.nowMilliseconds()
         var partitionMissing = false
         func writeOnce() async throws(StoreError) -> [Int] {
             let written = try await ensurePartitions(for: prepared.plan.timestamps)
@@ -103,19 +104,6 @@ extension PostgresEventStore {
         let counts = PostgresEventStore.adding(written.deviceLosses, to: prepared.counts)
         try await addCompleteness(counts, now: now, on: connection)
         return written.stored
-    }
-
-    /// The rows of an ingest as this store's own (``makeIngestRows()`` made them).
-    /// - Throws: ``StoreError`` for rows of another store.
-    func own(_ rows: [any IngestRows]) throws(StoreError) -> [PostgresEventRows] {
-        var own: [PostgresEventRows] = []
-        for chunk in rows {
-            guard let chunk = chunk as? PostgresEventRows else {
-                throw StoreError(.io, path: location, "rows of another store were given to \(location) to write")
-            }
-            own.append(chunk)
-        }
-        return own
     }
 
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
@@ -297,31 +285,29 @@ extension PostgresEventStore {
     }
 }
 
-extension PostgresEventStore: IngestRowWriter {
+extension PostgresEventStore: IngestRowWriter, NDJSONIngester {
     /// `alstats ingest` on PostgreSQL: the generic ingest with the events made into `COPY` rows on the reader's thread
     /// (``IngestRowWriter/ingestNDJSON(_:options:onInvalidLine:progress:)``).
     public func ingest(
         _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
         progress: ((IngestSummary) -> Void)?
     ) async throws -> IngestSummary {
-        try await ingestGenerically(
-            inputs, options: options, rowWriter: self, onInvalidLine: onInvalidLine, progress: progress)
+        try await ingestNDJSON(inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
     }
 
     /// Rows of `COPY` lines redacted with the store's keys: an ingest makes them on its reader thread.
-    package func makeIngestRows() -> any IngestRows { PostgresEventRows(redactor: redactor) }
+    package func makeIngestRows() -> PostgresEventRows { PostgresEventRows(redactor: redactor) }
 
     /// Writes the events of `rows` (made by ``makeIngestRows()``) as ``writeBatches(_:losses:after:claimed:)``
     /// writes batches.
     /// - Returns: how many events were new.
     /// - Throws: ``StoreError`` (`.io`) when the transaction could not be committed; nothing of the call is stored.
     package func writeRows(
-        _ rows: [any IngestRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
+        _ rows: [PostgresEventRows], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
     ) async throws(StoreError) -> Int {
         try await claimed.opening { () async throws(StoreError) in
-            let own = try own(rows)
-            let stored = try await write(own, losses: losses, after: previous, claimed: claimed).reduce(0, +)
-            summarizeWhileIngesting(after: own.reduce(0) { $0 + $1.count })
+            let stored = try await write(rows, losses: losses, after: previous, claimed: claimed).reduce(0, +)
+            summarizeWhileIngesting(after: rows.reduce(0) { $0 + $1.count })
             return stored
         }
     }

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// `ServiceGroup` (listed before what uses the store, so that it stops last), or, for a program without one, in a
 /// task of the store's own (``open(url:options:)``). ``open()`` then connects and applies the pending migrations
 /// of the top-level `Migrations/postgres/` under an advisory lock (two processes starting at once apply each
-/// once). Events are partitioned by month (docs/postgres-layout.md); every batch is written in one transaction
+/// once). Events are partitioned by month (docs/design/postgres-layout.md); every batch is written in one transaction
 /// with its rollups, so several writers at once give exact rollups and store each id once.
 ///
 /// ```swift
@@ -31,15 +31,19 @@ public final class PostgresEventStore: Service, Sendable {
         /// How long opening waits for a first connection: a server that refuses, does not answer or does not
         /// accept the user fails the open after it (the client's pool would retry for ever).
         public var connectTimeout: Duration
+        /// The clock of what the store stamps with the time it writes it (completeness counts, links); tests set it.
+        public var clock: any EventClock
 
         /// Creates options; by default the default secret keys are redacted, up to 8 connections are used, and
         /// opening gives up after 10 seconds without a connection.
         public init(
-            redactor: Redactor = Redactor(), maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10)
+            redactor: Redactor = Redactor(), maximumConnections: Int = 8, connectTimeout: Duration = .seconds(10),
+            clock: any EventClock = SystemEventClock()
         ) {
             self.redactor = redactor
             self.maximumConnections = maximumConnections
             self.connectTimeout = connectTimeout
+            self.clock = clock
         }
     }
 
@@ -50,6 +54,8 @@ public final class PostgresEventStore: Service, Sendable {
 
     let client: PostgresClient
     let redactor: Redactor
+    /// The clock of the times the store stamps (``Options/clock``).
+    let clock: any EventClock
     let logger = Logger(label: "alstats.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
     let partitions = StateLock<Set<Int64>>([])
@@ -81,6 +87,7 @@ public final class PostgresEventStore: Service, Sendable {
         let parsed = PostgresServerURL(server)
         location = parsed.redacted
         redactor = options.redactor
+        clock = options.clock
         connectTimeout = options.connectTimeout
         var configuration = parsed.configuration
         connectionLimit = max(1, options.maximumConnections)
@@ -271,10 +278,5 @@ public final class PostgresEventStore: Service, Sendable {
         default:
             return StoreError(.io, path: location, "PostgreSQL at \(location) failed while \(what): \(error.code)")
         }
-    }
-
-    /// Now, in ms since the Unix epoch.
-    static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

@@ -1,7 +1,7 @@
 import PostgresNIO
 
 /// SQL written with SQLite's named parameters (`:since`), as PostgreSQL's positional ones (`$1`): the bundled
-/// queries (`Queries/*.sql` and their `.postgres.sql` variants) name their parameters, and
+/// queries (`Queries/*.sql` and their `Queries/postgres/` variants) name their parameters, and
 /// PostgreSQL's extended protocol numbers them.
 ///
 /// Each distinct name becomes one number, in order of first use; every use of a name gets its number, as text

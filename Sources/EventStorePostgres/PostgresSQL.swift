@@ -1,3 +1,4 @@
+import EmbeddedSQLFiles
 import EventStoreInterface
 
 /// The SQL files of EventStorePostgres, embedded in the binary as SQLiteEventStore's are: the EmbedSQL build plugin

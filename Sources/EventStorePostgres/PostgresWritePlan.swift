@@ -134,7 +134,7 @@ struct PostgresWritePlan {
     /// into `COPY events`.
     ///
     /// Time order, not the plan's (by id), so that a month's rows lie on disk in about time order: what keeps each
-    /// range of pages of the BRIN index `events_by_time` (Migrations/0006) narrow, so that a read by time visits
+    /// range of pages of the BRIN index `events_by_time` (Migrations/postgres/0006) narrow, so that a read by time visits
     /// only the pages that may hold its window. (While `events_by_time` was a B-tree, the same order saved a descent
     /// and a page per row: for 193,943 realistic events in chunks of 8,192 into `events` in psql, 0.75–1.01 s in
     /// time order against 1.12–1.50 s by id, five alternated runs each, 2026-11-26.)

@@ -1,10 +1,11 @@
 import EventStoreInterface
+import SQLiteSupport
 
 extension SQLiteEventStore {
     /// Sets how hard later commits work to survive a crash (`PRAGMA synchronous`).
-    /// - Throws: ``StoreError`` when SQLite refuses the setting.
+    /// - Throws: ``SQLiteError`` when SQLite refuses the setting.
     public func setDurability(_ durability: StoreDurability) throws(StoreError) {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             let level = durability == .full ? "FULL" : "NORMAL"
             try store.connection.execute("PRAGMA synchronous=\(level)", doing: "setting the durability")
         }

@@ -1,15 +1,15 @@
 import EventStoreInterface
 import SQLiteSupport
 
-extension SQLiteEventStore {
+extension SQLiteEventStore: LinkStore {
     /// Stores `links`, replacing any with the same slug, all or none in one transaction.
     ///
     /// ```swift
     /// try store.putLinks([StoredLink(slug: "invite", json: #"{"slug":"invite","web":{"url":"https://a.example"}}"#)])
     /// ```
     public func putLinks(_ links: [StoredLink]) throws(StoreError) {
-        let now = SQLiteEventStore.nowMilliseconds()
-        try inLinkTransaction(doing: "storing links") { connection throws(StoreError) in
+        let now = clock.nowMilliseconds()
+        try inLinkTransaction(doing: "storing links") { connection throws(SQLiteError) in
             let statement = try connection.prepare(
                 "INSERT OR REPLACE INTO links (slug, json, updated_ms) VALUES (?1, ?2, ?3)")
             for link in links {
@@ -34,7 +34,7 @@ extension SQLiteEventStore {
     /// Deletes the link named `slug`; `false` when there was none.
     @discardableResult
     public func deleteLink(slug: String) throws(StoreError) -> Bool {
-        try inLinkTransaction(doing: "deleting a link") { connection throws(StoreError) in
+        try inLinkTransaction(doing: "deleting a link") { connection throws(SQLiteError) in
             let statement = try connection.prepare("DELETE FROM links WHERE slug = ?1")
             statement.bind(1, slug)
             try statement.run()
@@ -49,8 +49,8 @@ extension SQLiteEventStore {
     /// try store.recordPublicURL(LinkPublicURL("https://go.example.com")!)
     /// ```
     public func recordPublicURL(_ url: LinkPublicURL) throws(StoreError) {
-        let now = SQLiteEventStore.nowMilliseconds()
-        try inLinkTransaction(doing: "recording the public URL") { connection throws(StoreError) in
+        let now = clock.nowMilliseconds()
+        try inLinkTransaction(doing: "recording the public URL") { connection throws(SQLiteError) in
             let statement = try connection.prepare(
                 "INSERT INTO link_public_url (public_url, recorded_ms) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
             statement.bind(1, url.text)
@@ -61,7 +61,7 @@ extension SQLiteEventStore {
 
     /// The recorded public URLs of the hosted links, sorted.
     public func publicURLs() throws(StoreError) -> [String] {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             let statement = try store.connection.prepare("SELECT public_url FROM link_public_url ORDER BY 1")
             defer { statement.reset() }
             var urls: [String] = []
@@ -71,7 +71,7 @@ extension SQLiteEventStore {
     }
 
     private func readLinks(_ sql: String, slug: String?) throws(StoreError) -> [StoredLink] {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             let statement = try store.connection.prepare(sql)
             if let slug { statement.bind(1, slug) }
             defer { statement.reset() }
@@ -88,12 +88,12 @@ extension SQLiteEventStore {
 
     /// Runs `body` in a transaction of its own, after committing any batch of events the writer holds.
     private func inLinkTransaction<Result>(
-        doing what: String, _ body: (SQLiteConnection) throws(StoreError) -> Result
+        doing what: String, _ body: (SQLiteConnection) throws(SQLiteError) -> Result
     ) throws(StoreError) -> Result {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             if store.writer.inTransaction { try store.writer.commit() }
             try store.connection.execute("BEGIN IMMEDIATE", doing: what)
-            do throws(StoreError) {
+            do throws(SQLiteError) {
                 let result = try body(store.connection)
                 try store.connection.execute("COMMIT", doing: what)
                 return result

@@ -5,14 +5,14 @@ import SQLiteSupport
 extension SQLiteEventStore {
     /// Opens `path` after checking it, configures the connection and migrates (SQLiteSupport's
     /// ``SQLiteConnection/openChecked(path:settings:migrator:beforeMigrating:)`` with the store's schema).
-    static func openChecked(path: String, options: Options) throws(StoreError) -> SQLiteConnection {
+    static func openChecked(path: String, options: Options) throws(SQLiteError) -> SQLiteConnection {
         let settings = SQLiteConnection.OpenSettings(
             create: options.create, busyTimeout: options.busyTimeout,
             integrityCheckLimit: options.integrityCheckLimit, walCheckpoints: options.walCheckpoints)
         // Before migrating: migration 0011 computes the id index's keys with it; packing uses the others.
         let connection = try SQLiteConnection.openChecked(
             path: path, settings: settings, migrator: SchemaMigrator(),
-            beforeMigrating: { connection throws(StoreError) in
+            beforeMigrating: { connection throws(SQLiteError) in
                 try EventIDKey.register(on: connection)
                 try EventPackFunctions.register(on: connection)
             })

@@ -37,6 +37,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
         public var packFields = false
         /// When the WAL is copied into the database file (``WALCheckpointer``); tests lower them.
         package var walCheckpoints = WALCheckpointer.Thresholds.standard
+        /// The clock of what the store stamps with the time it writes it (completeness counts, links); tests set it.
+        public var clock: any EventClock = SystemEventClock()
 
         /// Creates options; the defaults create the file, redact the default secret keys, check files
         /// up to 256 MiB, wait 5 s for locks, and leave the size unlimited.
@@ -60,6 +62,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
     private let lock = StateLock(())
     /// The writer's redactor, for ``encode(_:)`` outside the lock.
     let redactor: Redactor
+    /// The clock of the times the store stamps (``Options/clock``).
+    let clock: any EventClock
     /// The writer's packing dictionary, for ``encode(_:)`` outside the lock.
     let packers = EventPacker.Slot()
 
@@ -67,17 +71,25 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// - Throws: ``StoreError`` naming the file and what to do.
     public init(path: String, options: Options = Options()) throws(StoreError) {
         self.path = path
-        let connection = try SQLiteEventStore.openChecked(path: path, options: options)
-        let writer = try EventWriter(connection: connection, redactor: options.redactor, packers: packers)
+        let connection: SQLiteConnection
+        let writer: EventWriter
+        do throws(SQLiteError) {
+            connection = try SQLiteEventStore.openChecked(path: path, options: options)
+            writer = try EventWriter(
+                connection: connection, redactor: options.redactor, clock: options.clock, packers: packers)
+        } catch {
+            throw StoreError(error)
+        }
         writer.packsFields = options.packFields
         store = StoreConnection(connection: connection, writer: writer)
         redactor = options.redactor
+        clock = options.clock
     }
 
     /// The schema version of the database (the latest migration applied).
     public var schemaVersion: Int {
         get throws(StoreError) {
-            try withConnection { store throws(StoreError) in try SchemaMigrator().currentVersion(of: store.connection) }
+            try withStore { store throws(SQLiteError) in try SchemaMigrator().currentVersion(of: store.connection) }
         }
     }
 
@@ -88,7 +100,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// - Returns: how many events were new.
     @discardableResult
     public func write(_ events: [MeasurementEvent]) throws(StoreError) -> Int {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             let inserted = try store.writer.write(events)
             try store.writer.commit()
             return inserted
@@ -108,9 +120,9 @@ public final class SQLiteEventStore: @unchecked Sendable {
     ///   build has no Zstandard: nothing changed then).
     @discardableResult
     public func pack() throws(StoreError) -> Bool {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             try store.writer.beginIfNeeded()
-            do throws(StoreError) {
+            do throws(SQLiteError) {
                 let packed = try store.writer.packStoredEvents()
                 try store.writer.commit()
                 return packed
@@ -124,7 +136,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// Rebuilds the file without its free pages (`VACUUM`), returning to the file system the space that deleted or
     /// rewritten rows left (after ``pack()``). Takes as long as copying the database, and needs as much free space.
     public func reclaimSpace() throws(StoreError) {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             try store.connection.execute("VACUUM", doing: "rebuilding the file without its free pages")
             // The rebuilt pages are in the WAL until a checkpoint copies them back into the file.
             _ = try store.connection.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -133,20 +145,20 @@ public final class SQLiteEventStore: @unchecked Sendable {
 
     /// Adds loss counts to the completeness table, in a transaction of their own.
     public func recordLosses(_ losses: [DropReason: Int]) throws(StoreError) {
-        try withConnection { store throws(StoreError) in
-            try store.writer.recordLosses(losses, nowMilliseconds: SQLiteEventStore.nowMilliseconds())
+        try withStore { store throws(SQLiteError) in
+            try store.writer.recordLosses(losses)
         }
     }
 
     /// The completeness counts, keyed by kind (`dropped`, `rejected`) and reason; on a device's database, those
     /// its uploader counted too (``completeness(on:)``).
     public func completeness() throws(StoreError) -> [String: [String: Int]] {
-        try withConnection { store throws(StoreError) in try SQLiteEventStore.completeness(on: store.connection) }
+        try withStore { store throws(SQLiteError) in try SQLiteEventStore.completeness(on: store.connection) }
     }
 
     /// The number of stored events.
     public func count() throws(StoreError) -> Int {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             Int(try store.connection.scalarInt("SELECT count(*) FROM events"))
         }
     }
@@ -154,9 +166,9 @@ public final class SQLiteEventStore: @unchecked Sendable {
     /// Recomputes every rollup (the report's and the hosted links funnel's) from the raw events, in one
     /// transaction.
     public func rebuildRollups() throws(StoreError) {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             try store.connection.execute("BEGIN IMMEDIATE", doing: "rebuilding rollups")
-            do throws(StoreError) {
+            do throws(SQLiteError) {
                 try store.connection.execute(RollupKey.rebuildSQL, doing: "rebuilding rollups")
                 try store.connection.execute(
                     EmbeddedSQL.statement("rebuild_link_rollups"), doing: "rebuilding rollups")
@@ -172,7 +184,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
     public func forEachEvent(
         since: Int64 = .min, until: Int64 = .max, _ body: (MeasurementEvent) throws -> Void
     ) throws {
-        try withConnection { store in
+        try withStoreRethrowing { store in
             let statement = try store.connection.prepare(EventColumns.selectSQL)
             statement.bind(1, since)
             statement.bind(2, until)
@@ -183,15 +195,33 @@ public final class SQLiteEventStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the connection and writer, under the lock, and gives its SQLite failure as the store's
+    /// (``StoreError/init(_:)``): what the store's public methods throw.
+    package func withStore<Result>(
+        _ body: (StoreConnection) throws(SQLiteError) -> Result
+    ) throws(StoreError) -> Result {
+        do throws(SQLiteError) {
+            return try withConnection(body)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// ``withStore(_:)`` for a body that throws errors of its own too
+    /// (an ingest's, a query's, the caller's): those pass as they are, SQLite's failures are given as the store's.
+    package func withStoreRethrowing<Result>(_ body: (StoreConnection) throws -> Result) throws -> Result {
+        do {
+            return try withConnection(body)
+        } catch let error as SQLiteError {
+            throw StoreError(error)
+        }
+    }
+
     /// Runs `body` with the connection and writer, under the lock.
     package func withConnection<Result, Failure: Error>(
         _ body: (StoreConnection) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         try lock.withLock { _ throws(Failure) in try body(store) }
-    }
-
-    static func nowMilliseconds() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }
 

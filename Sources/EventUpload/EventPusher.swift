@@ -1,4 +1,3 @@
-import EventStoreInterface
 import Foundation
 import MeasurementEvents
 
@@ -39,26 +38,26 @@ public final class EventPusher: Sendable {
             endpoint: collector, writeKey: writeKey, policy: policy, transport: transport, clock: clock,
             random: random)
         do {
-            source = try PushSource(lines: lines, destination: uploader.endpoint.absoluteString)
+            source = try PushSource(lines: lines, destination: uploader.endpoint.absoluteString, clock: clock)
         } catch {
             throw UploadError(error)
         }
     }
 
-    #if ALSTATS_URLSESSION
-        /// Opens the database of `source` for a push that sends with `URLSession` (Apple platforms): as
-        /// ``init(source:collector:writeKey:policy:batchesInFlight:transport:clock:random:)``.
-        /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
-        public convenience init(
-            source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
-            batchesInFlight: Int = 12, clock: any UploadClock = SystemUploadClock(),
-            random: any UploadRandomSource = SystemUploadRandom()
-        ) throws(UploadError) {
-            try self.init(
-                source: lines, collector: collector, writeKey: writeKey, policy: policy,
-                batchesInFlight: batchesInFlight,
-                transport: URLSessionUploadTransport(), clock: clock, random: random)
-        }
+    #if ALSTATS_URLSESSION || !Server
+    /// Opens the database of `source` for a push that sends with `URLSession` (Apple platforms): as
+    /// ``init(source:collector:writeKey:policy:batchesInFlight:transport:clock:random:)``.
+    /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the database cannot be used.
+    public convenience init(
+        source lines: any PushLineSource, collector: URL, writeKey: String, policy: UploadPolicy = UploadPolicy(),
+        batchesInFlight: Int = 12, clock: any UploadClock = SystemUploadClock(),
+        random: any UploadRandomSource = SystemUploadRandom()
+    ) throws(UploadError) {
+        try self.init(
+            source: lines, collector: collector, writeKey: writeKey, policy: policy,
+            batchesInFlight: batchesInFlight,
+            transport: URLSessionUploadTransport(), clock: clock, random: random)
+    }
     #endif
 
     /// Sends every event not yet answered, oldest first, until none is left.

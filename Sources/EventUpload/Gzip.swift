@@ -3,7 +3,7 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(CIsal)
-    import CIsal
+import CIsal
 #endif
 
 /// gzip: the one codec every collector accepts as `Content-Encoding: gzip`. Bodies are read with the system zlib,
@@ -16,23 +16,23 @@ package enum Gzip {
     /// shared with the app, and its bytes are a few percent of what the event cost to make.
     package static func compress(_ bytes: [UInt8]) -> Data {
         #if canImport(CIsal)
-            // A deflate stream grows incompressible input by 5 bytes in 64 KiB; gzip adds 18.
-            var capacity = bytes.count + bytes.count / 64 + 1_024
-            let buffer = Buffers.take()
-            defer { Buffers.give(buffer) }
-            while true {
-                let body = withMemory(capacity: capacity) { output in
-                    bytes.withUnsafeBufferPointer { input in
-                        Int(cisal_gzip(input.baseAddress, input.count, output, capacity, buffer.pointer))
-                    }
+        // A deflate stream grows incompressible input by 5 bytes in 64 KiB; gzip adds 18.
+        var capacity = bytes.count + bytes.count / 64 + 1_024
+        let buffer = Buffers.take()
+        defer { Buffers.give(buffer) }
+        while true {
+            let body = withMemory(capacity: capacity) { output in
+                bytes.withUnsafeBufferPointer { input in
+                    Int(cisal_gzip(input.baseAddress, input.count, output, capacity, buffer.pointer))
                 }
-                if let body { return body }
-                // ISA-L fails only without room (or with more than 4 GiB, which no batch holds).
-                precondition(capacity < bytes.count * 2 + 65_536, "gzip could not compress \(bytes.count) bytes")
-                capacity *= 2
             }
+            if let body { return body }
+            // ISA-L fails only without room (or with more than 4 GiB, which no batch holds).
+            precondition(capacity < bytes.count * 2 + 65_536, "gzip could not compress \(bytes.count) bytes")
+            capacity *= 2
+        }
         #else
-            return compress(bytes, zlibLevel: 1)
+        return compress(bytes, zlibLevel: 1)
         #endif
     }
 
@@ -65,26 +65,26 @@ package enum Gzip {
     }
 
     #if canImport(CIsal)
-        /// ISA-L's working buffers (its hash table and tokens, 260 KiB each), kept for the next batch rather than
-        /// allocated and faulted in for each.
-        private enum Buffers {
-            /// A buffer, used by one thread at a time: only while taken from the pool.
-            struct Buffer: @unchecked Sendable {
-                let pointer: UnsafeMutablePointer<UInt8>
-            }
-
-            /// Idle buffers; a few at most (one per batch being compressed at once).
-            private static let pool = StateLock<[Buffer]>([])
-
-            static func take() -> Buffer {
-                if let idle = pool.withLock({ $0.popLast() }) { return idle }
-                return Buffer(pointer: .allocate(capacity: cisal_level1_buffer_size))
-            }
-
-            static func give(_ buffer: Buffer) {
-                pool.withLock { $0.append(buffer) }
-            }
+    /// ISA-L's working buffers (its hash table and tokens, 260 KiB each), kept for the next batch rather than
+    /// allocated and faulted in for each.
+    private enum Buffers {
+        /// A buffer, used by one thread at a time: only while taken from the pool.
+        struct Buffer: @unchecked Sendable {
+            let pointer: UnsafeMutablePointer<UInt8>
         }
+
+        /// Idle buffers; a few at most (one per batch being compressed at once).
+        private static let pool = StateLock<[Buffer]>([])
+
+        static func take() -> Buffer {
+            if let idle = pool.withLock({ $0.popLast() }) { return idle }
+            return Buffer(pointer: .allocate(capacity: cisal_level1_buffer_size))
+        }
+
+        static func give(_ buffer: Buffer) {
+            pool.withLock { $0.append(buffer) }
+        }
+    }
     #endif
 
     /// Why a gzip body could not be read.

@@ -94,7 +94,7 @@ public final class HTTPEventSink: EventSink, Sendable {
         do {
             outbox = try UploadOutbox(
                 path: configuration.outboxPath, maximumBytes: configuration.maximumOutboxBytes,
-                options: configuration.outboxOptions)
+                options: configuration.outboxOptions, clock: clock)
         } catch {
             throw UploadError(error)
         }
@@ -104,15 +104,15 @@ public final class HTTPEventSink: EventSink, Sendable {
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    #if ALSTATS_URLSESSION
-        /// Opens the outbox, to send with `URLSession` (Apple platforms): as ``init(_:transport:clock:random:)``.
-        /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the outbox cannot be opened.
-        public convenience init(
-            _ configuration: Configuration, clock: any UploadClock = SystemUploadClock(),
-            random: any UploadRandomSource = SystemUploadRandom()
-        ) throws(UploadError) {
-            try self.init(configuration, transport: URLSessionUploadTransport(), clock: clock, random: random)
-        }
+    #if ALSTATS_URLSESSION || !Server
+    /// Opens the outbox, to send with `URLSession` (Apple platforms): as ``init(_:transport:clock:random:)``.
+    /// - Throws: ``UploadError`` with kind ``UploadError/Kind/store`` when the outbox cannot be opened.
+    public convenience init(
+        _ configuration: Configuration, clock: any UploadClock = SystemUploadClock(),
+        random: any UploadRandomSource = SystemUploadRandom()
+    ) throws(UploadError) {
+        try self.init(configuration, transport: URLSessionUploadTransport(), clock: clock, random: random)
+    }
     #endif
 
     // MARK: EventSink (called by the bus's delivery thread)

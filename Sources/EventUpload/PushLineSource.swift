@@ -1,4 +1,4 @@
-import EventStoreInterface
+import SQLiteSupport
 
 /// The events `alstats push` sends (``EventPusher``): a database's events as their NDJSON lines, in arrival order,
 /// each under a key that grows with arrival (the row id of an alstats store).
@@ -15,12 +15,12 @@ public protocol PushLineSource: Sendable {
 
     /// Calls `body` with the line (without newline) and the key of up to `limit` events whose key is greater than
     /// `key`, in key order, until `body` returns `false`.
-    /// - Throws: ``StoreError`` when the database cannot be read.
+    /// - Throws: ``SQLiteError`` when the database cannot be read.
     func forEachLine(
-        after key: Int64, limit: Int, _ body: (_ line: [UInt8], _ key: Int64) throws(StoreError) -> Bool
-    ) throws(StoreError)
+        after key: Int64, limit: Int, _ body: (_ line: [UInt8], _ key: Int64) throws(SQLiteError) -> Bool
+    ) throws(SQLiteError)
 
     /// The number of events whose key is greater than `key` and at most `upTo`.
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    func count(after key: Int64, upTo: Int64) throws(StoreError) -> Int
+    /// - Throws: ``SQLiteError`` when the database cannot be read.
+    func count(after key: Int64, upTo: Int64) throws(SQLiteError) -> Int
 }

@@ -1,4 +1,3 @@
-import EventStoreInterface
 import MeasurementEvents
 import SQLiteSupport
 
@@ -12,6 +11,8 @@ import SQLiteSupport
 final class PushSource: UploadSource, Sendable {
     let destination: String
     private let lines: any PushLineSource
+    /// The time the push cursor is stamped with.
+    private let clock: any UploadClock
     /// The connection, and the last pending count with the cursor and the database's `data_version` it was
     /// counted at; one thread at a time.
     private let state: StateLock<State>
@@ -29,22 +30,23 @@ final class PushSource: UploadSource, Sendable {
     }
 
     /// The connection's `PRAGMA data_version`: it changes with every other connection's commit.
-    private static func dataVersion(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
+    private static func dataVersion(on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
         let version = try connection.cachedStatement("PRAGMA data_version")
         defer { version.reset() }
         return try version.step() ? version.int64(0) : 0
     }
 
-    init(lines: any PushLineSource, destination: String) throws(StoreError) {
+    init(lines: any PushLineSource, destination: String, clock: any UploadClock) throws(SQLiteError) {
         self.destination = destination
         self.lines = lines
+        self.clock = clock
         let connection = try UploadDatabase.open(
             path: lines.path, options: OutboxOptions(), create: false, checkingIntegrity: false)
         state = StateLock(State(connection: connection))
     }
 
     /// The key of the newest event answered by a receipt (0 for none).
-    private func cursor(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
+    private func cursor(on connection: SQLiteConnection) throws(SQLiteError) -> Int64 {
         let select = try connection.cachedStatement(UploadSQL.statement("select_push_cursor"))
         select.bind(1, destination)
         defer { select.reset() }
@@ -54,8 +56,8 @@ final class PushSource: UploadSource, Sendable {
     func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
         -> UploadBatch?
     {
-        do throws(StoreError) {
-            let (answered, dataVersion) = try state.withLock { state throws(StoreError) in
+        do throws(SQLiteError) {
+            let (answered, dataVersion) = try state.withLock { state throws(SQLiteError) in
                 (try cursor(on: state.connection), try Self.dataVersion(on: state.connection))
             }
             var batch = UploadBatch()
@@ -98,8 +100,8 @@ final class PushSource: UploadSource, Sendable {
 
     func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
         guard let last = batch.keys.last else { return }
-        do throws(StoreError) {
-            try state.withLock { state throws(StoreError) in
+        do throws(SQLiteError) {
+            try state.withLock { state throws(SQLiteError) in
                 try move(to: last, rejected: rejected, on: state.connection)
                 let readAt = state.readAt.removeValue(forKey: last)
                 let (through, events) = state.finished ?? (state.counted?.cursor ?? .max, 0)
@@ -114,10 +116,10 @@ final class PushSource: UploadSource, Sendable {
 
     /// Moves the cursor to `last` and counts `rejected`, in one transaction.
     private func move(to last: Int64, rejected: [DropReason: Int], on connection: SQLiteConnection)
-        throws(StoreError)
+        throws(SQLiteError)
     {
-        try connection.immediateTransaction(doing: "moving the push cursor") { () throws(StoreError) in
-            let now = UploadDatabase.nowMilliseconds
+        try connection.immediateTransaction(doing: "moving the push cursor") { () throws(SQLiteError) in
+            let now = clock.nowMilliseconds
             let move = try connection.cachedStatement(UploadSQL.statement("upsert_push_cursor"))
             move.bind(1, destination)
             move.bind(2, last)
@@ -141,8 +143,8 @@ final class PushSource: UploadSource, Sendable {
     /// from the cursor counted (as a push's do), else counted again over the keys passed (which cost a push 3% of
     /// its CPU). Any other commit, an append or a delete, brings back a full count.
     func pendingCount() throws(UploadError) -> Int {
-        do throws(StoreError) {
-            return try state.withLock { state throws(StoreError) in
+        do throws(SQLiteError) {
+            return try state.withLock { state throws(SQLiteError) in
                 let dataVersion = try Self.dataVersion(on: state.connection)
                 let cursor = try cursor(on: state.connection)
                 let pending: Int
@@ -169,8 +171,8 @@ final class PushSource: UploadSource, Sendable {
     }
 
     /// The rejected lines counted for `destination`, by reason.
-    func losses() throws(StoreError) -> [DropReason: Int] {
-        try state.withLock { state throws(StoreError) in
+    func losses() throws(SQLiteError) -> [DropReason: Int] {
+        try state.withLock { state throws(SQLiteError) in
             let select = try state.connection.cachedStatement(UploadSQL.statement("select_push_losses"))
             select.bind(1, destination)
             defer { select.reset() }

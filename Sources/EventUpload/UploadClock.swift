@@ -10,6 +10,11 @@ public protocol UploadClock: Sendable {
     func sleep(for duration: Duration) async throws
 }
 
+extension UploadClock {
+    /// The current time in milliseconds since the Unix epoch: what the uploader's tables are stamped with.
+    var nowMilliseconds: Int64 { Int64((now().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
 /// The system clock: `Date()` and `Task.sleep`.
 public struct SystemUploadClock: UploadClock {
     /// Creates the system clock.

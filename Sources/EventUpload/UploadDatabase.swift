@@ -1,4 +1,3 @@
-import EventStoreInterface
 import Foundation
 import MeasurementEvents
 import SQLiteSupport
@@ -15,9 +14,9 @@ enum UploadDatabase {
     ///   - checkingIntegrity: run `PRAGMA quick_check` on a file of up to 256 MiB (the outbox's first connection);
     ///     `false` checks only a file with the uploader's migrations pending, whatever its size (a second
     ///     connection; the push's, whose first push to a store adds the uploader's tables to it).
-    /// - Throws: ``StoreError`` naming the file and what to do.
+    /// - Throws: ``SQLiteError`` naming the file and what to do.
     static func open(path: String, options: OutboxOptions, create: Bool, checkingIntegrity: Bool = true)
-        throws(StoreError) -> SQLiteConnection
+        throws(SQLiteError) -> SQLiteConnection
     {
         var settings = SQLiteConnection.OpenSettings(create: create, busyTimeout: options.busyTimeout)
         if !checkingIntegrity { settings.integrityCheckLimit = 0 }
@@ -30,10 +29,11 @@ enum UploadDatabase {
 
     /// Adds `losses` to the device's completeness (`upload_completeness`, the uploader's own table) through
     /// `connection`, inside its open transaction, so that `alstats report` on the file shows what the device lost.
-    static func countInCompleteness(_ losses: [DropReason: Int], on connection: SQLiteConnection) throws(StoreError) {
+    static func countInCompleteness(
+        _ losses: [DropReason: Int], now: Int64, on connection: SQLiteConnection
+    ) throws(SQLiteError) {
         guard losses.values.contains(where: { $0 > 0 }) else { return }
         let upsert = try connection.prepare(UploadSQL.statement("upsert_upload_completeness"))
-        let now = nowMilliseconds
         for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
             upsert.bind(1, reason.completenessKind)
             upsert.bind(2, reason.rawValue)
@@ -42,7 +42,4 @@ enum UploadDatabase {
             try upsert.run()
         }
     }
-
-    /// Now, in milliseconds since the Unix epoch.
-    static var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }

@@ -1,4 +1,4 @@
-import EventStoreInterface
+import SQLiteSupport
 
 /// Why an upload stopped: every message names what went wrong and says what to do.
 ///
@@ -33,7 +33,7 @@ public struct UploadError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// An error of the outbox or database.
-    init(_ error: StoreError) {
+    init(_ error: SQLiteError) {
         self.init(.store, error.message)
     }
 

@@ -1,4 +1,3 @@
-import EventStoreInterface
 import MeasurementEvents
 import SQLiteSupport
 
@@ -9,7 +8,7 @@ import SQLiteSupport
 /// the record is sent.
 extension UploadOutbox {
     /// Adds `losses` to the counts still to be sent, inside the writer's open transaction.
-    static func countForCollector(_ losses: [DropReason: Int], on writer: SQLiteConnection) throws(StoreError) {
+    static func countForCollector(_ losses: [DropReason: Int], on writer: SQLiteConnection) throws(SQLiteError) {
         guard losses.values.contains(where: { $0 > 0 }) else { return }
         let upsert = try writer.prepare(UploadSQL.statement("upsert_loss_count"))
         for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
@@ -20,9 +19,9 @@ extension UploadOutbox {
     }
 
     /// Turns the counts into loss records, in one transaction: from then on each is sent with its own id.
-    static func convertLossCounts(on reader: SQLiteConnection, nowMilliseconds: Int64) throws(StoreError) {
+    static func convertLossCounts(on reader: SQLiteConnection, nowMilliseconds: Int64) throws(SQLiteError) {
         guard try reader.scalarInt(UploadSQL.statement("count_loss_counts")) > 0 else { return }
-        try reader.immediateTransaction(doing: "turning the device's losses into records") { () throws(StoreError) in
+        try reader.immediateTransaction(doing: "turning the device's losses into records") { () throws(SQLiteError) in
             let select = try reader.prepare(UploadSQL.statement("select_loss_counts"))
             var losses: [DeviceLoss] = []
             while try select.step() {
@@ -49,7 +48,7 @@ extension UploadOutbox {
     static func appendLossRecords(
         after previous: UploadBatch?, to batch: inout UploadBatch, bytes: inout Int, maximumEvents: Int,
         maximumBytes: Int, on reader: SQLiteConnection
-    ) throws(StoreError) {
+    ) throws(SQLiteError) {
         let select = try reader.prepare(UploadSQL.statement("select_loss_records"))
         select.bind(1, previous?.keys.filter { $0 < 0 }.map { -$0 }.max() ?? 0)
         select.bind(2, Int64(maximumEvents))
@@ -61,7 +60,7 @@ extension UploadOutbox {
     }
 
     /// Deletes the loss records of `keys` (the negative ones), inside the reader's open transaction.
-    static func deleteLossRecords(_ keys: [Int64], on reader: SQLiteConnection) throws(StoreError) {
+    static func deleteLossRecords(_ keys: [Int64], on reader: SQLiteConnection) throws(SQLiteError) {
         let records = keys.filter { $0 < 0 }
         guard !records.isEmpty else { return }
         let delete = try reader.prepare(UploadSQL.statement("delete_loss_record"))

@@ -1,4 +1,3 @@
-import EventStoreInterface
 import MeasurementEvents
 import SQLiteSupport
 
@@ -22,6 +21,8 @@ final class UploadOutbox: UploadSource, Sendable {
     let path: String
     let maximumBytes: Int
     private let redactor: Redactor
+    /// The time the device's losses are stamped with.
+    private let clock: any UploadClock
     /// The bus's side: its connection, statements and pending lines, one thread at a time.
     private let writer: StateLock<Writer>
     /// The uploader's connection, one thread at a time.
@@ -52,10 +53,14 @@ final class UploadOutbox: UploadSource, Sendable {
     }
 
     /// Opens (creating and migrating when needed) the database at `path`.
-    init(path: String, maximumBytes: Int, options: OutboxOptions = OutboxOptions()) throws(StoreError) {
+    init(
+        path: String, maximumBytes: Int, options: OutboxOptions = OutboxOptions(),
+        clock: any UploadClock = SystemUploadClock()
+    ) throws(SQLiteError) {
         self.path = path
         self.maximumBytes = max(1, maximumBytes)
         redactor = options.redactor
+        self.clock = clock
         let connection = try UploadDatabase.open(path: path, options: options, create: true)
         writer = StateLock(
             Writer(
@@ -69,9 +74,9 @@ final class UploadOutbox: UploadSource, Sendable {
     // MARK: The bus's side
 
     /// Encodes the redacted events' lines for the next commit.
-    func append(_ events: [MeasurementEvent]) throws(StoreError) {
+    func append(_ events: [MeasurementEvent]) throws(SQLiteError) {
         let encoded = events.map { NDJSONCodec.line(for: redactor.redact($0)) }
-        try writer.withLock { writer throws(StoreError) in
+        try writer.withLock { writer throws(SQLiteError) in
             try openWriter(writer)
             writer.lines.append(contentsOf: encoded)
         }
@@ -81,8 +86,8 @@ final class UploadOutbox: UploadSource, Sendable {
     /// `outbox_full`), records `losses`, and commits, all in one transaction; on failure none of it is kept
     /// (the bus counts the lines' events as `sink_error`).
     /// - Returns: how many events the bound dropped.
-    func commit(losses: [DropReason: Int] = [:]) throws(StoreError) -> Int {
-        try writer.withLock { writer throws(StoreError) in
+    func commit(losses: [DropReason: Int] = [:]) throws(SQLiteError) -> Int {
+        try writer.withLock { writer throws(SQLiteError) in
             try openWriter(writer)
             guard !writer.lines.isEmpty || !losses.isEmpty else { return 0 }
             defer { writer.lines.removeAll(keepingCapacity: true) }
@@ -91,10 +96,10 @@ final class UploadOutbox: UploadSource, Sendable {
     }
 
     /// ``commit(losses:)`` under the writer's lock.
-    private func commit(_ writer: Writer, losses: [DropReason: Int]) throws(StoreError) -> Int {
+    private func commit(_ writer: Writer, losses: [DropReason: Int]) throws(SQLiteError) -> Int {
         let (lines, insert, insertRows, grow) = (writer.lines, writer.insert, writer.insertRows, writer.grow)
         try writer.connection.execute("BEGIN IMMEDIATE", doing: "committing to the outbox")
-        do throws(StoreError) {
+        do throws(SQLiteError) {
             var start = 0
             var added: Int64 = 0
             while lines.count - start >= Self.rowsPerInsert {
@@ -120,14 +125,14 @@ final class UploadOutbox: UploadSource, Sendable {
             let total = grown ? grow.int64(0) : 0
             grow.reset()
             guard grown else {
-                throw StoreError(.corrupt, path: path, "the outbox \(path) has no upload_outbox_size row")
+                throw SQLiteError(.corrupt, path: path, "the outbox \(path) has no upload_outbox_size row")
             }
             guard total > Int64(maximumBytes) else {
                 try record(losses, evicted: 0, on: writer.connection)
                 return 0
             }
             // Held until the commit: a batch read meanwhile either sees the rows gone or protects them first.
-            return try protected.withLock { protected throws(StoreError) -> Int in
+            return try protected.withLock { protected throws(SQLiteError) -> Int in
                 let evicted = try evictOldest(total: total, protected: protected, on: writer.connection)
                 try record(losses, evicted: evicted, on: writer.connection)
                 return evicted
@@ -139,17 +144,17 @@ final class UploadOutbox: UploadSource, Sendable {
     }
 
     /// Adds `losses` and `evicted` (as `outbox_full`) to the device's completeness and commits.
-    private func record(_ losses: [DropReason: Int], evicted: Int, on writer: SQLiteConnection) throws(StoreError) {
+    private func record(_ losses: [DropReason: Int], evicted: Int, on writer: SQLiteConnection) throws(SQLiteError) {
         var all = losses
         if evicted > 0 { all[HTTPEventSink.outboxFull, default: 0] += evicted }
-        try UploadDatabase.countInCompleteness(all, on: writer)
+        try UploadDatabase.countInCompleteness(all, now: clock.nowMilliseconds, on: writer)
         try UploadOutbox.countForCollector(all, on: writer)
         try writer.execute("COMMIT", doing: "committing the outbox")
     }
 
     /// Deletes the oldest rows after `protected` until the outbox holds at most `maximumBytes`.
     /// - Returns: how many rows it deleted.
-    private func evictOldest(total: Int64, protected: Int64, on writer: SQLiteConnection) throws(StoreError) -> Int {
+    private func evictOldest(total: Int64, protected: Int64, on writer: SQLiteConnection) throws(SQLiteError) -> Int {
         let oldest = try writer.prepare(UploadSQL.statement("select_outbox_oldest"))
         oldest.bind(1, protected)
         var freed: Int64 = 0
@@ -168,7 +173,7 @@ final class UploadOutbox: UploadSource, Sendable {
     /// bytes), so a range that another process deleted first subtracts nothing.
     /// - Returns: how many rows it deleted.
     static func deleteRows(after first: Int64, through last: Int64, on connection: SQLiteConnection)
-        throws(StoreError) -> Int
+        throws(SQLiteError) -> Int
     {
         let delete = try connection.prepare(UploadSQL.statement("delete_outbox_lines"))
         delete.bind(1, first)
@@ -189,14 +194,14 @@ final class UploadOutbox: UploadSource, Sendable {
     }
 
     /// Commits what is pending; later calls fail.
-    func close() throws(StoreError) {
+    func close() throws(SQLiteError) {
         _ = try commit()
         writer.withLock { $0.closed = true }
     }
 
-    private func openWriter(_ writer: Writer) throws(StoreError) {
+    private func openWriter(_ writer: Writer) throws(SQLiteError) {
         if writer.closed {
-            throw StoreError(.io, path: path, "the outbox \(path) is closed: attach a new HTTPEventSink")
+            throw SQLiteError(.io, path: path, "the outbox \(path) is closed: attach a new HTTPEventSink")
         }
     }
 
@@ -205,8 +210,8 @@ final class UploadOutbox: UploadSource, Sendable {
     func nextBatch(after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int) throws(UploadError)
         -> UploadBatch?
     {
-        do throws(StoreError) {
-            return try reader.withLock { reader throws(StoreError) in
+        do throws(SQLiteError) {
+            return try reader.withLock { reader throws(SQLiteError) in
                 try nextBatch(after: previous, maximumEvents: maximumEvents, maximumBytes: maximumBytes, on: reader)
             }
         } catch {
@@ -217,9 +222,9 @@ final class UploadOutbox: UploadSource, Sendable {
     /// ``nextBatch(after:maximumEvents:maximumBytes:)`` under the reader's lock.
     private func nextBatch(
         after previous: UploadBatch?, maximumEvents: Int, maximumBytes: Int, on reader: SQLiteConnection
-    ) throws(StoreError) -> UploadBatch? {
-        try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: UploadDatabase.nowMilliseconds)
-        return try protected.withLock { protected throws(StoreError) -> UploadBatch? in
+    ) throws(SQLiteError) -> UploadBatch? {
+        try UploadOutbox.convertLossCounts(on: reader, nowMilliseconds: clock.nowMilliseconds)
+        return try protected.withLock { protected throws(SQLiteError) -> UploadBatch? in
             var batch = UploadBatch()
             var bytes = 0
             try UploadOutbox.appendLossRecords(
@@ -240,8 +245,8 @@ final class UploadOutbox: UploadSource, Sendable {
     }
 
     func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool) throws(UploadError) {
-        do throws(StoreError) {
-            try reader.withLock { reader throws(StoreError) in
+        do throws(SQLiteError) {
+            try reader.withLock { reader throws(SQLiteError) in
                 try finish(batch, rejected: rejected, unseen: unseen, on: reader)
             }
         } catch {
@@ -251,10 +256,10 @@ final class UploadOutbox: UploadSource, Sendable {
 
     /// ``finish(_:rejected:unseen:)`` under the reader's lock.
     private func finish(_ batch: UploadBatch, rejected: [DropReason: Int], unseen: Bool, on reader: SQLiteConnection)
-        throws(StoreError)
+        throws(SQLiteError)
     {
         try reader.immediateTransaction(doing: "removing acknowledged events from the outbox") {
-            () throws(StoreError) in
+            () throws(SQLiteError) in
             if let first = batch.keys.first(where: { $0 > 0 }), let last = batch.keys.last {
                 _ = try UploadOutbox.deleteRows(after: first - 1, through: last, on: reader)
             }
@@ -263,13 +268,13 @@ final class UploadOutbox: UploadSource, Sendable {
             if unseen, batch.keys.contains(where: { $0 > 0 }) {
                 try UploadOutbox.countForCollector(rejected, on: reader)
             }
-            try UploadDatabase.countInCompleteness(rejected, on: reader)
+            try UploadDatabase.countInCompleteness(rejected, now: clock.nowMilliseconds, on: reader)
         }
     }
 
     func pendingCount() throws(UploadError) -> Int {
-        do throws(StoreError) {
-            return try reader.withLock { reader throws(StoreError) in
+        do throws(SQLiteError) {
+            return try reader.withLock { reader throws(SQLiteError) in
                 Int(try reader.scalarInt(UploadSQL.statement("select_outbox_size")))
             }
         } catch {

@@ -1,4 +1,4 @@
-import EventStoreInterface
+import EmbeddedSQLFiles
 import SQLiteSupport
 
 /// The uploader's SQL, embedded in the binary by the EmbedSQL plugin (Plugins/EmbedSQL): its schema from the

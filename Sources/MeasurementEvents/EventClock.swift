@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A source of wall-clock time in milliseconds since the Unix epoch (UTC).

@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 // The project's lock vocabulary:
@@ -17,12 +17,12 @@ import Synchronization
 //   bounded queue) and the `sleeping` handshake of `Subscription` (docs/design/event-bus.md).
 
 #if ALSTATS_TSAN
-    /// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).
-    package typealias StateLock<Value> = Locked<Value>
+/// The lock for small shared state: a pthread mutex in ThreadSanitizer builds (see ``Locked``).
+package typealias StateLock<Value> = Locked<Value>
 #else
-    /// The lock for small shared state: `Synchronization.Mutex`, whose uncontended lock is an inlined atomic.
-    /// ThreadSanitizer builds (`-Xswiftc -DALSTATS_TSAN`) use ``Locked`` instead, which it can see.
-    package typealias StateLock<Value> = Mutex<Value>
+/// The lock for small shared state: `Synchronization.Mutex`, whose uncontended lock is an inlined atomic.
+/// ThreadSanitizer builds (`-Xswiftc -DALSTATS_TSAN`) use ``Locked`` instead, which it can see.
+package typealias StateLock<Value> = Mutex<Value>
 #endif
 
 /// A value guarded by a pthread mutex, which ThreadSanitizer understands.

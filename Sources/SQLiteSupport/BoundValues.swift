@@ -1,5 +1,4 @@
 import CSQLite
-import EventStoreInterface
 
 /// The text and blob values of runs of a statement (one row's, or a whole slice's), copied into one buffer that
 /// the statement binds in place (`SQLITE_STATIC`) instead of SQLite copying each value again.
@@ -78,8 +77,8 @@ package struct BoundValues {
     /// Binds the values at `range` (by default all) to `statement`, along with whatever it already holds bound
     /// by value (integers), runs it to its end, resets it and clears all its bindings, so that no pointer into
     /// the buffer outlives the call.
-    package func run(_ statement: SQLiteStatement, values range: Range<Int>? = nil) throws(StoreError) {
-        let failure = bytes.withUnsafeBufferPointer { buffer -> StoreError? in
+    package func run(_ statement: SQLiteStatement, values range: Range<Int>? = nil) throws(SQLiteError) {
+        let failure = bytes.withUnsafeBufferPointer { buffer -> SQLiteError? in
             defer {
                 sqlite3_reset(statement.handle)
                 sqlite3_clear_bindings(statement.handle)

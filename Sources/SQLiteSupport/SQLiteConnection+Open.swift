@@ -1,5 +1,4 @@
 import CSQLite
-import EventStoreInterface
 import Foundation
 import MeasurementEvents
 
@@ -40,14 +39,14 @@ extension SQLiteConnection {
     /// `migrator`'s pending migrations.
     /// - Parameter beforeMigrating: called on the configured connection just before the migrations (SQL functions
     ///   a migration uses).
-    /// - Throws: ``StoreError`` naming the file and what to do.
+    /// - Throws: ``SQLiteError`` naming the file and what to do.
     package static func openChecked(
         path: String, settings: OpenSettings, migrator: SchemaMigrator,
-        beforeMigrating: (SQLiteConnection) throws(StoreError) -> Void = { _ throws(StoreError) in }
-    ) throws(StoreError) -> SQLiteConnection {
+        beforeMigrating: (SQLiteConnection) throws(SQLiteError) -> Void = { _ throws(SQLiteError) in }
+    ) throws(SQLiteError) -> SQLiteConnection {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists, !settings.create {
-            throw StoreError(
+            throw SQLiteError(
                 .missing, path: path,
                 "no database at \(path)", remedy: .existingOrNewDatabase)
         }
@@ -56,7 +55,7 @@ extension SQLiteConnection {
         if size > 0 { try connection.checkHeader() }
         // Before any read: reading a WAL database would create its -wal and -shm files beside it.
         if connection.isReadOnly {
-            throw StoreError(
+            throw SQLiteError(
                 .readOnly, path: path,
                 "the database \(path) is read-only: make it writable or copy it somewhere writable")
         }
@@ -74,7 +73,7 @@ extension SQLiteConnection {
         }
         let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {
-            throw StoreError(
+            throw SQLiteError(
                 .io, path: path,
                 "cannot switch \(path) to WAL mode (it stays '\(mode ?? "?")'): put the database on a local disk")
         }
@@ -87,7 +86,7 @@ extension SQLiteConnection {
     }
 
     /// Whether the database has a table named `table`.
-    package func hasTable(_ table: String) throws(StoreError) -> Bool {
+    package func hasTable(_ table: String) throws(SQLiteError) -> Bool {
         let select = try prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1")
         select.bind(1, table)
         defer { select.reset() }
@@ -96,10 +95,10 @@ extension SQLiteConnection {
 
     /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back when it throws.
     package func immediateTransaction<Result>(
-        doing what: String, _ body: () throws(StoreError) -> Result
-    ) throws(StoreError) -> Result {
+        doing what: String, _ body: () throws(SQLiteError) -> Result
+    ) throws(SQLiteError) -> Result {
         try execute("BEGIN IMMEDIATE", doing: what)
-        do throws(StoreError) {
+        do throws(SQLiteError) {
             let result = try body()
             try execute("COMMIT", doing: what)
             return result
@@ -110,11 +109,11 @@ extension SQLiteConnection {
     }
 
     /// The file's size (0 when it does not exist); refuses a folder.
-    private static func fileSize(path: String, exists: Bool) throws(StoreError) -> Int {
+    private static func fileSize(path: String, exists: Bool) throws(SQLiteError) -> Int {
         guard exists else { return 0 }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw StoreError(.notADatabase, path: path, "\(path) is a folder, not a database: give a file path")
+            throw SQLiteError(.notADatabase, path: path, "\(path) is a folder, not a database: give a file path")
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         return (attributes?[.size] as? NSNumber)?.intValue ?? 0
@@ -126,33 +125,33 @@ extension SQLiteConnection {
     /// release every POSIX lock this process holds on the file, including the shared lock of another open
     /// connection (a second store in the same process), after which a process closing the database last
     /// deletes the WAL that connection still writes to, and its commits vanish.
-    private func checkHeader() throws(StoreError) {
+    private func checkHeader() throws(SQLiteError) {
         var head = [UInt8](repeating: 0, count: 100)
         let status = csqlite_read_main_file(handle, &head, 100, 0)
         guard status == SQLITE_OK, Array(head.prefix(16)) == Self.sqliteHeader else {
             let shortRead = SQLITE_IOERR | (2 << 8)  // SQLITE_IOERR_SHORT_READ: a file under 100 bytes
             if status != SQLITE_OK, status != shortRead {
-                throw StoreError(.readOnly, path: path, "cannot read \(path): check its permissions")
+                throw SQLiteError(.readOnly, path: path, "cannot read \(path): check its permissions")
             }
-            throw StoreError(
+            throw SQLiteError(
                 .notADatabase, path: path,
                 "\(path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
         }
     }
 
     /// Runs `PRAGMA quick_check` and refuses a damaged database.
-    private func checkIntegrity() throws(StoreError) {
+    private func checkIntegrity() throws(SQLiteError) {
         let result: String?
-        do throws(StoreError) {
+        do throws(SQLiteError) {
             result = try scalarText("PRAGMA quick_check(1)")
         } catch {
-            throw StoreError(
+            throw SQLiteError(
                 .corrupt, path: path,
                 "the database \(path) is damaged (\(error.message)); it was left untouched: restore it "
                     + "from a copy or use a new file")
         }
         guard result == "ok" else {
-            throw StoreError(
+            throw SQLiteError(
                 .corrupt, path: path,
                 "the database \(path) is damaged (\(result ?? "no answer")); it was left untouched: "
                     + "restore it from a copy or use a new file")

@@ -1,10 +1,9 @@
 import CSQLite
-import EventStoreInterface
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// One SQLite connection, used by one thread at a time (its owner serialises access).
@@ -21,7 +20,7 @@ package final class SQLiteConnection {
     private var cachedStatements: [String: SQLiteStatement] = [:]
 
     /// Opens `path` for reading and writing, creating it when `create` is true.
-    package init(path: String, create: Bool) throws(StoreError) {
+    package init(path: String, create: Bool) throws(SQLiteError) {
         var pointer: OpaquePointer?
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if create { flags |= SQLITE_OPEN_CREATE }
@@ -48,57 +47,57 @@ package final class SQLiteConnection {
         self.checkpointer = checkpointer
     }
 
-    private static func openError(path: String, status: Int32, detail: String) -> StoreError {
+    private static func openError(path: String, status: Int32, detail: String) -> SQLiteError {
         if status & 0xFF == SQLITE_CANTOPEN {
-            return StoreError(
+            return SQLiteError(
                 .readOnly, path: path,
                 "cannot open or create the database \(path) (\(detail)): check that its folder exists and is "
                     + "writable", remedy: .anotherPath)
         }
         if status & 0xFF == SQLITE_NOTADB {
-            return StoreError(
+            return SQLiteError(
                 .notADatabase, path: path,
                 "\(path) is not an SQLite database; it was left untouched", remedy: .anotherPath)
         }
-        return StoreError(.io, path: path, "cannot open the database \(path): \(detail)")
+        return SQLiteError(.io, path: path, "cannot open the database \(path): \(detail)")
     }
 
     /// The latest error message of this connection.
     package var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    /// A ``StoreError`` for a failed call with `status`, naming the file and what to do.
-    package func error(_ status: Int32, doing what: String) -> StoreError {
+    /// A ``SQLiteError`` for a failed call with `status`, naming the file and what to do.
+    package func error(_ status: Int32, doing what: String) -> SQLiteError {
         let message = lastMessage
         switch status & 0xFF {
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return StoreError(
+            return SQLiteError(
                 .corrupt, path: path,
                 "the database \(path) is damaged (\(message)) while \(what): restore it from a copy or use a new file")
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN:
-            return StoreError(
+            return SQLiteError(
                 .readOnly, path: path,
                 "the database \(path) cannot be written (\(message)) while \(what): check the permissions of the "
                     + "file and its folder")
         case SQLITE_FULL:
-            return StoreError(.io, path: path, "the disk holding \(path) is full while \(what): free some space")
+            return SQLiteError(.io, path: path, "the disk holding \(path) is full while \(what): free some space")
         case SQLITE_IOERR where isFullDiskErrno(lastWriteErrno(status)):
             // A quota or a file-size limit fails the write() itself, which SQLite reports as an I/O error.
-            return StoreError(
+            return SQLiteError(
                 .io, path: path,
                 "the disk holding \(path) is full, or a size limit was reached, while \(what): free some space")
         case SQLITE_IOERR where sqlite3_extended_errcode(handle) == SQLITE_IOERR | (3 << 8):
             // SQLITE_IOERR_WRITE whose errno was lost (SQLite reads errno after later system calls): a write
             // failed, most often for want of space.
-            return StoreError(
+            return SQLiteError(
                 .io, path: path,
                 "a write to \(path) failed (the disk is full, or a size limit was reached, or it cannot be written) "
                     + "while \(what): free some space or check the disk")
         case SQLITE_BUSY, SQLITE_LOCKED:
-            return StoreError(
+            return SQLiteError(
                 .io, path: path,
                 "the database \(path) stayed locked by another writer while \(what): stop the other writer or retry")
         default:
-            return StoreError(.io, path: path, "SQLite failed on \(path) while \(what): \(message)")
+            return SQLiteError(.io, path: path, "SQLite failed on \(path) while \(what): \(message)")
         }
     }
 
@@ -133,13 +132,13 @@ package final class SQLiteConnection {
     }
 
     /// Runs SQL text that may hold several statements and returns no rows.
-    package func execute(_ sql: String, doing what: String = "running SQL") throws(StoreError) {
+    package func execute(_ sql: String, doing what: String = "running SQL") throws(SQLiteError) {
         let status = sqlite3_exec(handle, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, doing: what) }
     }
 
     /// Prepares one statement meant to be reused.
-    package func prepare(_ sql: String) throws(StoreError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var pointer: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard status == SQLITE_OK, let pointer else { throw error(status, doing: "preparing a statement") }
@@ -150,7 +149,7 @@ package final class SQLiteConnection {
     /// run again and again on one connection (the push's reads and cursor ran five per batch, and preparing them was
     /// 5% of its CPU). The caller resets it after use (`defer { statement.reset() }`) and never uses the same SQL
     /// again while it steps.
-    package func cachedStatement(_ sql: String) throws(StoreError) -> SQLiteStatement {
+    package func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let statement = cachedStatements[sql] { return statement }
         let statement = try prepare(sql)
         cachedStatements[sql] = statement
@@ -158,14 +157,14 @@ package final class SQLiteConnection {
     }
 
     /// The first column of the first row of `sql`, as text (`nil` for no row or NULL).
-    package func scalarText(_ sql: String) throws(StoreError) -> String? {
+    package func scalarText(_ sql: String) throws(SQLiteError) -> String? {
         let statement = try prepare(sql)
         guard try statement.step() else { return nil }
         return statement.text(0)
     }
 
     /// The first column of the first row of `sql`, as an integer (0 for no row).
-    package func scalarInt(_ sql: String) throws(StoreError) -> Int64 {
+    package func scalarInt(_ sql: String) throws(SQLiteError) -> Int64 {
         let statement = try prepare(sql)
         guard try statement.step() else { return 0 }
         return statement.int64(0)

@@ -1,5 +1,4 @@
 import CSQLite
-import EventStoreInterface
 
 /// What the report and `alstats query` need beyond the writer's use: named parameters, column names
 /// and types, for statements whose SQL comes from `Queries/*.sql`.

@@ -1,5 +1,4 @@
 import CSQLite
-import EventStoreInterface
 
 /// A prepared statement: bind, step, read columns, reset. Owned by one ``SQLiteConnection``.
 package final class SQLiteStatement {
@@ -50,7 +49,7 @@ package final class SQLiteStatement {
 
     /// Steps once: `true` when a row is ready, `false` when done.
     @discardableResult
-    package func step() throws(StoreError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
@@ -63,7 +62,7 @@ package final class SQLiteStatement {
     }
 
     /// Runs the statement to its end and resets it for the next use.
-    package func run() throws(StoreError) {
+    package func run() throws(SQLiteError) {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }

@@ -1,4 +1,4 @@
-import EventStoreInterface
+import EmbeddedSQLFiles
 import Foundation
 
 /// Applies embedded `NNNN_verb_object.sql` migrations in order, each in its own transaction, recording it in
@@ -50,7 +50,7 @@ package struct SchemaMigrator {
     package var latestVersion: Int { migrations.last?.migrationVersion ?? 0 }
 
     /// The schema version of the database: its `PRAGMA user_version`, or the largest version of the ledger table.
-    package func currentVersion(of connection: SQLiteConnection) throws(StoreError) -> Int {
+    package func currentVersion(of connection: SQLiteConnection) throws(SQLiteError) -> Int {
         switch ledger {
         case .userVersion:
             return Int(try connection.scalarInt("PRAGMA user_version"))
@@ -63,7 +63,7 @@ package struct SchemaMigrator {
     /// Refuses a database whose schema is newer than this binary: by its `user_version`, or by a migration
     /// recorded in `schema_migrations` that this binary does not know (a newer alstats that recorded its
     /// migration but did not get to set `user_version`, or a hand-edited file).
-    package func checkNotNewer(_ connection: SQLiteConnection) throws(StoreError) {
+    package func checkNotNewer(_ connection: SQLiteConnection) throws(SQLiteError) {
         var current = try currentVersion(of: connection)
         if ledger == .userVersion, try connection.hasTable("schema_migrations") {
             let newest = try connection.scalarInt("SELECT ifnull(max(version), 0) FROM schema_migrations")
@@ -71,7 +71,7 @@ package struct SchemaMigrator {
         }
         guard current <= latestVersion else {
             let schema = if case .table(let table) = ledger { "\(table) version" } else { "schema version" }
-            throw StoreError(
+            throw SQLiteError(
                 .newerSchema, path: connection.path,
                 "the database \(connection.path) has \(schema) \(current), but this alstats knows versions up to "
                     + "\(latestVersion): use a newer alstats with this database; it was left untouched")
@@ -79,20 +79,20 @@ package struct SchemaMigrator {
     }
 
     /// Whether migrations are pending.
-    package func hasPending(_ connection: SQLiteConnection) throws(StoreError) -> Bool {
+    package func hasPending(_ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
         try currentVersion(of: connection) < latestVersion
     }
 
     /// Applies every pending migration, each in its own transaction. Returns the versions applied.
     @discardableResult
-    package func migrate(_ connection: SQLiteConnection) throws(StoreError) -> [Int] {
+    package func migrate(_ connection: SQLiteConnection) throws(SQLiteError) -> [Int] {
         try checkNotNewer(connection)
         var applied: [Int] = []
         for migration in migrations {
             guard let version = migration.migrationVersion else { continue }
             // Read the version inside the write transaction, so two processes migrating at once apply each once.
             try connection.execute("BEGIN IMMEDIATE", doing: "starting migration \(migration.stem)")
-            do throws(StoreError) {
+            do throws(SQLiteError) {
                 if case .table(let table) = ledger {
                     try connection.execute(
                         "CREATE TABLE IF NOT EXISTS \(table) (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
@@ -125,7 +125,7 @@ package struct SchemaMigrator {
     }
 
     /// Whether `version` was handed over to a schema whose ledger `connection`'s file has.
-    private func isHandedOver(_ version: Int, _ connection: SQLiteConnection) throws(StoreError) -> Bool {
+    private func isHandedOver(_ version: Int, _ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
         guard let handOver, handOver.versions.contains(version) else { return false }
         return try connection.hasTable(handOver.ledger)
     }

@@ -1,5 +1,4 @@
 import CSQLite
-import EventStoreInterface
 import Foundation
 
 /// Copies a write connection's WAL back into the database file on a thread of its own, so that the writer

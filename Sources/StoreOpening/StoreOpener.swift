@@ -1,10 +1,11 @@
+import EventIngest
 import EventStoreInterface
 import EventStoreSQLite
 import MeasurementEvents
 
-#if !ALSTATS_CORE_ONLY
-    import EventStorePostgres
-    import ServiceLifecycle
+#if Server
+import EventStorePostgres
+import ServiceLifecycle
 #endif
 
 /// What a program does with the database, which decides how it is opened.
@@ -18,8 +19,8 @@ public enum StoreAccess: Sendable {
     /// still runs before any pending migration).
     case read
     /// A server (`alstats serve`, the in-process collector): creates the database when missing, commits with
-    /// `durability`, and opens a second, reading connection for the report and the hosted links where the backend
-    /// has one per connection.
+    /// `durability`, and opens a second connection for the report and the hosted links where the backend has one
+    /// per connection.
     case serve(StoreDurability)
 
     /// Whether the database is created when it does not exist.
@@ -31,47 +32,29 @@ public enum StoreAccess: Sendable {
     }
 }
 
-/// An open store: the backend, where the report and hosted links are read, and the report's source.
+/// An open store: where events are written, hosted links kept, NDJSON ingested and the report read, and what must
+/// run while it is used.
 public struct OpenedStore: Sendable {
-    /// Where events and links are written.
+    /// Where events are written.
     public let backend: any EventBackend
-    /// Where the server reads the hosted links: a second connection for SQLite, else ``backend``.
-    public let readBackend: any EventBackend
+    /// Where the hosted links and their public URLs are kept: a second connection for a served SQLite file, else
+    /// the backend itself.
+    public let linkStore: any LinkStore
     /// Where the report and the bundled queries are read.
     public let reports: any ReportSource
-
-    #if !ALSTATS_CORE_ONLY
-        /// What must run while the store is used, for a store opened by ``StoreOpener/openForServing(_:durability:redactor:)``:
-        /// the PostgreSQL client's connection pool. Run them in the application's `ServiceGroup` before the services
-        /// that use the store (so that they stop after them), and ``prepare()`` the store before taking requests.
-        public let services: [any Service]
+    /// How NDJSON files are imported: the SQLite store's own ingest, the generic one with `COPY` rows on PostgreSQL.
+    public let ingester: any NDJSONIngester
+    #if Server
+    /// What must run while the store is used, for a store opened by
+    /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
+    /// the application's `ServiceGroup` before the services that use the store (so that they stop after them), and
+    /// ``prepare()`` the store before taking requests. Empty for SQLite.
+    public fileprivate(set) var services: [any Service] = []
     #endif
-
     /// Connects and migrates once ``services`` run (PostgreSQL); nothing for SQLite, which opened at once.
-    private let preparing: @Sendable () async throws(StoreError) -> Void
-
-    #if ALSTATS_CORE_ONLY
-        init(
-            backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            preparing: @escaping @Sendable () async throws(StoreError) -> Void
-        ) {
-            self.backend = backend
-            self.readBackend = readBackend
-            self.reports = reports
-            self.preparing = preparing
-        }
-    #else
-        init(
-            backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            services: [any Service], preparing: @escaping @Sendable () async throws(StoreError) -> Void
-        ) {
-            self.backend = backend
-            self.readBackend = readBackend
-            self.reports = reports
-            self.services = services
-            self.preparing = preparing
-        }
-    #endif
+    fileprivate var preparing: @Sendable () async throws(StoreError) -> Void = {}
+    /// What ``close()`` closes besides the backend (a served SQLite file's second connection).
+    fileprivate var others: [any EventBackend] = []
 
     /// Readies a store opened for serving: connects and applies pending migrations (PostgreSQL, whose pool must be
     /// running by then); nothing for SQLite.
@@ -80,10 +63,10 @@ public struct OpenedStore: Sendable {
         try await preparing()
     }
 
-    /// Closes the backends (the reading one first when it is another).
+    /// Closes the backends (the second connection first, when there is one).
     /// - Throws: ``StoreError`` when what a backend held could not be committed.
     public func close() async throws(StoreError) {
-        if readBackend !== backend { try await readBackend.close() }
+        for other in others { try await other.close() }
         try await backend.close()
     }
 }
@@ -97,19 +80,19 @@ public struct OpenedStore: Sendable {
 /// try await store.close()
 /// ```
 public enum StoreOpener {
-    /// Whether this build has the PostgreSQL backend.
+    /// Whether this build has the PostgreSQL backend (the `Server` package trait).
     public static var hasPostgres: Bool {
-        #if ALSTATS_CORE_ONLY
-            false
+        #if Server
+        true
         #else
-            true
+        false
         #endif
     }
 
     /// Opens `location` for `access`, ready to use: a PostgreSQL store runs its pool in a task of its own until
     /// ``OpenedStore/close()`` (for a program without a `ServiceGroup`).
-    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events (``SQLiteEventStore/Options/packFields``);
-    /// PostgreSQL ignores it.
+    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events
+    /// (`SQLiteEventStore.Options.packFields`); PostgreSQL ignores it.
     /// - Throws: ``StoreError``: `.missing`, `.notADatabase`, `.corrupt`, `.newerSchema`, `.io`; `.invalidLocation`
     ///   for PostgreSQL in a build without it (``hasPostgres``).
     public static func open(
@@ -119,71 +102,56 @@ public enum StoreOpener {
         case .sqlite(let path):
             return try openSQLite(path: path, access, redactor: redactor, packFields: packFields)
         case .postgres(let server):
-            #if ALSTATS_CORE_ONLY
-                throw withoutPostgres(server)
+            #if Server
+            // One client (a pool of connections) serves writes, links and the report alike.
+            let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
+            return OpenedStore(backend: store, linkStore: store, reports: store, ingester: store)
             #else
-                // One client (a pool of connections) serves writes, links and the report alike.
-                let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
-                return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [], preparing: {})
+            throw StoreError(
+                .invalidLocation, path: server.description,
+                "\(server.description): this alstats was built without the PostgreSQL backend; give an SQLite file, or "
+                    + "use a build with PostgreSQL")
             #endif
         }
     }
 
-    #if !ALSTATS_CORE_ONLY
-        /// Opens `location` for a server without starting anything: the store's long-running parts are in
-        /// ``OpenedStore/services`` for the application's `ServiceGroup`, and ``OpenedStore/prepare()`` connects
-        /// and migrates once they run. An SQLite file is opened (and migrated) at once.
-        /// - Throws: ``StoreError`` for an SQLite file that cannot be opened, or a PostgreSQL URL that is not valid.
-        public static func openForServing(
-            _ location: StoreLocation, durability: StoreDurability, redactor: Redactor = Redactor()
-        ) throws(StoreError) -> OpenedStore {
-            switch location {
-            case .sqlite(let path):
-                return try openSQLite(path: path, .serve(durability), redactor: redactor)
-            case .postgres(let server):
-                let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
-                return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [store],
-                    preparing: { () async throws(StoreError) in try await store.open() })
-            }
+    #if Server
+    /// Opens `location` for a server without starting anything: the store's long-running parts are in
+    /// ``OpenedStore/services`` for the application's `ServiceGroup`, and ``OpenedStore/prepare()`` connects and
+    /// migrates once they run. An SQLite file is opened (and migrated) at once.
+    /// - Throws: ``StoreError`` for an SQLite file that cannot be opened, or a PostgreSQL URL that is not valid.
+    public static func openForServing(
+        _ location: StoreLocation, durability: StoreDurability, redactor: Redactor = Redactor()
+    ) throws(StoreError) -> OpenedStore {
+        switch location {
+        case .sqlite(let path):
+            return try openSQLite(path: path, .serve(durability), redactor: redactor)
+        case .postgres(let server):
+            let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
+            return OpenedStore(
+                backend: store, linkStore: store, reports: store, ingester: store, services: [store],
+                preparing: { () async throws(StoreError) in try await store.open() })
         }
+    }
     #endif
 
     private static func openSQLite(
         path: String, _ access: StoreAccess, redactor: Redactor, packFields: Bool = false
     ) throws(StoreError) -> OpenedStore {
-        let writer: SQLiteEventStore
-        let reader: SQLiteEventStore
         switch access {
         case .create, .existing, .read:
             var options = SQLiteEventStore.Options(create: access.creates, redactor: redactor)
             options.packFields = packFields
             if case .read = access { options.integrityCheckLimit = 0 }
-            writer = try SQLiteEventStore(path: path, options: options)
-            reader = writer
+            let store = try SQLiteEventStore(path: path, options: options)
+            return OpenedStore(backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store)
         case .serve(let durability):
-            writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
+            let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
-            reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
+            let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
+            return OpenedStore(
+                backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
+                others: [reader])
         }
-        #if ALSTATS_CORE_ONLY
-            return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
-        #else
-            return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), services: [],
-                preparing: {})
-        #endif
     }
-
-    #if ALSTATS_CORE_ONLY
-        /// The error for a PostgreSQL location in a build without the backend.
-        private static func withoutPostgres(_ server: PostgresLocation) -> StoreError {
-            StoreError(
-                .invalidLocation, path: server.description,
-                "\(server.description): this alstats was built without the PostgreSQL backend; give an SQLite file, or "
-                    + "use a build with PostgreSQL")
-        }
-    #endif
 }

@@ -3,7 +3,7 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `alstats-bench ingest`: `alstats ingest` of an NDJSON file of wide events (``WideLines``) against a plain

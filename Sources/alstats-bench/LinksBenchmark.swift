@@ -6,7 +6,7 @@ import MeasurementEvents
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `alstats-bench links` (issue 14): the release `alstats serve` answering `GET /l/{slug}` to 64 keep-alive
@@ -70,18 +70,18 @@ enum LinksBenchmark {
     /// calibration: the most this client reaches on this machine), or none when the bench was built without
     /// the server packages.
     static func bareLoad(clients: Int, seconds: Double) throws -> (pages: Load, health: Load)? {
-        #if ALSTATS_CORE_ONLY
-            return nil
+        #if !Server
+        return nil
         #else
-            guard case .object(let object) = try JSONValue.parse(link) else { throw BenchFailure("bench link") }
-            let hosted = try HostedLink(json: .object(object))
-            let page = HostedLinkPage(
-                link: hosted, publicURL: "http://127.0.0.1", query: [("ref", "bench"), ("referral", "42")])
-            let server = try BareServer.start(page: Array(page.html().utf8))
-            defer { server.stop() }
-            let pages = load(port: server.port, request: pageRequest, clients: clients, seconds: seconds)
-            let health = load(port: server.port, request: healthRequest, clients: clients, seconds: seconds)
-            return (pages, health)
+        guard case .object(let object) = try JSONValue.parse(link) else { throw BenchFailure("bench link") }
+        let hosted = try HostedLink(json: .object(object))
+        let page = HostedLinkPage(
+            link: hosted, publicURL: "http://127.0.0.1", query: [("ref", "bench"), ("referral", "42")])
+        let server = try BareServer.start(page: Array(page.html().utf8))
+        defer { server.stop() }
+        let pages = load(port: server.port, request: pageRequest, clients: clients, seconds: seconds)
+        let health = load(port: server.port, request: healthRequest, clients: clients, seconds: seconds)
+        return (pages, health)
         #endif
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// One keep-alive HTTP/1.1 connection on a plain blocking socket, for the serve and links benchmarks' load

@@ -5,7 +5,7 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The push half of `alstats-bench upload`: `alstats push` (the binary beside this one, with its default
@@ -146,9 +146,9 @@ enum PushBenchmark {
 func selfCPUSeconds() -> Double {
     var usage = rusage()
     #if canImport(Glibc)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     #else
-        getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF, &usage)
     #endif
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6

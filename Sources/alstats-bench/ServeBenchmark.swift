@@ -3,7 +3,7 @@ import MeasurementEvents
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `alstats-bench serve`: the release `alstats serve` (beside this binary) driven by 64 keep-alive HTTP/1.1

@@ -4,8 +4,8 @@ import EventUpload
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import EventUploadHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import EventUploadHTTPClient
 #endif
 
 /// `alstats-bench upload`: `alstats push` of realistic events to a local `alstats serve` (the binary beside this one,
@@ -140,10 +140,10 @@ enum UploadBenchmark {
 
     /// The transport `alstats push` uses here: AsyncHTTPClient on Linux, `URLSession` elsewhere.
     static func platformTransport() -> any UploadTransport {
-        #if ALSTATS_URLSESSION
-            URLSessionUploadTransport()
+        #if ALSTATS_URLSESSION || !Server
+        URLSessionUploadTransport()
         #else
-            AsyncHTTPClientUploadTransport()
+        AsyncHTTPClientUploadTransport()
         #endif
     }
 

@@ -16,9 +16,9 @@ var suites: [String: (BenchArguments) throws -> [Measure]] = [
     "upload": UploadBenchmark.run,
     "links": LinksBenchmark.run,
 ]
-#if !ALSTATS_CORE_ONLY
-    // The PostgreSQL backend against COPY and per-event INSERTs; needs --postgres-url.
-    suites["postgres"] = PostgresBenchmark.run
+#if Server
+// The PostgreSQL backend against COPY and per-event INSERTs; needs --postgres-url.
+suites["postgres"] = PostgresBenchmark.run
 #endif
 
 /// Options every suite may read.

@@ -21,11 +21,11 @@ struct ALStatsCommand: AsyncParsableCommand {
         subcommands: subcommands
     )
 
-    #if ALSTATS_CORE_ONLY
-        /// The core-only build (Package.swift) has no server: no `serve`.
-        static let serverSubcommands: [any ParsableCommand.Type] = []
+    #if !Server
+    /// The core-only build (Package.swift) has no server: no `serve`.
+    static let serverSubcommands: [any ParsableCommand.Type] = []
     #else
-        static let serverSubcommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    static let serverSubcommands: [any ParsableCommand.Type] = [ServeCommand.self]
     #endif
 
     static let subcommands: [any ParsableCommand.Type] =

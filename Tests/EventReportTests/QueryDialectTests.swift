@@ -1,3 +1,4 @@
+import EmbeddedSQLFiles
 import EventStoreSQLite
 import Foundation
 import MeasurementEvents
@@ -8,16 +9,18 @@ import Testing
 @testable import EventStoreInterface
 
 struct QueryDialectTests {
-    /// An index of query files: two portable, one with a PostgreSQL variant, and a variant of no portable file.
+    /// Two portable query files, and the PostgreSQL variants: one of a portable file, one of no portable file.
     static let files = [
         EmbeddedSQLFile(name: "daily.sql", text: "-- daily: events per day\nSELECT date(ts_ms / 1000, 'unixepoch');"),
-        EmbeddedSQLFile(name: "daily.postgres.sql", text: "-- daily: events per day\nSELECT to_timestamp(ts_ms);"),
         EmbeddedSQLFile(name: "hosts.sql", text: "-- hosts: source hosts\nSELECT 1;"),
-        EmbeddedSQLFile(name: "orphan.postgres.sql", text: "-- orphan: no portable file\nSELECT 2;"),
+    ]
+    static let postgresFiles = [
+        EmbeddedSQLFile(name: "daily.sql", text: "-- daily: events per day\nSELECT to_timestamp(ts_ms);"),
+        EmbeddedSQLFile(name: "orphan.sql", text: "-- orphan: no portable file\nSELECT 2;"),
     ]
 
     @Test func postgresPicksTheVariantBesideAFileAndFallsBackToThePortableOne() {
-        let queries = QueryCatalog.queries(in: Self.files, dialect: .postgres)
+        let queries = QueryCatalog.queries(in: Self.files, variants: Self.postgresFiles)
         #expect(queries.map(\.name) == ["daily", "hosts"])
         #expect(queries[0].text == "-- daily: events per day\nSELECT to_timestamp(ts_ms);")
         #expect(queries[0].summary == "events per day")
@@ -25,7 +28,7 @@ struct QueryDialectTests {
     }
 
     @Test func sqliteRunsThePortableFilesAndListsNoVariant() {
-        let queries = QueryCatalog.queries(in: Self.files, dialect: .sqlite)
+        let queries = QueryCatalog.queries(in: Self.files, variants: [])
         #expect(queries.map(\.name) == ["daily", "hosts"])
         #expect(queries[0].text == "-- daily: events per day\nSELECT date(ts_ms / 1000, 'unixepoch');")
     }

@@ -1,7 +1,10 @@
+#if Server
+
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import EventServer
@@ -24,7 +27,7 @@ import Testing
         let request = fields
         try await fixture.application().test(.router) { client in
             try await client.execute(
-                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: line(id: "k"))
+                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: eventLine(id: "k"))
             ) { #expect($0.status == .ok) }
         }
         #expect(try fixture.storedEvents().count == 1)
@@ -38,7 +41,7 @@ import Testing
         let request = fields
         try await fixture.application().test(.router) { client in
             try await client.execute(
-                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: line(id: "k"))
+                uri: "/v1/events", method: .post, headers: request, body: ByteBuffer(string: eventLine(id: "k"))
             ) { response in
                 #expect(response.status == .unauthorized)
                 #expect(response.headers[.wwwAuthenticate] == #"Basic realm="alstats""#)
@@ -74,7 +77,7 @@ import Testing
         let fixture = ServerFixture()
         let unknown = "unknown-key-0123456789abcdef"
         try await fixture.application().test(.live) { client in
-            let body = ByteBuffer(string: line(id: "k"))
+            let body = ByteBuffer(string: eventLine(id: "k"))
             try await client.execute(uri: "/v1/events", method: .post, headers: headers(key: nil), body: body) {
                 let text = Self.unauthorizedMessage($0)
                 #expect(text.hasPrefix("no key was sent: a write key is needed"), "\(text)")
@@ -125,7 +128,7 @@ import Testing
         try await fixture.application().test(.router) { client in
             try await client.execute(
                 uri: "/v1/events", method: .post, headers: headers(key: ServerFixture.readKey),
-                body: ByteBuffer(string: line(id: "k"))
+                body: ByteBuffer(string: eventLine(id: "k"))
             ) { #expect($0.status == .forbidden) }
             try await client.execute(uri: "/api/report", method: .get, headers: headers(key: ServerFixture.writeKey)) {
                 #expect($0.status == .forbidden)
@@ -162,3 +165,5 @@ import Testing
         #expect(throws: EventServerError.self) { try AccessKeys.load(configFile: config, environment: [:]) }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import CompressNIO
 import EventServer
 import EventStoreInterface
@@ -7,13 +9,15 @@ import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 @Suite struct CollectorRouteTests {
     @Test func receiptCountsAcceptedDuplicatesAndRejectedLinesWithTheirLineNumbers() async throws {
         let fixture = ServerFixture()
         let body = [
-            line(id: "a"), line(id: "b"), line(id: "a"), #"{"name":"x"}"#, "", "not json", line(id: "c"),
+            eventLine(id: "a"), eventLine(id: "b"), eventLine(id: "a"), #"{"name":"x"}"#, "", "not json",
+            eventLine(id: "c"),
         ].joined(separator: "\n")
         try await fixture.application().test(.router) { client in
             try await client.execute(
@@ -30,7 +34,7 @@ import Testing
             }
             // The same ids again: duplicates, nothing new.
             try await client.execute(
-                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: line(id: "b"))
+                uri: "/v1/events", method: .post, headers: headers(), body: ByteBuffer(string: eventLine(id: "b"))
             ) { response in
                 #expect(json(response)["duplicates"] == .int(1))
                 #expect(json(response)["accepted"] == .int(0))
@@ -47,7 +51,7 @@ import Testing
         let fixture = ServerFixture()
         let now = ServerFixture.now
         let body = [
-            line(id: "w1"),
+            eventLine(id: "w1"),
             #"{"id":"w2","name":"al_nav_in","ts":\#(now),"fields":{"referer_app":"Facebook","campaign":"autumn"}}"#,
             #"{"id":"w3","name":"al_nav_in","ts":\#(now),"fields":{"referrerAppName":"Mail","RefererAppName":"M"}}"#,
             #"{"id":"w4","name":"al_nav_in","ts":\#(now),"fields":{"al_applink_data_extras_foo":"1","ref":"a"}}"#,
@@ -113,7 +117,7 @@ import Testing
         try await fixture.application().test(.router) { client in
             try await client.execute(
                 uri: "/v1/events", method: .post, headers: headers(),
-                body: ByteBuffer(string: big + "\n" + line(id: "small"))
+                body: ByteBuffer(string: big + "\n" + eventLine(id: "small"))
             ) { response in
                 #expect(response.status == .ok)
                 let receipt = json(response)
@@ -149,7 +153,10 @@ import Testing
 
     @Test func theReceiptCountsTheLinesItReadAndGivesEachErrorAStableCode() async throws {
         let fixture = ServerFixture()
-        let lines = [line(id: "ok-1")] + Self.malformedLines.map(\.line) + ["", line(id: "ok-1"), line(id: "ok-2")]
+        let lines =
+            [eventLine(id: "ok-1")] + Self.malformedLines.map(\.line) + [
+                "", eventLine(id: "ok-1"), eventLine(id: "ok-2"),
+            ]
         try await fixture.application().test(.live) { client in
             try await client.execute(
                 uri: "/v1/events", method: .post, headers: headers(),
@@ -178,7 +185,7 @@ import Testing
 
     @Test func gzipBodiesAreInflatedAndBrokenOnesAre400() async throws {
         let fixture = ServerFixture()
-        var plain = ByteBuffer(string: [line(id: "g1"), line(id: "g2")].joined(separator: "\n"))
+        var plain = ByteBuffer(string: [eventLine(id: "g1"), eventLine(id: "g2")].joined(separator: "\n"))
         let compressed = try plain.compress(with: .gzip())
         let gzipHeaders = headers(encoding: "gzip")
         try await fixture.application().test(.router) { client in
@@ -221,7 +228,7 @@ import Testing
         try await fixture.application().test(.router) { client in
             try await client.execute(
                 uri: "/v1/events", method: .post, headers: headers(contentType: contentType),
-                body: ByteBuffer(string: line(id: "t"))
+                body: ByteBuffer(string: eventLine(id: "t"))
             ) { #expect($0.status == .unsupportedMediaType) }
         }
         #expect(try fixture.storedEvents().isEmpty)
@@ -251,7 +258,7 @@ import Testing
         // Not running: the first submission waits in the queue, the next one does not fit.
         let first = Task { try await writer.submit(sampleLines(2), losses: [:]) }
         try await waitUntil { writer.queuedEventCount == 2 }
-        await #expect(throws: GroupCommitWriter.SubmitError.overloaded) {
+        await #expect(throws: EventSubmitError.overloaded) {
             try await writer.submit(sampleLines(1), losses: [:])
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -261,13 +268,13 @@ import Testing
             writer.close()
             try await group.waitForAll()
         }
-        await #expect(throws: GroupCommitWriter.SubmitError.closed) {
+        await #expect(throws: EventSubmitError.closed) {
             try await writer.submit(sampleLines(1), losses: [:])
         }
     }
 
     @Test func overloadAnswerCarriesRetryAfter() {
-        let error = GroupCommitWriter.SubmitError.overloaded.answer
+        let error = EventSubmitError.overloaded.answer
         #expect(error.status == .serviceUnavailable)
         #expect(error.headers[.retryAfter] == "1")
     }
@@ -302,3 +309,5 @@ struct StateNotReached: Error, CustomStringConvertible {
 
     var description: String { "the state awaited at \(at) was not reached within \(limit)" }
 }
+
+#endif

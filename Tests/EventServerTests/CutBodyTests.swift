@@ -1,9 +1,12 @@
+#if Server
+
 import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 /// A gzip body is read whole or refused whole, over a real socket: a stream cut at any byte, without its trailer,
@@ -23,7 +26,7 @@ import Testing
 
     @Test func aSmallGzipBodyCutAtEveryByteIs400AndStoresNothing() async throws {
         let fixture = ServerFixture()
-        let whole = try Self.gzip((0..<5).map { line(id: "small-\($0)") })
+        let whole = try Self.gzip((0..<5).map { eventLine(id: "small-\($0)") })
         try await fixture.application().test(.live) { client in
             for length in 0..<whole.count {
                 let response = try await Self.post(client, Array(whole[..<length]))
@@ -37,7 +40,7 @@ import Testing
         let fixture = ServerFixture()
         var random = SystemRandomNumberGenerator()
         let lines = (0..<3_000).map { index in
-            line(id: UUID().uuidString.lowercased(), ref: "r\(UInt32.random(in: 0...UInt32.max, using: &random))")
+            eventLine(id: UUID().uuidString.lowercased(), ref: "r\(UInt32.random(in: 0...UInt32.max, using: &random))")
         }
         let whole = try Self.gzip(lines)
         #expect(whole.count > 20_000)
@@ -53,7 +56,7 @@ import Testing
 
     @Test func aMissingOrWrongTrailerIs400AndStoresNothing() async throws {
         let fixture = ServerFixture()
-        let whole = try Self.gzip((0..<50).map { line(id: "trailer-\($0)") })
+        let whole = try Self.gzip((0..<50).map { eventLine(id: "trailer-\($0)") })
         var wrongCRC = whole
         wrongCRC[whole.count - 8] ^= 0x01
         var wrongLength = whole
@@ -81,8 +84,8 @@ import Testing
 
     @Test func twoGzipMembersOneAfterTheOtherAreReadToTheLastLine() async throws {
         let fixture = ServerFixture()
-        let first = try Self.gzip((0..<3).map { line(id: "first-\($0)") })
-        let second = try Self.gzip((0..<4).map { line(id: "second-\($0)") })
+        let first = try Self.gzip((0..<3).map { eventLine(id: "first-\($0)") })
+        let second = try Self.gzip((0..<4).map { eventLine(id: "second-\($0)") })
         try await fixture.application().test(.live) { client in
             let response = try await Self.post(client, first + second)
             #expect(response.status == .ok)
@@ -91,3 +94,5 @@ import Testing
         #expect(try fixture.storedEvents().count == 7)
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import EventServer
 import EventStoreInterface
@@ -6,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 /// `/report` is the dashboard of the view its URL says; `/api/report?period=` is the same window; a form's `+`
@@ -16,7 +19,7 @@ import Testing
         let day: Int64 = 86_400_000
         // One event a day over the 40 days before the fixture's clock; the refs carry a space.
         let lines = (1...40).map { index in
-            line(
+            eventLine(
                 id: "d\(index)", ts: ServerFixture.now - Int64(index) * day + 1_000,
                 ref: index <= 7 ? "top story" : "feed")
         }
@@ -63,3 +66,5 @@ import Testing
         }
     }
 }
+
+#endif

@@ -1,6 +1,9 @@
+#if Server
+
 import EventStoreSQLite
 import Foundation
 import MeasurementEvents
+import TestSupport
 import Testing
 
 @testable import EventServer
@@ -10,14 +13,14 @@ import Testing
     /// Submits `batches` in order before the writer runs, so that one transaction holds them all (as many as
     /// the writer's group limit lets), then runs it.
     static func commitTogether(
-        _ batches: [[MeasurementEvent]], writer: GroupCommitWriter
-    ) async throws -> [Result<Int, GroupCommitWriter.SubmitError>] {
-        var tasks: [Task<Result<Int, GroupCommitWriter.SubmitError>, Never>] = []
+        _ batches: [[MeasurementEvent]], writer: GroupCommitWriter<some EventBackend>
+    ) async throws -> [Result<Int, EventSubmitError>] {
+        var tasks: [Task<Result<Int, EventSubmitError>, Never>] = []
         var total = 0
         for batch in batches {
             tasks.append(
-                Task { () -> Result<Int, GroupCommitWriter.SubmitError> in
-                    do throws(GroupCommitWriter.SubmitError) {
+                Task { () -> Result<Int, EventSubmitError> in
+                    do throws(EventSubmitError) {
                         return .success(try await writer.submit(batch, losses: ["too_large": 1]))
                     } catch {
                         return .failure(error)
@@ -28,7 +31,7 @@ import Testing
             try await waitUntil { writer.queuedEventCount == queued }
         }
         return try await withRunningWriter(writer) {
-            var results: [Result<Int, GroupCommitWriter.SubmitError>] = []
+            var results: [Result<Int, EventSubmitError>] = []
             for task in tasks { results.append(await task.value) }
             return results
         }
@@ -37,7 +40,7 @@ import Testing
     /// Runs `writer` while `body` submits to it, then closes it and waits for its thread to end (a failing
     /// `body` cancels it, which closes it too).
     static func withRunningWriter<Result: Sendable>(
-        _ writer: GroupCommitWriter, _ body: () async throws -> Result
+        _ writer: GroupCommitWriter<some EventBackend>, _ body: () async throws -> Result
     ) async throws -> Result {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await writer.run() }
@@ -135,7 +138,7 @@ import Testing
                 continue
             }
             #expect(message.contains(fixture.path))
-            #expect(GroupCommitWriter.SubmitError.storeFailed(message).answer.status == .internalServerError)
+            #expect(EventSubmitError.storeFailed(message).answer.status == .internalServerError)
         }
         #expect(try fixture.storedEvents().isEmpty)
         #expect(try fixture.completeness()["rejected"]?["too_large"] == nil)
@@ -188,3 +191,5 @@ final class Gate: @unchecked Sendable {
         for continuation in released { continuation.resume() }
     }
 }
+
+#endif

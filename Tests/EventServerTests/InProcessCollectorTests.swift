@@ -1,3 +1,5 @@
+#if Server
+
 import EventServer
 import Foundation
 import Logging
@@ -18,7 +20,7 @@ struct InProcessCollectorTests {
         #expect(port != 0)
         #expect(collector.eventsURL.absoluteString == "http://127.0.0.1:\(port)/v1/events")
 
-        let body = Array([line(id: "in-process-1"), line(id: "in-process-2")].joined(separator: "\n").utf8)
+        let body = Array([eventLine(id: "in-process-1"), eventLine(id: "in-process-2")].joined(separator: "\n").utf8)
         let refused = HTTPAnswer.fetch(
             port: port, "POST", "/v1/events", key: "not-the-key", contentType: "application/x-ndjson", body: body)
         #expect(refused?.status == 401)
@@ -46,3 +48,5 @@ struct InProcessCollectorTests {
         }
     }
 }
+
+#endif

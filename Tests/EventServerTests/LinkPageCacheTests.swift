@@ -1,9 +1,12 @@
+#if Server
+
 import EventStoreSQLite
 import Foundation
 import HostedLinks
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import EventServer
@@ -121,3 +124,5 @@ import Testing
         #expect(catalog.pages.page(for: key) == nil)
     }
 }
+
+#endif

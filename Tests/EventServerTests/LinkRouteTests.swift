@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import EventServer
 import EventStoreInterface
@@ -8,6 +10,7 @@ import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 /// The hosted App Link routes (docs/hosted-links.md): the page and its hits, the admin API, the verified-link files.
@@ -147,3 +150,5 @@ import Testing
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import EventServer
 import EventStoreInterface
@@ -7,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 @Suite struct ReportRouteTests {
@@ -16,7 +19,7 @@ import Testing
         for index in 0..<40 {
             let name = index % 2 == 0 ? "al_nav_in" : "al_nav_out"
             let ts = ServerFixture.now + Int64(index) * 3_600_000
-            lines.append(line(id: "r\(index)", name: name, ts: ts, ref: index % 3 == 0 ? "feed" : "ad"))
+            lines.append(eventLine(id: "r\(index)", name: name, ts: ts, ref: index % 3 == 0 ? "feed" : "ad"))
         }
         let body = ByteBuffer(string: lines.joined(separator: "\n"))
         try await fixture.application().test(.router) { client in
@@ -75,3 +78,5 @@ import Testing
         }
     }
 }
+
+#endif

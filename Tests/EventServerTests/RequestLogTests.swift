@@ -1,13 +1,16 @@
+#if Server
+
 import EventServer
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The request log (docs/collector.md, "Health, metrics and logs"): one line per request, written off the request path
@@ -105,3 +108,5 @@ import Testing
                 != nil, "\(lines[2])")
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventServer
 import EventStoreInterface
 import Foundation
@@ -5,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
 @Suite struct SegmentRouteTests {
@@ -110,3 +113,5 @@ import Testing
         }
     }
 }
+
+#endif

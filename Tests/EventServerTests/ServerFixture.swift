@@ -1,3 +1,5 @@
+#if Server
+
 import EventServer
 import EventStoreInterface
 import EventStoreSQLite
@@ -7,29 +9,25 @@ import HummingbirdTesting
 import Logging
 import MeasurementEvents
 import NIOCore
+import TestSupport
 import Testing
 
-/// A fresh database folder and an application on it, with one key of each role and a manual clock.
+/// A fresh database folder (TestSupport's ``ServerFolder``) and an application on it, with one key of each role and
+/// a manual clock.
 final class ServerFixture: Sendable {
     static let writeKey = "write-key-1"
     static let readKey = "read-key-1"
     static let adminKey = "admin-key-1"
     /// The clock's time: 2025-11-21T00:00:00Z.
-    static let now: Int64 = 1_763_683_200_000
+    static let now = ServerFolder.now
 
-    let folder: URL
-    let path: String
+    let storage = ServerFolder()
     let clock = ManualEventClock(milliseconds: ServerFixture.now)
 
-    init() {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-serve-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        path = folder.appendingPathComponent("alstats.sqlite").path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    /// The database folder.
+    var folder: URL { storage.folder }
+    /// The database file.
+    var path: String { storage.path }
 
     /// The application on this fixture's database; with `logger`, it logs there (else warnings only).
     func application(
@@ -48,17 +46,10 @@ final class ServerFixture: Sendable {
     }
 
     /// The stored events, by id.
-    func storedEvents() throws -> [String: MeasurementEvent] {
-        let store = try SQLiteEventStore(path: path, options: .init(create: false))
-        var events: [String: MeasurementEvent] = [:]
-        try store.forEachEvent { events[$0.id.description] = $0 }
-        return events
-    }
+    func storedEvents() throws -> [String: MeasurementEvent] { try storage.storedEvents() }
 
     /// The completeness counts of the database.
-    func completeness() throws -> [String: [String: Int]] {
-        try SQLiteEventStore(path: path, options: .init(create: false)).completeness()
-    }
+    func completeness() throws -> [String: [String: Int]] { try storage.completeness() }
 }
 
 /// Headers with `Authorization: Bearer key` and a content type.
@@ -82,13 +73,9 @@ func json(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLoc
     return object
 }
 
-/// An NDJSON line of one event.
-func line(id: String?, name: String = "al_nav_out", ts: Int64 = ServerFixture.now, ref: String = "feed") -> String {
-    let idPart = id.map { #""id":"\#($0)","# } ?? ""
-    return #"{\#(idPart)"name":"\#(name)","ts":\#(ts),"fields":{"success":"1","type":"app","ref":"\#(ref)"}}"#
-}
-
 struct FixtureError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import MeasurementEvents
 import PostgresNIO
@@ -69,3 +71,5 @@ struct PostgresConnectionLossTests {
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import NIOCore
 import Testing
 
@@ -37,3 +39,5 @@ struct PostgresCopyTextTests {
         }
     }
 }
+
+#endif

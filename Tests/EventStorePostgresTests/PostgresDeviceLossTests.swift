@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import MeasurementEvents
 import PostgresTestSupport
@@ -62,3 +64,5 @@ struct PostgresDeviceLossTests {
         }
     }
 }
+
+#endif

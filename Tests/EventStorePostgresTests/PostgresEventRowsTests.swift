@@ -1,3 +1,5 @@
+#if Server
+
 import MeasurementEvents
 import NIOCore
 import Testing
@@ -130,3 +132,5 @@ struct PostgresEventRowsTests {
         #expect(!taken && rows.count == 0)
     }
 }
+
+#endif

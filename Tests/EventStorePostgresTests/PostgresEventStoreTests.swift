@@ -1,3 +1,6 @@
+#if Server
+
+import EventIngest
 import EventReport
 import EventStoreSQLite
 import MeasurementEvents
@@ -68,7 +71,7 @@ struct PostgresEventStoreTests {
     /// A new month's partition is made without waiting for the transactions that are writing or reading `events`
     /// (another server's batch, a strict ingest that runs for minutes, an export): it is attached (`SHARE UPDATE
     /// EXCLUSIVE` on `events`), not made with `CREATE TABLE ... PARTITION OF` (`ACCESS EXCLUSIVE`, which waited for
-    /// them all), and `events` has no default partition, which `ATTACH` would lock too (until Migrations/0007 the
+    /// them all), and `events` has no default partition, which `ATTACH` would lock too (until Migrations/postgres/0007 the
     /// write waited here for the transaction that wrote 1850's event and read every partition).
     @Test func aNewMonthsPartitionIsMadeWhileAnotherTransactionWritesAndReadsEvents() async throws {
         try await PostgresTestDatabase.with { url in
@@ -100,7 +103,7 @@ struct PostgresEventStoreTests {
         }
     }
 
-    /// The partitions of times outside the months, `events_before_1900` and `events_after_9999` (Migrations/0007), meet
+    /// The partitions of times outside the months, `events_before_1900` and `events_after_9999` (Migrations/postgres/0007), meet
     /// the month partitions where ``PostgresEventStore/monthPartition(of:)`` says the months begin and end: every
     /// event is stored, each in the partition the store names for it (which it summarises).
     @Test func theTimesOutsideTheMonthsHaveTheirPartitionsWhereTheMonthsEnd() async throws {
@@ -127,7 +130,7 @@ struct PostgresEventStoreTests {
         }
     }
 
-    /// Migrations/0007 moves the rows of the default partition `events_other` where they belong and leaves `events`
+    /// Migrations/postgres/0007 moves the rows of the default partition `events_other` where they belong and leaves `events`
     /// without a default partition: times before 1900 and after 9999 into `events_before_1900` and
     /// `events_after_9999`; events of months inside them (late events of a month detached by hand, which had no
     /// partition) into new partitions of their months, `events_YYYY_MM`, or `events_YYYY_MM_1` beside the detached
@@ -537,3 +540,5 @@ struct PostgresEventStoreTests {
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventReport
 import EventStoreSQLite
 import MeasurementEvents
@@ -185,3 +187,5 @@ struct PostgresParityTests {
         }
     }
 }
+
+#endif

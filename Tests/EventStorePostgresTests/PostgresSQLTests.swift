@@ -1,3 +1,6 @@
+#if Server
+
+import EmbeddedSQLFiles
 import EventReport
 import Foundation
 import TestSupport
@@ -108,3 +111,5 @@ struct PostgresSQLTests {
         #expect(PostgresEventStore.monthPartition(of: .max) == nil)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+#if Server
+
+import EventIngest
 import EventReport
 import EventStoreSQLite
 import Foundation
@@ -288,3 +291,5 @@ struct PostgresStrictIngestTests {
         }
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+#if Server
+
+import EventIngest
 import MeasurementEvents
 import PostgresNIO
 import PostgresTestSupport
@@ -7,7 +10,7 @@ import Testing
 @testable import EventStoreInterface
 @testable import EventStorePostgres
 
-/// `events_by_time` as a BRIN index (Migrations/0006): what reads it by time still gets exactly its events, however
+/// `events_by_time` as a BRIN index (Migrations/postgres/0006): what reads it by time still gets exactly its events, however
 /// out of order they came, and a database made before it moves to it keeping every event.
 @Suite(.enabled(if: PostgresTestDatabase.shouldRun, "set ALSTATS_TEST_POSTGRES_URL (bash .ci/postgres swift test)"))
 struct PostgresTimeIndexTests {
@@ -269,3 +272,5 @@ struct PostgresTimeIndexTests {
         }
     }
 }
+
+#endif

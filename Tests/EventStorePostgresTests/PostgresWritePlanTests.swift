@@ -1,3 +1,5 @@
+#if Server
+
 import MeasurementEvents
 import NIOCore
 import Testing
@@ -113,3 +115,5 @@ struct PostgresWritePlanTests {
         for key in keys { #expect(!PostgresRollups.order(key, key)) }
     }
 }
+
+#endif

@@ -1,3 +1,4 @@
+import EventIngest
 import Foundation
 import MeasurementEvents
 import Testing

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Two stores on one file in one process (`alstats serve` opens a writer and a reader): the second must not

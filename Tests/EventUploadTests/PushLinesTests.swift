@@ -1,6 +1,8 @@
+import EventIngest
 import EventStoreSQLite
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -239,7 +241,7 @@ extension PushLinesTests {
 
     /// Runs `statements` on the store's connection, in one transaction.
     static func insert(_ statements: [String], into store: SQLiteEventStore) throws {
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             try store.connection.execute("BEGIN IMMEDIATE")
             for statement in statements { try store.connection.execute(statement) }
             try store.connection.execute("COMMIT")

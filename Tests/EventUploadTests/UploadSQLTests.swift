@@ -1,3 +1,4 @@
+import EmbeddedSQLFiles
 import Foundation
 import TestSupport
 import Testing

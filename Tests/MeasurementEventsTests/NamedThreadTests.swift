@@ -7,11 +7,11 @@ struct NamedThreadTests {
     /// The name the operating system gives the calling thread (what `top -H` and perf show).
     static func systemName() -> String {
         #if os(Linux)
-            let task = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
-            let comm = (try? String(contentsOfFile: "/proc/\(task)/comm", encoding: .utf8)) ?? ""
-            return comm.trimmingCharacters(in: .newlines)
+        let task = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+        let comm = (try? String(contentsOfFile: "/proc/\(task)/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .newlines)
         #else
-            return Thread.current.name ?? ""
+        return Thread.current.name ?? ""
         #endif
     }
 

@@ -1,3 +1,5 @@
+#if Server
+
 import MeasurementEvents
 
 /// Events for the parity tests, deterministic for `seed`, over `days` UTC days from 2026-03-22: random UUID and
@@ -112,3 +114,5 @@ public func tiedEvents() -> [MeasurementEvent] {
     }
     return events
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreInterface
 import EventStorePostgres
 import Foundation
@@ -148,3 +150,5 @@ public enum PostgresTestDatabase {
         }
     }
 }
+
+#endif

@@ -1,4 +1,4 @@
-import EventStoreInterface
+import EmbeddedSQLFiles
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import EventStoreInterface
+import EmbeddedSQLFiles
 import Foundation
 import TestSupport
 import Testing
@@ -22,7 +22,7 @@ import Testing
 
     /// One commit of 40 rows of 5,000 random bytes: a dozen or more frames, as a commit of the store's events.
     static func commit(on connection: SQLiteConnection) throws {
-        try connection.immediateTransaction(doing: "writing rows") { () throws(StoreError) in
+        try connection.immediateTransaction(doing: "writing rows") { () throws(SQLiteError) in
             try connection.execute(
                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) "
                     + "INSERT INTO rows (payload) SELECT randomblob(5000) FROM n", doing: "writing rows")

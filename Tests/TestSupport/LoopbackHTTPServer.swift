@@ -2,9 +2,9 @@ import Foundation
 import MeasurementEvents
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 and a port the system picks, for resolver tests: each request
@@ -20,6 +20,8 @@ public final class LoopbackHTTPServer: Sendable {
         case hang
         /// A body of `bytes` bytes sent in chunks without a Content-Length (an oversized page).
         case stream(bytes: Int)
+        /// A status line, header fields of its own (a `Retry-After`) and a JSON body (a collector's receipt).
+        case json(status: Int, headers: [String: String], body: String)
     }
 
     /// One request the server received.
@@ -28,6 +30,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var path: String
         /// The header fields, names lowercased.
         public var headers: [String: String]
+        /// The body, when the request said its length (`Content-Length`).
+        public var body: [UInt8]
     }
 
     /// The port the system picked.
@@ -113,13 +117,14 @@ public final class LoopbackHTTPServer: Sendable {
     private func handle(_ client: Int32) {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+        while headEnd(of: received) == nil {
             let count = read(client, &buffer, buffer.count)
             guard count > 0 else { return finish(client) }
             received += buffer[0..<count]
             if received.count > 65_536 { return finish(client) }
         }
-        let lines = String(decoding: received, as: UTF8.self).components(separatedBy: "\r\n")
+        let bodyStart = headEnd(of: received) ?? received.count
+        let lines = String(decoding: received[..<bodyStart], as: UTF8.self).components(separatedBy: "\r\n")
         let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -127,7 +132,14 @@ public final class LoopbackHTTPServer: Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        state.withLock { $0.requests.append(Request(path: path, headers: headers)) }
+        var body = Array(received[bodyStart...])
+        let length = headers["content-length"].flatMap { Int($0) } ?? 0
+        while body.count < length {
+            let count = read(client, &buffer, min(buffer.count, length - body.count))
+            guard count > 0 else { return finish(client) }
+            body += buffer[0..<count]
+        }
+        state.withLock { $0.requests.append(Request(path: path, headers: headers, body: body)) }
 
         switch routes[path] ?? .page(status: 404, body: "not found") {
         case .page(let status, let body):
@@ -140,6 +152,14 @@ public final class LoopbackHTTPServer: Sendable {
         case .redirect(let location):
             sendText(
                 client, "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        case .json(let status, let fields, let body):
+            let bytes = Array(body.utf8)
+            let extra = fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            sendText(
+                client,
+                "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(bytes.count)\r\n"
+                    + "Connection: close\r\n\r\n")
+            _ = sendBytes(client, bytes)
         case .hang:
             return  // left open; stop() closes it
         case .stream(let total):
@@ -149,6 +169,17 @@ public final class LoopbackHTTPServer: Sendable {
             while sent < total, sendBytes(client, Array(chunk.prefix(total - sent))) { sent += chunk.count }
         }
         finish(client)
+    }
+
+    /// Where the body starts in `received`: after the blank line that ends the head; `nil` before that line.
+    private func headEnd(of received: [UInt8]) -> Int? {
+        let marker = Array("\r\n\r\n".utf8)
+        guard received.count >= marker.count else { return nil }
+        for start in 0...(received.count - marker.count)
+        where received[start..<start + marker.count].elementsEqual(marker) {
+            return start + marker.count
+        }
+        return nil
     }
 
     private func finish(_ client: Int32) {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A running `alstats serve` (the built binary) on a loopback port the system picks, with its own database and

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Counts the tests skipped for want of something the machine lacks (a PostgreSQL server), and says at the very end

@@ -4,13 +4,13 @@ import Testing
 
 /// `--database` with a PostgreSQL URL of a server that does not answer: one clear line, exit 74 (EX_IOERR), no
 /// password, no file created. Not serialized: each run mostly waits out the connect timeout (10 s), so they wait
-/// side by side. The core-only build (ALSTATS_CORE_ONLY) has no PostgreSQL backend: there the same line says so,
+/// side by side. The core-only build (no `Server` trait) has no PostgreSQL backend: there the same line says so,
 /// with exit 78 (EX_CONFIG), before any connection.
 struct DatabaseURLCLITests {
-    #if ALSTATS_CORE_ONLY
-        static let unreachableStatus: Int32 = 78
+    #if !Server
+    static let unreachableStatus: Int32 = 78
     #else
-        static let unreachableStatus: Int32 = 74
+    static let unreachableStatus: Int32 = 74
     #endif
 
     /// Port 9 (discard): nothing listens there, so the connection is refused at once.

@@ -87,7 +87,7 @@ struct DemoCLITests {
         #expect(demo.status == 0, "\(demo.errors)")
         let folder = Repository.root.appendingPathComponent("Queries")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
-            $0.hasSuffix(".sql") && !$0.hasSuffix(".postgres.sql")
+            $0.hasSuffix(".sql")
         }.sorted()
         #expect(files.count >= 11)
         for file in files {

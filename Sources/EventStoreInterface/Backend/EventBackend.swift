@@ -1,13 +1,15 @@
 import MeasurementEvents
 
 /// A store of events that the server, the report and the CLI write to and read from, whatever the database:
-/// the SQLite ``SQLiteEventStore`` (one file) or a PostgreSQL server (the `EventStorePostgres` module).
+/// the SQLite store (EventStoreSQLite's `SQLiteEventStore`, one file) or a PostgreSQL server (EventStorePostgres's
+/// `PostgresEventStore`). The hosted links are kept through ``LinkStore``, the report is read through
+/// ``ReportSource``, and an NDJSON file is ingested through EventIngest; StoreOpening opens a backend with all of
+/// them for a location.
 ///
 /// Every method has the semantics of the SQLite store's method of the same name; both backends give the same
 /// answers for the same calls. The methods are `async` because a database server is reached over the network;
 /// the SQLite store answers them synchronously (callers that must keep SQLite off a thread pool run it on a
-/// thread of their own). Open a backend with the CLI's factory or the module's own initializer; ``close()`` it
-/// when done.
+/// thread of their own). ``close()`` a backend when done.
 ///
 /// ```swift
 /// let backend: any EventBackend = try SQLiteEventStore(path: "alstats.sqlite")
@@ -16,6 +18,11 @@ import MeasurementEvents
 /// try await backend.close()
 /// ```
 public protocol EventBackend: AnyObject, Sendable {
+    /// A request's events as ``prepare(_:)`` makes them for ``writePrepared(_:losses:)``: the backend gets back
+    /// exactly what it made, which the compiler checks. ``UnpreparedEvents`` for a backend whose write does all the
+    /// work.
+    associatedtype Prepared: PreparedEvents = UnpreparedEvents
+
     /// Where the backend stores, for messages (a file path, or a database URL without its password).
     var location: String { get }
 
@@ -50,27 +57,14 @@ public protocol EventBackend: AnyObject, Sendable {
     /// Prepares a request's events for ``writePrepared(_:losses:)`` without touching the database: call it on the
     /// request's own task, so that this work runs on every core while the one writer writes. A backend whose write
     /// does all the work keeps the default, which prepares nothing (``UnpreparedEvents``).
-    func prepare(_ events: [MeasurementEvent]) -> any PreparedEvents
+    func prepare(_ events: [MeasurementEvent]) -> Prepared
 
     /// ``writeBatches(_:losses:)`` of events made by this backend's ``prepare(_:)`` (one value per request, in the
     /// order the answers come back): one transaction, duplicates acknowledged and not stored twice, `losses` counted
-    /// in the same transaction. Give it only what this backend prepared; the default writes ``UnpreparedEvents``.
+    /// in the same transaction. The default writes the events of ``UnpreparedEvents``.
     /// - Returns: for each prepared value, in order, how many of its events were new.
     /// - Throws: ``StoreError`` when the transaction could not be committed; then nothing of the call is stored.
-    func writePrepared(_ batches: [any PreparedEvents], losses: [DropReason: Int]) async throws(StoreError) -> [Int]
-
-    /// Imports NDJSON events from `inputs`, as `alstats ingest` does: lines read, stored, duplicates, invalid lines
-    /// and losses by reason counted in the summary and in completeness. The default is the generic ingest
-    /// (``ingestNDJSON(_:options:onInvalidLine:progress:)``); the SQLite store has a tuned one of its own.
-    /// - Parameters:
-    ///   - onInvalidLine: called with each invalid line as `file:line: reason`, in input order.
-    ///   - progress: called about every 65,536 lines with the summary so far, and once at the end.
-    /// - Throws: ``IngestError`` for a missing or unreadable input, ``StoreError`` for the database; the chunks
-    ///   written before stay stored (an ingest re-run stores the rest, without duplicates).
-    func ingest(
-        _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
-        progress: ((IngestSummary) -> Void)?
-    ) async throws -> IngestSummary
+    func writePrepared(_ batches: [Prepared], losses: [DropReason: Int]) async throws(StoreError) -> [Int]
 
     /// Writes `events` (redacted) in one transaction; an id already stored is skipped.
     /// - Returns: how many events were new.
@@ -100,31 +94,6 @@ public protocol EventBackend: AnyObject, Sendable {
     /// - Throws: ``StoreError`` when the database cannot be read, or what `body` threw (which ends the walk).
     func forEachEvent(since: Int64, until: Int64, _ body: (MeasurementEvent) throws -> Void) async throws
 
-    /// Stores `links`, replacing any with the same slug, all or none in one transaction.
-    /// - Throws: ``StoreError``; then no link of the call is stored.
-    func putLinks(_ links: [StoredLink]) async throws(StoreError)
-
-    /// Every stored link, by slug.
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    func links() async throws(StoreError) -> [StoredLink]
-
-    /// The link named `slug`, or `nil`.
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    func link(slug: String) async throws(StoreError) -> StoredLink?
-
-    /// Deletes the link named `slug`; `false` when there was none.
-    /// - Throws: ``StoreError``; then nothing was deleted.
-    @discardableResult
-    func deleteLink(slug: String) async throws(StoreError) -> Bool
-
-    /// Records `url` as a public URL of the hosted links (kept once).
-    /// - Throws: ``StoreError``; then nothing was recorded.
-    func recordPublicURL(_ url: LinkPublicURL) async throws(StoreError)
-
-    /// The recorded public URLs of the hosted links, sorted.
-    /// - Throws: ``StoreError`` when the database cannot be read.
-    func publicURLs() async throws(StoreError) -> [String]
-
     /// Work a long-running writer asks for every so often, off its write path: what the backend leaves for later
     /// while writes come in, and what would otherwise stay undone under load. `alstats serve` calls it every 30 s
     /// (`EventServerConfiguration.upkeepInterval`); a program of your own that writes continuously should too.
@@ -151,33 +120,6 @@ extension EventBackend {
     @discardableResult
     public func upkeep() async throws(StoreError) -> UpkeepOutcome { .done }
 
-    /// Prepares nothing: the events are written as they are, and the backend's write redacts them.
-    public func prepare(_ events: [MeasurementEvent]) -> any PreparedEvents {
-        UnpreparedEvents(events)
-    }
-
-    /// ``writeBatches(_:losses:)`` of the events of ``UnpreparedEvents``; a value of another kind is a programmer
-    /// error (it was prepared by another backend).
-    public func writePrepared(
-        _ batches: [any PreparedEvents], losses: [DropReason: Int]
-    ) async throws(StoreError) -> [Int] {
-        let events = batches.map { batch in
-            guard let unprepared = batch as? UnpreparedEvents else {
-                preconditionFailure("\(type(of: batch)) was not prepared by \(type(of: self)).prepare(_:)")
-            }
-            return unprepared.events
-        }
-        return try await writeBatches(events, losses: losses)
-    }
-
-    /// The generic ingest (``ingestNDJSON(_:options:onInvalidLine:progress:)``).
-    public func ingest(
-        _ inputs: [IngestInput], options: IngestOptions, onInvalidLine: (IngestError) -> Void,
-        progress: ((IngestSummary) -> Void)?
-    ) async throws -> IngestSummary {
-        try await ingestNDJSON(inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
-    }
-
     /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int], after previous: WriteTurn?, claimed: WriteTurn
@@ -186,6 +128,20 @@ extension EventBackend {
         return try await claimed.opening { () async throws(StoreError) in
             try await writeBatches(batches, losses: losses)
         }
+    }
+}
+
+extension EventBackend where Prepared == UnpreparedEvents {
+    /// Prepares nothing: the events are written as they are, and the backend's write redacts them.
+    public func prepare(_ events: [MeasurementEvent]) -> UnpreparedEvents {
+        UnpreparedEvents(events)
+    }
+
+    /// ``writeBatches(_:losses:)`` of the events of each ``UnpreparedEvents``.
+    public func writePrepared(
+        _ batches: [UnpreparedEvents], losses: [DropReason: Int]
+    ) async throws(StoreError) -> [Int] {
+        try await writeBatches(batches.map(\.events), losses: losses)
     }
 }
 

@@ -1,3 +1,4 @@
+import EmbeddedSQLFiles
 import MeasurementEvents
 
 /// The bundled `Queries/*.sql`, carried in the binary: list them, run one with parameters.
@@ -25,11 +26,11 @@ public enum QueryCatalog {
     }
 
     /// The SQL dialect a query is run in: the backend's. `Queries/NAME.sql` is portable (run as it is in
-    /// `sqlite3`); `Queries/NAME.postgres.sql` beside it, when present, is what PostgreSQL runs instead.
+    /// `sqlite3`); `Queries/postgres/NAME.sql`, when present, is what PostgreSQL runs instead.
     public enum Dialect: String, Sendable, Hashable, CaseIterable {
         /// SQLite: the portable files.
         case sqlite
-        /// PostgreSQL: `NAME.postgres.sql` where there is one, else the portable `NAME.sql`.
+        /// PostgreSQL: `postgres/NAME.sql` where there is one, else the portable `NAME.sql`.
         case postgres
     }
 
@@ -38,7 +39,10 @@ public enum QueryCatalog {
 
     /// Every bundled query, by name, each in the text `dialect` runs.
     public static func all(dialect: Dialect) -> [Query] {
-        queries(in: BundledQueries.files, dialect: dialect)
+        switch dialect {
+        case .sqlite: queries(in: BundledQueries.files, variants: [])
+        case .postgres: queries(in: BundledQueries.files, variants: BundledQueries.postgresFiles)
+        }
     }
 
     /// The query called `name` for SQLite, or `nil`.
@@ -55,22 +59,12 @@ public enum QueryCatalog {
         all(dialect: dialect).first { $0.name == name }
     }
 
-    /// The queries of `files` for `dialect`: one per portable file `NAME.sql` (its name and one-line summary),
-    /// its text from `NAME.DIALECT.sql` when `files` has one. A variant without a portable file is not listed.
-    package static func queries(in files: [EmbeddedSQLFile], dialect: Dialect) -> [Query] {
-        var variants: [String: String] = [:]
-        var portable: [EmbeddedSQLFile] = []
-        for file in files {
-            if let dot = file.stem.lastIndex(of: "."), !file.stem[..<dot].isEmpty {
-                if file.stem[file.stem.index(after: dot)...] == dialect.rawValue {
-                    variants[String(file.stem[..<dot])] = file.text
-                }
-            } else {
-                portable.append(file)
-            }
-        }
-        return portable.map { file in
-            Query(name: file.stem, summary: summary(of: file), text: variants[file.stem] ?? file.text)
+    /// The queries of the portable `files`: one per file `NAME.sql` (its name and one-line summary), its text from
+    /// the file of the same name among `variants` when there is one. A variant without a portable file is not listed.
+    package static func queries(in files: [EmbeddedSQLFile], variants: [EmbeddedSQLFile]) -> [Query] {
+        let texts = Dictionary(variants.map { ($0.stem, $0.text) }, uniquingKeysWith: { first, _ in first })
+        return files.map { file in
+            Query(name: file.stem, summary: summary(of: file), text: texts[file.stem] ?? file.text)
         }.sorted { $0.name < $1.name }
     }
 

@@ -1,9 +1,9 @@
 import MeasurementEvents
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// How an event maps to a row of `events` (Migrations/0001_create_events.sql) and back.

@@ -1,5 +1,5 @@
 -- summarize_filled_ranges: while an ingest goes on, summarises the ranges of the BRIN time index (events_by_time,
--- Migrations/0006, 128 pages a range) of the given partitions that have no summary yet and lie below their last two
+-- Migrations/postgres/0006, 128 pages a range) of the given partitions that have no summary yet and lie below their last two
 -- whole ranges and the range still filling. The writers are still adding rows to those last ranges, and a range
 -- summarised before it is full has its summary updated, and WAL-logged, for every row added to it after.
 -- Parameters: $1 the partitions' names, $2 for each, the page from which to look (the `below` of the last call; the

@@ -1,4 +1,4 @@
--- summarize_time_index: summarises the ranges of the BRIN time index (events_by_time, Migrations/0006) that have no
+-- summarize_time_index: summarises the ranges of the BRIN time index (events_by_time, Migrations/postgres/0006) that have no
 -- summary yet, in the given partitions of events, the range still filling included (brin_summarize_new_values takes
 -- it; rows added to it later update its summary).
 -- Parameters: $1 the partitions' names. Columns: ranges, how many ranges were summarised in each partition.

@@ -43,7 +43,7 @@ struct EventLineWriter {
     }
 
     /// Writes the row at `select` into ``line``.
-    mutating func write(_ select: SQLiteStatement) throws(StoreError) {
+    mutating func write(_ select: SQLiteStatement) throws(SQLiteError) {
         line.removeAll(keepingCapacity: true)
         line.append(contentsOf: #"{"id":"#.utf8)
         if let (high, low) = Self.uuid(blob: select, column: 0) ?? EventID(select.text(0) ?? "").uuidValue {
@@ -110,9 +110,9 @@ struct EventLineWriter {
 
     /// Adds the string members of `extra` (a JSON object) to `fields` as the store does, into a dictionary: a
     /// member replaces the value of a field whose name is equal to its key.
-    private func mergeExtra(_ extra: String, into fields: inout [(key: String, value: String)]) throws(StoreError) {
+    private func mergeExtra(_ extra: String, into fields: inout [(key: String, value: String)]) throws(SQLiteError) {
         guard case .object(let object) = try? JSONValue.parse(extra) else {
-            throw StoreError(
+            throw SQLiteError(
                 .corrupt, path: path, "an event's extra fields in \(path) are not a JSON object: restore the file")
         }
         for member in object {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Hands the allocator's free pages back to the system.
@@ -11,15 +11,15 @@
 enum FreedMemory {
     static func release() {
         #if canImport(Glibc)
-            _ = trim?(0)
+        _ = trim?(0)
         #endif
     }
 
     #if canImport(Glibc)
-        /// glibc's `malloc_trim`, declared in `<malloc.h>`, which the Glibc module does not export.
-        private static let trim: (@convention(c) (Int) -> Int32)? = {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        }()
+    /// glibc's `malloc_trim`, declared in `<malloc.h>`, which the Glibc module does not export.
+    private static let trim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
     #endif
 }

@@ -1,14 +1,16 @@
+import EventIngest
 import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
-extension SQLiteEventStore {
+extension SQLiteEventStore: NDJSONIngester {
     /// Imports NDJSON events from `inputs`, redacted, each id once.
     ///
     /// Valid lines are committed in batches while invalid ones are reported to `onInvalidLine` as
     /// `file:line: reason`; with ``IngestOptions/strict`` one invalid line commits nothing.
     /// - Parameters:
     ///   - progress: called about every 65,536 lines with the summary so far.
-    /// - Throws: ``IngestError`` for a missing or unreadable input, ``StoreError`` for the database.
+    /// - Throws: ``IngestError`` for a missing or unreadable input, ``SQLiteError`` for the database.
     public func ingest(
         _ inputs: [IngestInput], options: IngestOptions = IngestOptions(),
         onInvalidLine: (IngestError) -> Void, progress: ((IngestSummary) -> Void)? = nil
@@ -17,7 +19,7 @@ extension SQLiteEventStore {
         for input in inputs where input.path != "-" {
             try input.checkReadable()
         }
-        return try withConnection { store in
+        return try withStoreRethrowing { store in
             let cacheBefore = try store.connection.scalarInt("PRAGMA cache_size")
             try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
             defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
@@ -26,7 +28,7 @@ extension SQLiteEventStore {
             let redactor = store.writer.redactor
             let packers = store.writer.packers
             let pipeline = IngestPipeline(
-                inputs: inputs, codec: options.codec, redactor: redactor, batchSize: 1_024,
+                inputs: inputs, codec: options.codec, batchSize: 1_024,
                 makeRows: { EncodedIngestRows(redactor: redactor, packers: packers, capacity: 1_024) })
             pipeline.start()
             var run = IngestRun(writer: store.writer, options: options)
@@ -80,7 +82,7 @@ private struct IngestRun {
     }
 
     /// Writes the events of `batch` (encoded) and counts its lines, errors, losses and near misses.
-    mutating func take(_ batch: IngestPipeline.Batch) throws(StoreError) {
+    mutating func take(_ batch: IngestPipeline<EncodedIngestRows>.Batch) throws(SQLiteError) {
         summary.lines += batch.lines
         summary.add(batch.nearMisses)
         summary.bytes = max(summary.bytes, batch.bytes)
@@ -91,9 +93,9 @@ private struct IngestRun {
             let perLine = Double(batch.bytes) / Double(summary.lines)
             writer.ids.expectedNewKeys = Int(Double(inputBytes - batch.bytes) / perLine)
         }
-        var rows = batch.rows as? EncodedIngestRows
-        rows?.seal()  // when the reader left it to this thread
-        if let encoded = rows?.encoded, !encoded.isEmpty {
+        var rows = batch.rows
+        rows.seal()  // when the reader left it to this thread
+        if let encoded = rows.encoded, !encoded.isEmpty {
             // Not atomic: any error rolls the whole transaction back.
             let stored = try writer.write(encoded: [encoded])[0]
             summary.stored += stored
@@ -112,12 +114,12 @@ private struct IngestRun {
         if !batch.losses.isEmpty {
             // In the ingest's transaction: a strict ingest that commits nothing counts nothing.
             try writer.beginIfNeeded()
-            try writer.recordLosses(batch.losses, nowMilliseconds: SQLiteEventStore.nowMilliseconds())
+            try writer.recordLosses(batch.losses)
         }
     }
 
     /// Commits what is left, or, for a strict ingest with an invalid line, rolls everything back.
-    mutating func finish() throws(StoreError) {
+    mutating func finish() throws(SQLiteError) {
         guard options.strict, summary.invalid > 0 else { return try writer.commit() }
         writer.rollback()
         summary.committed = false

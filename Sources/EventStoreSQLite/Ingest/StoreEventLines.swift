@@ -17,8 +17,8 @@ package final class StoreEventLines: Sendable {
 
     /// Opens the store at `path` (it must exist), checked and migrated as ``SQLiteEventStore/init(path:options:)`` does,
     /// without the integrity check of a file with no migration pending (`alstats push` opened it as a store first).
-    /// - Throws: ``StoreError`` naming the file and what to do.
-    package init(path: String) throws(StoreError) {
+    /// - Throws: ``SQLiteError`` naming the file and what to do.
+    package init(path: String) throws(SQLiteError) {
         self.path = path
         let options = SQLiteEventStore.Options(create: false, integrityCheckLimit: 0)
         let connection = try SQLiteEventStore.openChecked(path: path, options: options)
@@ -35,11 +35,11 @@ package final class StoreEventLines: Sendable {
     /// arrived after the rowid `key`, oldest first, until `body` returns `false`. Each line is the bytes
     /// `NDJSONCodec.line(for:)` gives for the event the store reads from the row, written without making the event
     /// (a dictionary of its fields, hashed, then sorted, was a third of a push's CPU).
-    /// - Throws: ``StoreError`` when the database fails or a row's extra fields are not a JSON object.
+    /// - Throws: ``SQLiteError`` when the database fails or a row's extra fields are not a JSON object.
     package func forEachLine(
-        after key: Int64, limit: Int, _ body: (_ line: [UInt8], _ key: Int64) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        try connection.withLock { connection throws(StoreError) in
+        after key: Int64, limit: Int, _ body: (_ line: [UInt8], _ key: Int64) throws(SQLiteError) -> Bool
+    ) throws(SQLiteError) {
+        try connection.withLock { connection throws(SQLiteError) in
             let select = try connection.cachedStatement(EventLineWriter.selectSQL)
             select.bind(1, key)
             select.bind(2, Int64(limit))
@@ -53,9 +53,9 @@ package final class StoreEventLines: Sendable {
     }
 
     /// The number of stored events with `after < rowid <= upTo`.
-    package func count(after key: Int64, upTo: Int64) throws(StoreError) -> Int {
+    package func count(after key: Int64, upTo: Int64) throws(SQLiteError) -> Int {
         guard upTo > key else { return 0 }
-        return try connection.withLock { connection throws(StoreError) in
+        return try connection.withLock { connection throws(SQLiteError) in
             let select = try connection.cachedStatement(EmbeddedSQL.statement("count_events_between"))
             select.bind(1, key)
             select.bind(2, upTo)

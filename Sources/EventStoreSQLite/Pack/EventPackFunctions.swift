@@ -28,7 +28,7 @@ final class EventPackFunctions {
     }
 
     /// Registers the functions on `connection`.
-    static func register(on connection: SQLiteConnection) throws(StoreError) {
+    static func register(on connection: SQLiteConnection) throws(SQLiteError) {
         let functions = Unmanaged.passRetained(EventPackFunctions(handle: connection.handle))
         let context = functions.toOpaque()
         // The first registration owns the context and releases it when the connection closes.

@@ -2,7 +2,7 @@ import EventStoreInterface
 import MeasurementEvents
 
 #if canImport(CZstd)
-    import CZstd
+import CZstd
 #endif
 
 /// Compresses and expands ``PackedFields`` payloads with one of a database's dictionaries
@@ -18,9 +18,9 @@ final class EventPacker: @unchecked Sendable {
 
     /// Whether this build can pack and read packed values.
     #if canImport(CZstd)
-        static let isAvailable = true
+    static let isAvailable = true
     #else
-        static let isAvailable = false
+    static let isAvailable = false
     #endif
 
     /// How many stored events a database needs before a dictionary is trained and its rows packed: fewer
@@ -37,43 +37,43 @@ final class EventPacker: @unchecked Sendable {
     /// The dictionary's id in `event_pack_dictionaries`.
     let id: Int64
     #if canImport(CZstd)
-        private let compressionDictionary: OpaquePointer
-        private let decompressionDictionary: OpaquePointer
-        /// A Zstandard context, used by one thread at a time: only while taken from its pool.
-        private struct Context: @unchecked Sendable {
-            let pointer: OpaquePointer
-        }
-        private let pool = StateLock<[Context]>([])
-        private let decompressionPool = StateLock<[Context]>([])
+    private let compressionDictionary: OpaquePointer
+    private let decompressionDictionary: OpaquePointer
+    /// A Zstandard context, used by one thread at a time: only while taken from its pool.
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private let pool = StateLock<[Context]>([])
+    private let decompressionPool = StateLock<[Context]>([])
     #endif
 
     /// Prepares dictionary `id`, or `nil` when this build cannot pack or the bytes are no dictionary.
     init?(id: Int64, dictionary: [UInt8]) {
         #if canImport(CZstd)
-            self.id = id
-            guard
-                let compression = dictionary.withUnsafeBytes({
-                    ZSTD_createCDict($0.baseAddress, $0.count, Self.level)
-                })
-            else { return nil }
-            guard let decompression = dictionary.withUnsafeBytes({ ZSTD_createDDict($0.baseAddress, $0.count) })
-            else {
-                ZSTD_freeCDict(compression)
-                return nil
-            }
-            compressionDictionary = compression
-            decompressionDictionary = decompression
-        #else
+        self.id = id
+        guard
+            let compression = dictionary.withUnsafeBytes({
+                ZSTD_createCDict($0.baseAddress, $0.count, Self.level)
+            })
+        else { return nil }
+        guard let decompression = dictionary.withUnsafeBytes({ ZSTD_createDDict($0.baseAddress, $0.count) })
+        else {
+            ZSTD_freeCDict(compression)
             return nil
+        }
+        compressionDictionary = compression
+        decompressionDictionary = decompression
+        #else
+        return nil
         #endif
     }
 
     deinit {
         #if canImport(CZstd)
-            for context in pool.withLock({ $0 }) { ZSTD_freeCCtx(context.pointer) }
-            for context in decompressionPool.withLock({ $0 }) { ZSTD_freeDCtx(context.pointer) }
-            ZSTD_freeCDict(compressionDictionary)
-            ZSTD_freeDDict(decompressionDictionary)
+        for context in pool.withLock({ $0 }) { ZSTD_freeCCtx(context.pointer) }
+        for context in decompressionPool.withLock({ $0 }) { ZSTD_freeDCtx(context.pointer) }
+        ZSTD_freeCDict(compressionDictionary)
+        ZSTD_freeDDict(decompressionDictionary)
         #endif
     }
 
@@ -84,53 +84,53 @@ final class EventPacker: @unchecked Sendable {
     /// Appends the packed value of `payload` to `output`.
     func pack(_ payload: [UInt8], to output: inout [UInt8]) {
         #if canImport(CZstd)
-            output.append(Self.format)
-            Self.appendLEB128(UInt64(id), to: &output)
-            let start = output.count
-            let bound = ZSTD_compressBound(payload.count)
-            output.append(contentsOf: repeatElement(0, count: bound))
-            let context = pool.withLock { $0.popLast() } ?? Context(pointer: Self.newCompressionContext())
-            let written = output.withUnsafeMutableBytes { buffer in
-                payload.withUnsafeBytes { input in
-                    ZSTD_compress_usingCDict(
-                        context.pointer, buffer.baseAddress! + start, bound, input.baseAddress, input.count,
-                        compressionDictionary)
-                }
+        output.append(Self.format)
+        Self.appendLEB128(UInt64(id), to: &output)
+        let start = output.count
+        let bound = ZSTD_compressBound(payload.count)
+        output.append(contentsOf: repeatElement(0, count: bound))
+        let context = pool.withLock { $0.popLast() } ?? Context(pointer: Self.newCompressionContext())
+        let written = output.withUnsafeMutableBytes { buffer in
+            payload.withUnsafeBytes { input in
+                ZSTD_compress_usingCDict(
+                    context.pointer, buffer.baseAddress! + start, bound, input.baseAddress, input.count,
+                    compressionDictionary)
             }
-            pool.withLock { $0.append(context) }
-            // Cannot fail: the output holds the bound, and the context and dictionary are valid.
-            precondition(ZSTD_isError(written) == 0, "Zstandard failed to compress a payload")
-            output.removeLast(bound - written)
+        }
+        pool.withLock { $0.append(context) }
+        // Cannot fail: the output holds the bound, and the context and dictionary are valid.
+        precondition(ZSTD_isError(written) == 0, "Zstandard failed to compress a payload")
+        output.removeLast(bound - written)
         #endif
     }
 
     #if canImport(CZstd)
-        private static func newCompressionContext() -> OpaquePointer {
-            // ZSTD_compress_usingCDict writes the dictionary's own id into each frame (4 bytes) and no checksum:
-            // a frame given the wrong dictionary is refused, not decoded into other text.
-            ZSTD_createCCtx()!
-        }
+    private static func newCompressionContext() -> OpaquePointer {
+        // ZSTD_compress_usingCDict writes the dictionary's own id into each frame (4 bytes) and no checksum:
+        // a frame given the wrong dictionary is refused, not decoded into other text.
+        ZSTD_createCCtx()!
+    }
     #endif
 
     /// The payload of the Zstandard frame `frame` (a packed value after its header), or `nil` when it is damaged.
     func expand(frame: UnsafeRawBufferPointer) -> [UInt8]? {
         #if canImport(CZstd)
-            let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
-            guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, size <= Self.maximumPayload else {
-                return nil
-            }
-            var payload = [UInt8](repeating: 0, count: Int(size))
-            let context = decompressionPool.withLock { $0.popLast() } ?? Context(pointer: ZSTD_createDCtx()!)
-            let read = payload.withUnsafeMutableBytes { output in
-                ZSTD_decompress_usingDDict(
-                    context.pointer, output.baseAddress, output.count, frame.baseAddress, frame.count,
-                    decompressionDictionary)
-            }
-            decompressionPool.withLock { $0.append(context) }
-            guard ZSTD_isError(read) == 0, read == payload.count else { return nil }
-            return payload
-        #else
+        let size = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+        guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, size <= Self.maximumPayload else {
             return nil
+        }
+        var payload = [UInt8](repeating: 0, count: Int(size))
+        let context = decompressionPool.withLock { $0.popLast() } ?? Context(pointer: ZSTD_createDCtx()!)
+        let read = payload.withUnsafeMutableBytes { output in
+            ZSTD_decompress_usingDDict(
+                context.pointer, output.baseAddress, output.count, frame.baseAddress, frame.count,
+                decompressionDictionary)
+        }
+        decompressionPool.withLock { $0.append(context) }
+        guard ZSTD_isError(read) == 0, read == payload.count else { return nil }
+        return payload
+        #else
+        return nil
         #endif
     }
 
@@ -156,24 +156,24 @@ final class EventPacker: @unchecked Sendable {
     /// - Returns: `nil` when this build cannot pack or Zstandard's trainer finds the samples too few or too small.
     static func train(_ samples: [[UInt8]]) -> [UInt8]? {
         #if canImport(CZstd)
-            guard samples.count >= 8 else { return nil }
-            var joined: [UInt8] = []
-            var sizes: [Int] = []
-            for sample in samples {
-                joined.append(contentsOf: sample)
-                sizes.append(sample.count)
+        guard samples.count >= 8 else { return nil }
+        var joined: [UInt8] = []
+        var sizes: [Int] = []
+        for sample in samples {
+            joined.append(contentsOf: sample)
+            sizes.append(sample.count)
+        }
+        var dictionary = [UInt8](repeating: 0, count: dictionaryCapacity)
+        let size = dictionary.withUnsafeMutableBytes { output in
+            joined.withUnsafeBytes { input in
+                ZDICT_trainFromBuffer(
+                    output.baseAddress, output.count, input.baseAddress, sizes, UInt32(sizes.count))
             }
-            var dictionary = [UInt8](repeating: 0, count: dictionaryCapacity)
-            let size = dictionary.withUnsafeMutableBytes { output in
-                joined.withUnsafeBytes { input in
-                    ZDICT_trainFromBuffer(
-                        output.baseAddress, output.count, input.baseAddress, sizes, UInt32(sizes.count))
-                }
-            }
-            guard ZDICT_isError(size) == 0, size > 0 else { return nil }
-            return Array(dictionary[..<size])
+        }
+        guard ZDICT_isError(size) == 0, size > 0 else { return nil }
+        return Array(dictionary[..<size])
         #else
-            return nil
+        return nil
         #endif
     }
 

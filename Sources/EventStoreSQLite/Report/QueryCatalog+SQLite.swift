@@ -1,5 +1,6 @@
 import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 extension QueryCatalog {
     /// Runs `query` with `parameters` (names without the colon; a whole number binds as an integer,
@@ -8,7 +9,7 @@ extension QueryCatalog {
     public static func run(_ query: Query, parameters: [String: String], on store: SQLiteEventStore) throws
         -> QueryResult
     {
-        try store.withConnection { connection throws -> QueryResult in
+        try store.withStoreRethrowing { connection throws -> QueryResult in
             let statement = try connection.connection.prepare(query.text)
             let known = Set(statement.parameterNames.map { String($0.dropFirst()) })
             for (key, value) in parameters {

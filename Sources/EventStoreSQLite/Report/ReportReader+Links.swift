@@ -5,7 +5,7 @@ extension ReportReader {
     /// The links funnel for `query`, read with the embedded `Queries/report_links.sql` (`sql`).
     static func links(
         for query: ReportQuery, on connection: SQLiteConnection, sql: String
-    ) throws(StoreError) -> [ReportRows.Link] {
+    ) throws(SQLiteError) -> [ReportRows.Link] {
         let statement = try connection.prepare(sql)
         bind(query, to: statement)
         var links: [ReportRows.Link] = []

@@ -22,7 +22,7 @@ public struct ReportReader: ReportSource {
         let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
         let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
         let linksSQL = try ReportReader.querySQL("report_links", path: store.path)
-        return try store.withConnection { store throws(StoreError) -> ReportRows in
+        return try store.withStore { store throws(SQLiteError) -> ReportRows in
             let connection = store.connection
             var groups: [ReportRows.Group] = []
             let groupStatement = try connection.prepare(groupsSQL)

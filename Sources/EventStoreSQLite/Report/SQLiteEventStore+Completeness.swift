@@ -8,7 +8,7 @@ extension SQLiteEventStore {
 
     /// The completeness counts of the database behind `connection`, keyed by kind and reason: the store's own
     /// `completeness`, plus the uploader's ``uploaderCompletenessTable`` when the file is also an outbox.
-    static func completeness(on connection: SQLiteConnection) throws(StoreError) -> [String: [String: Int]] {
+    static func completeness(on connection: SQLiteConnection) throws(SQLiteError) -> [String: [String: Int]] {
         let name =
             try connection.hasTable(uploaderCompletenessTable)
             ? "select_completeness_with_device" : "select_completeness"

@@ -1,3 +1,4 @@
+import EmbeddedSQLFiles
 import EventStoreInterface
 
 /// The SQL files of SQLiteEventStore, embedded in the binary, so that a lone copied `alstats` binary still migrates.

@@ -13,14 +13,25 @@ extension EventColumns {
     /// Inserts `event` (already redacted) with an insert statement, its values bound in place from `values`.
     /// - Returns: the event's rollup group, read from the same pass over its fields.
     static func insert(
-        _ event: MeasurementEvent, with statement: SQLiteStatement, values: inout BoundValues,
-        extra: inout [(String, String)], packer: EventPacker?, scratch: inout PackedFields.Scratch
-    ) throws(StoreError) -> RollupKey {
-        values.removeAll()
-        let (key, success) = pack(event, into: &values, extra: &extra, packer: packer, scratch: &scratch)
+        _ event: MeasurementEvent, with statement: SQLiteStatement, packer: EventPacker?, scratch: inout RowScratch
+    ) throws(SQLiteError) -> RollupKey {
+        scratch.values.removeAll()
+        let (key, success) = pack(
+            event, into: &scratch.values, extra: &scratch.extra, packer: packer, scratch: &scratch.packed)
         try insertPacked(
-            timestamp: event.timestamp, success: success, values: values, range: 0..<values.count, with: statement)
+            timestamp: event.timestamp, success: success, values: scratch.values, range: 0..<scratch.values.count,
+            with: statement)
         return key
+    }
+
+    /// The buffers of the row a writer inserts, kept for their capacity from one row to the next.
+    struct RowScratch {
+        /// The row's text and blob values.
+        var values = BoundValues()
+        /// The fields without a column of their own, encoded into `extra`.
+        var extra: [(String, String)] = []
+        /// The buffers of the row's packing.
+        var packed = PackedFields.Scratch()
     }
 
     /// Adds `event`'s id, name, text columns and `extra` to `values`, in the insert's bind indices, after the
@@ -76,7 +87,7 @@ extension EventColumns {
     @inline(__always)
     static func insertPacked(
         timestamp: Int64, success: Int64?, values: BoundValues, range: Range<Int>, with statement: SQLiteStatement
-    ) throws(StoreError) {
+    ) throws(SQLiteError) {
         statement.bind(2, timestamp)
         if let success { statement.bind(successIndex, success) }
         try values.run(statement, values: range)
@@ -108,7 +119,7 @@ extension EventColumns {
     }
 
     /// Reads a row selected by Statements/select_events.sql.
-    static func readEvent(_ statement: SQLiteStatement) throws(StoreError) -> MeasurementEvent {
+    static func readEvent(_ statement: SQLiteStatement) throws(SQLiteError) -> MeasurementEvent {
         var fields: [String: String] = [:]
         for (offset, entry) in EventColumns.fields.enumerated() {
             let column = Int32(offset + 3)
@@ -134,7 +145,7 @@ extension EventColumns {
         }
         if let extra = extraText {
             guard case .object(let object) = try? JSONValue.parse(extra) else {
-                throw StoreError(
+                throw SQLiteError(
                     .corrupt, path: statement.connection.path,
                     "an event's extra fields in \(statement.connection.path) are not a JSON object: restore the file")
             }
@@ -149,10 +160,10 @@ extension EventColumns {
 
     /// The long fields of a packed row, by ``PackedFields`` slot, from the payload at `column` (an
     /// `alstats_unpack(packed)` column), or `nil` when the row is not packed.
-    static func unpacked(_ statement: SQLiteStatement, column: Int32) throws(StoreError) -> [String?]? {
+    static func unpacked(_ statement: SQLiteStatement, column: Int32) throws(SQLiteError) -> [String?]? {
         if statement.isNull(column) { return nil }
         guard let values = PackedFields.unpackArray(statement.blob(column)) else {
-            throw StoreError(
+            throw SQLiteError(
                 .corrupt, path: statement.connection.path,
                 "an event's packed fields in \(statement.connection.path) are damaged: restore the file")
         }

@@ -97,7 +97,7 @@ final class EventIDIndex {
     private let keysAfter: SQLiteStatement
     private let greatestStored: SQLiteStatement
 
-    init(connection: SQLiteConnection, mergeThreshold: Int = EventIDIndex.defaultMergeThreshold) throws(StoreError) {
+    init(connection: SQLiteConnection, mergeThreshold: Int = EventIDIndex.defaultMergeThreshold) throws(SQLiteError) {
         self.connection = connection
         self.mergeThreshold = max(1, mergeThreshold)
         lookup = try connection.prepare(EmbeddedSQL.statement("select_event_id"))
@@ -119,7 +119,7 @@ final class EventIDIndex {
     }
 
     /// Whether an event with `id` (whose key is `key`) is stored, committed or in the open transaction.
-    func contains(_ id: EventID, key: Int64) throws(StoreError) -> Bool {
+    func contains(_ id: EventID, key: Int64) throws(SQLiteError) -> Bool {
         let greatest: Int64
         if let known = greatestKey {
             greatest = known
@@ -143,7 +143,7 @@ final class EventIDIndex {
     /// hold it. `keyAt` and `idAt` give an earlier entry's key and id by rank.
     func isNew(
         _ id: EventID, key: Int64, rank: Int, keyAt: (Int) -> Int64, idAt: (Int) -> EventID
-    ) throws(StoreError) -> Bool {
+    ) throws(SQLiteError) -> Bool {
         var earlier = rank - 1
         while earlier >= 0, keyAt(earlier) == key {
             if idAt(earlier) == id { return false }
@@ -153,7 +153,7 @@ final class EventIDIndex {
     }
 
     /// Whether a fresh or pending entry under `key` is an event with `id`.
-    private func pendingContains(_ id: EventID, key: Int64) throws(StoreError) -> Bool {
+    private func pendingContains(_ id: EventID, key: Int64) throws(SQLiteError) -> Bool {
         guard let first = pendingByKey[key] else { return false }
         for rowid in [first] + (pendingCollisions[key] ?? []) {
             defer { selectID.reset() }
@@ -187,7 +187,7 @@ final class EventIDIndex {
 
     /// Reads the fresh level into ``pending`` (which holds no entry of a transaction yet): the events after the
     /// last move, their keys computed from their ids.
-    private func loadFresh() throws(StoreError) {
+    private func loadFresh() throws(SQLiteError) {
         forgetPending(from: 0)
         defer { selectFresh.reset() }
         while try selectFresh.step() {
@@ -207,7 +207,7 @@ final class EventIDIndex {
     /// last move); or, once that would hold ``freshLimit`` entries, moves them all into the recent level in key
     /// order, ``insertRows`` to a statement, and records the move. Before a merge and the commit; on an error the
     /// caller rolls the transaction back.
-    func flush() throws(StoreError) {
+    func flush() throws(SQLiteError) {
         guard pending.count > freshCount else { return }
         guard pending.count >= freshLimit else {
             freshCount = pending.count
@@ -268,7 +268,7 @@ final class EventIDIndex {
     }
 
     /// Whether the index may hold `key`, by ``filter`` (built first when there is none).
-    private func mayContain(_ key: Int64) throws(StoreError) -> Bool {
+    private func mayContain(_ key: Int64) throws(SQLiteError) -> Bool {
         if filter == nil { try buildFilter() }
         return filter?.mayContain(key) ?? true
     }
@@ -281,7 +281,7 @@ final class EventIDIndex {
     /// over its capacity at once: dropped at the next event, built again at the next lookup, for every event
     /// until the next move (the collector stalled for 2.5–5 s at about 66,000 events, 65,536 being the
     /// smallest filter).
-    private func buildFilter() throws(StoreError) {
+    private func buildFilter() throws(SQLiteError) {
         let count = Int(
             try connection.scalarInt(
                 "SELECT (SELECT count(*) FROM event_ids) + (SELECT count(*) FROM event_ids_recent)"))
@@ -302,7 +302,7 @@ final class EventIDIndex {
 
     /// Adds to ``filter`` the keys of the events other connections stored since it was last brought up to date.
     /// - Parameter version: `PRAGMA data_version` now (read once per transaction by ``transactionBegan()``).
-    private func catchUpFilter(at version: Int64) throws(StoreError) {
+    private func catchUpFilter(at version: Int64) throws(SQLiteError) {
         guard version != filterDataVersion else { return }
         defer { keysAfter.reset() }
         keysAfter.bind(1, filterThroughRowid)
@@ -315,7 +315,7 @@ final class EventIDIndex {
         dropFilterWhenFull()
     }
 
-    private func readDataVersion() throws(StoreError) -> Int64 {
+    private func readDataVersion() throws(SQLiteError) -> Int64 {
         defer { dataVersionStatement.reset() }
         guard try dataVersionStatement.step() else { return 0 }
         return dataVersionStatement.int64(0)
@@ -325,7 +325,7 @@ final class EventIDIndex {
     /// open transaction (so a rollback undoes it with the events).
     /// - Returns: whether it merged.
     @discardableResult
-    func mergeIfDue() throws(StoreError) -> Bool {
+    func mergeIfDue() throws(SQLiteError) -> Bool {
         let count: Int
         if let known = recentCount {
             count = known
@@ -344,7 +344,7 @@ final class EventIDIndex {
     /// writer) has committed since this one's last transaction, and adds to the filter the keys other
     /// connections stored. Within a transaction no other connection writes. (The count of recent entries
     /// only times the merges, so it is kept.)
-    func transactionBegan() throws(StoreError) {
+    func transactionBegan() throws(SQLiteError) {
         let version = try readDataVersion()
         dataVersion = version
         // `PRAGMA data_version` changes with other connections' commits only; this connection's own keys are in

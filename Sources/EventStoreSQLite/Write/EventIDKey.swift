@@ -54,7 +54,7 @@ enum EventIDKey {
 
     /// Registers `alstats_id_key(id)` on `connection`: the key of a stored id (a 16-byte blob is a UUID, any
     /// other value its text), for migration 0011, which indexes the events already stored.
-    static func register(on connection: SQLiteConnection) throws(StoreError) {
+    static func register(on connection: SQLiteConnection) throws(SQLiteError) {
         let status = sqlite3_create_function_v2(
             connection.handle, "alstats_id_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in

@@ -11,113 +11,113 @@ import SQLiteSupport
 package final class EventWriter {
     let connection: SQLiteConnection
     let redactor: Redactor
-    private let insert: SQLiteStatement
+    /// The time completeness counts are stamped with.
+    let clock: any EventClock
     /// Exact dedup for all time (Migrations/0011_index_event_ids_by_key.sql).
     let ids: EventIDIndex
-    /// The rollup rows counted into, by group, for each of the three rollup tables.
-    private var rollupRows: RollupRows<RollupKey>
-    private var dayRollupRows: RollupRows<RollupKey>
-    private var seriesRollupRows: RollupRows<SeriesKey>
-    /// `PRAGMA data_version` and the connection's ``SQLiteConnection/totalChanges`` as this writer's own
-    /// transactions left them: when either differs at the next one, something else wrote (another connection, or
-    /// another statement on this one, such as a rebuild of the rollups) and the rollup rows' rowids are forgotten.
-    private var rollupRowsDataVersion: Int64?
-    private var rollupRowsChanges: Int64?
-    private let upsertLoss: SQLiteStatement
+    /// The statements of the write path, prepared once.
+    private let statements: Statements
+    /// The report's rollups of the open transaction and the rows they are added to.
+    private var rollups: EventRollups
     /// The hosted links funnel's rollups, kept alongside the event rollups.
     private let links: LinkRollupWriter
-    private let begin: SQLiteStatement
-    private let commitStatement: SQLiteStatement
-    private let savepoint: SQLiteStatement
-    private let release: SQLiteStatement
-    private let rollbackToSavepoint: SQLiteStatement
-    private var pending: [RollupKey: Int] = [:]
-    /// The groups of the write in progress, merged into `pending` when it succeeds (kept for its capacity).
-    private var groups: [RollupKey: Int] = [:]
     /// The devices' losses (``DeviceLoss`` records stored as new) of the open transaction, and of the write in
     /// progress: added to completeness at commit, in the same transaction as the records.
     private var deviceLosses = DeviceLossTally()
-    private var extra: [(String, String)] = []
-    /// The buffers of the row being packed (kept for their capacity).
-    private var packScratch = PackedFields.Scratch()
-    /// The text and blob values of the row being inserted (kept for its capacity).
-    private var values = BoundValues()
-    /// The positions of the batch being written, in insertion order (kept for its capacity).
-    private var order: [Int] = []
-    /// The id keys of the batch being written, by position (kept for its capacity).
-    private var keys: [Int64] = []
-    /// Whether each event of the batch being written is new, by position (kept for its capacity).
-    private var isNew: [Bool] = []
-    /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
-    /// by itself (it may, after a full disk or an I/O error), ``commit()`` must fail, not find nothing to do.
-    private(set) var uncommittedRows = false
-    /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
-    /// `altered` at commit; forgotten with the rows on rollback).
-    private var encodedRedactions = 0
+    /// What the open transaction holds beyond its rows.
+    private var transaction = TransactionState()
+    /// The buffers of the row being inserted (kept for their capacity).
+    private var row = EventColumns.RowScratch()
+    /// The positions, id keys and newness of the batch being written (kept for their capacity).
+    private var positions = BatchPositions()
     /// The dictionary new rows are packed with (``EventPacker``), once the database has one; also read by
     /// ``SQLiteEventStore/encode(_:)`` outside the store's lock.
     let packers: EventPacker.Slot
-    /// The dictionary this writer packs with (read per event without the slot's lock); `packers.current` is set to
-    /// it once it is there to stay within the transaction (EventWriter+Packing.swift).
-    var packer: EventPacker?
-    /// The last rowid this writer's commit trained a dictionary at without getting one (too few long fields).
-    var packingTriedAt: Int64 = 0
-    /// The first rowid of the open transaction's rows that were encoded unpacked while this writer packs (see
-    /// ``noteUnpackedRows(in:)``), packed at commit.
-    var unpackedFrom: Int64?
-    /// The statement reading the database's latest dictionary, prepared at its first use.
-    var selectPacker: SQLiteStatement?
+    /// This writer's packing: the dictionary it packs with and what it has tried (EventWriter+Packing.swift).
+    var packing = PackingState()
+
+    /// The statements of the write path.
+    private struct Statements {
+        let insert: SQLiteStatement
+        let upsertLoss: SQLiteStatement
+        let begin: SQLiteStatement
+        let commit: SQLiteStatement
+        let savepoint: SQLiteStatement
+        let release: SQLiteStatement
+        let rollbackToSavepoint: SQLiteStatement
+
+        init(connection: SQLiteConnection) throws(SQLiteError) {
+            insert = try connection.prepare(EventColumns.insertSQL)
+            upsertLoss = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
+            begin = try connection.prepare("BEGIN IMMEDIATE")
+            commit = try connection.prepare("COMMIT")
+            savepoint = try connection.prepare("SAVEPOINT write_batch")
+            release = try connection.prepare("RELEASE write_batch")
+            rollbackToSavepoint = try connection.prepare("ROLLBACK TO write_batch")
+        }
+    }
+
+    /// What the open transaction holds beyond its rows and rollups.
+    private struct TransactionState {
+        /// Whether rows were inserted since the last commit or rollback: if SQLite rolled the transaction back
+        /// by itself (it may, after a full disk or an I/O error), ``EventWriter/commit()`` must fail, not find
+        /// nothing to do.
+        var uncommittedRows = false
+        /// Values replaced whole in the encoded rows written since the last commit or rollback (counted as
+        /// `altered` at commit; forgotten with the rows on rollback).
+        var encodedRedactions = 0
+    }
+
+    /// The batch being written (``EventWriter/write(_:mode:)``), by position, kept for their capacity: the order
+    /// its ids are looked up in (by id key), each id's key, and whether each event is new.
+    private struct BatchPositions {
+        var order: [Int] = []
+        var keys: [Int64] = []
+        var isNew: [Bool] = []
+    }
 
     init(
-        connection: SQLiteConnection, redactor: Redactor, packers: EventPacker.Slot = EventPacker.Slot()
-    ) throws(StoreError) {
+        connection: SQLiteConnection, redactor: Redactor, clock: any EventClock = SystemEventClock(),
+        packers: EventPacker.Slot = EventPacker.Slot()
+    ) throws(SQLiteError) {
         self.connection = connection
         self.redactor = redactor
+        self.clock = clock
         self.packers = packers
-        insert = try connection.prepare(EventColumns.insertSQL)
         ids = try EventIDIndex(connection: connection)
-        rollupRows = try RollupRows(connection: connection, upsertSQL: RollupKey.upsertSQL, table: "event_rollup")
-        dayRollupRows = try RollupRows(
-            connection: connection, upsertSQL: RollupKey.dayUpsertSQL, table: "event_rollup_day")
-        seriesRollupRows = try RollupRows(
-            connection: connection, upsertSQL: RollupKey.seriesUpsertSQL, table: "event_rollup_series")
-        upsertLoss = try connection.prepare(EmbeddedSQL.statement("upsert_completeness"))
+        statements = try Statements(connection: connection)
+        rollups = try EventRollups(connection: connection)
         links = try LinkRollupWriter(connection: connection)
-        begin = try connection.prepare("BEGIN IMMEDIATE")
-        commitStatement = try connection.prepare("COMMIT")
-        savepoint = try connection.prepare("SAVEPOINT write_batch")
-        release = try connection.prepare("RELEASE write_batch")
-        rollbackToSavepoint = try connection.prepare("ROLLBACK TO write_batch")
     }
 
     /// Whether a transaction is open.
     var inTransaction: Bool { connection.inTransaction }
 
+    /// Whether rows were inserted since the last commit or rollback.
+    var hasUncommittedRows: Bool { transaction.uncommittedRows }
+
     /// Opens a transaction when none is open.
     /// - Throws: when SQLite rolled back a transaction holding uncommitted rows by itself: a new one must not
     ///   start (and later commit) as if they were there; ``commit()`` or ``rollback()`` clears this.
-    func beginIfNeeded() throws(StoreError) {
+    func beginIfNeeded() throws(SQLiteError) {
         guard !connection.inTransaction else { return }
-        if uncommittedRows { throw rolledBackError }
-        try begin.run()
-        do throws(StoreError) {
-            if packer == nil, EventPacker.isAvailable {
+        if transaction.uncommittedRows { throw rolledBackError }
+        try statements.begin.run()
+        do throws(SQLiteError) {
+            if packing.packer == nil, EventPacker.isAvailable {
                 try loadPacker()
-                packers.current = packer
+                packers.current = packing.packer
             }
             try ids.transactionBegan()
-            if ids.dataVersion != rollupRowsDataVersion || connection.totalChanges != rollupRowsChanges {
-                forgetRollupRows()
-                rollupRowsDataVersion = ids.dataVersion
-            }
+            rollups.transactionBegan(dataVersion: ids.dataVersion, totalChanges: connection.totalChanges)
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
         }
     }
 
-    private var rolledBackError: StoreError {
-        StoreError(
+    private var rolledBackError: SQLiteError {
+        SQLiteError(
             .io, path: connection.path,
             "SQLite rolled back the batch being written to \(connection.path) after an earlier error "
                 + "(a full disk or an I/O error): free some space and write the events again")
@@ -130,17 +130,17 @@ package final class EventWriter {
     /// - Returns: how many were new (duplicates of stored ids, or of ids earlier in `events`, are not counted
     ///   and change nothing).
     @discardableResult
-    func write(_ events: some Collection<MeasurementEvent>, mode: WriteMode = .atomic) throws(StoreError) -> Int {
+    func write(_ events: some Collection<MeasurementEvent>, mode: WriteMode = .atomic) throws(SQLiteError) -> Int {
         try beginIfNeeded()
         let atomic = mode.usesSavepoint
-        if atomic { try savepoint.run() }
-        groups.removeAll(keepingCapacity: true)
+        if atomic { try statements.savepoint.run() }
+        rollups.batch.removeAll(keepingCapacity: true)
         deviceLosses.beginBatch()
         links.beginBatch()
         var inserted = 0
         let mark = ids.pendingMark
         let batch = Array(events)
-        do throws(StoreError) {
+        do throws(SQLiteError) {
             try findNew(batch)  // by id, which redaction does not change
             if batch.count < 2 * redactionSlice {
                 // A small batch is redacted before the loop, on several cores at once (Redactor+Batch.swift).
@@ -148,20 +148,20 @@ package final class EventWriter {
             } else {
                 inserted = try insertNewRedactingAhead(batch)
             }
-            if atomic { try release.run() }
+            if atomic { try statements.release.run() }
         } catch {
             if atomic {
-                try? rollbackToSavepoint.run()
-                try? release.run()
+                try? statements.rollbackToSavepoint.run()
+                try? statements.release.run()
             }
             ids.abandon(from: mark)
             throw error
         }
-        pending.merge(groups, uniquingKeysWith: +)
+        rollups.keepBatch()
         deviceLosses.keepBatch()
         links.keepBatch()
         if inserted > 0 {
-            uncommittedRows = true
+            transaction.uncommittedRows = true
             try packIfDue()
         }
         return inserted
@@ -174,10 +174,10 @@ package final class EventWriter {
     /// Inserts the new events of `batch`, packing each slice of ``redactionSlice`` events on another thread while
     /// the slice before it is inserted (``PackedSlice``): on the sink's large batches the inserts and the rest
     /// of the work (redaction, columns, rollup keys) then overlap instead of taking turns.
-    private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(StoreError) -> Int {
+    private func insertNewRedactingAhead(_ batch: [MeasurementEvent]) throws(SQLiteError) -> Int {
         let slice = redactionSlice
-        let isNew = isNew
-        let packer = packer
+        let isNew = positions.isNew
+        let packer = packing.packer
         var upcoming: PackJob? = PackJob.start(
             batch, range: 0..<slice, isNew: isNew, redactor: redactor, packer: packer)
         var inserted = 0
@@ -191,9 +191,9 @@ package final class EventWriter {
                     batch, range: next..<min(next + slice, batch.count), isNew: isNew, redactor: redactor,
                     packer: packer)
                 : nil
-            do throws(StoreError) {
-                try ready.insertAll(with: insert) { row, rowid in
-                    ids.add(key: keys[row.position], event: rowid)
+            do throws(SQLiteError) {
+                try ready.insertAll(with: statements.insert) { row, rowid in
+                    ids.add(key: positions.keys[row.position], event: rowid)
                     if let loss = row.deviceLoss {
                         deviceLosses.add(loss)  // a loss record, not an App Links event
                     } else if let link = row.link {
@@ -205,7 +205,7 @@ package final class EventWriter {
                 throw error
             }
             inserted += ready.rows.count
-            groups.merge(ready.groups, uniquingKeysWith: +)
+            rollups.batch.merge(ready.groups, uniquingKeysWith: +)
             start = next
         }
         return inserted
@@ -213,15 +213,14 @@ package final class EventWriter {
 
     /// Inserts the events of `slice` (redacted) that ``findNew(_:)`` found new; the slice begins at `offset` of
     /// the write's batch.
-    private func insertNew(_ slice: [MeasurementEvent], from offset: Int) throws(StoreError) -> Int {
+    private func insertNew(_ slice: [MeasurementEvent], from offset: Int) throws(SQLiteError) -> Int {
         var inserted = 0
-        for (index, event) in slice.enumerated() where isNew[offset + index] {
-            let key = try EventColumns.insert(
-                event, with: insert, values: &values, extra: &extra, packer: packer, scratch: &packScratch)
-            ids.add(key: keys[offset + index], event: connection.lastInsertRowID)
+        for (index, event) in slice.enumerated() where positions.isNew[offset + index] {
+            let key = try EventColumns.insert(event, with: statements.insert, packer: packing.packer, scratch: &row)
+            ids.add(key: positions.keys[offset + index], event: connection.lastInsertRowID)
             inserted += 1
             if deviceLosses.add(event) { continue }  // a loss record, not an App Links event
-            groups[key, default: 0] += 1
+            rollups.batch[key, default: 0] += 1
             links.add(event)
         }
         return inserted
@@ -233,7 +232,7 @@ package final class EventWriter {
     ///
     /// Not atomic: the caller rolls the whole transaction back on any error (``SQLiteEventStore/writeBatches(encoded:losses:)``).
     /// - Returns: for each batch, in order, how many of its rows were new.
-    func write(encoded batches: [EncodedEvents]) throws(StoreError) -> [Int] {
+    func write(encoded batches: [EncodedEvents]) throws(SQLiteError) -> [Int] {
         try beginIfNeeded()
         try checkPacking(of: batches)
         try noteUnpackedRows(in: batches)
@@ -242,8 +241,8 @@ package final class EventWriter {
         var inserted = [Int](repeating: 0, count: batches.count)
         let mark = ids.pendingMark
         let order = EventWriter.keyOrder(of: batches)
-        do throws(StoreError) {
-            try EventWriter.withRows(of: batches[...]) { (batchRows) throws(StoreError) in
+        do throws(SQLiteError) {
+            try EventWriter.withRows(of: batches[...]) { (batchRows) throws(SQLiteError) in
                 for (rank, entry) in order.enumerated() {
                     guard let first = batchRows[entry.batch].baseAddress else {
                         preconditionFailure("an entry's batch holds rows")
@@ -254,14 +253,14 @@ package final class EventWriter {
                     }
                     try EventColumns.insertPacked(
                         timestamp: row.pointee.timestamp, success: row.pointee.success,
-                        values: batches[entry.batch].values, range: row.pointee.values, with: insert)
+                        values: batches[entry.batch].values, range: row.pointee.values, with: statements.insert)
                     ids.add(key: row.pointee.key, event: connection.lastInsertRowID)
                     inserted[entry.batch] += 1
                     if let loss = row.pointee.deviceLoss {
                         deviceLosses.add(loss)  // a loss record, not an App Links event
                         continue
                     }
-                    pending[row.pointee.rollup, default: 0] += 1
+                    rollups.add(row.pointee.rollup)
                     if let link = row.pointee.link { links.add(link, visitor: row.pointee.visitor) }
                 }
             }
@@ -271,9 +270,9 @@ package final class EventWriter {
         }
         links.keepBatch()
         deviceLosses.keepBatch()
-        encodedRedactions += batches.reduce(0) { $0 + $1.conservativeRedactions }
+        transaction.encodedRedactions += batches.reduce(0) { $0 + $1.conservativeRedactions }
         if inserted.contains(where: { $0 > 0 }) {
-            uncommittedRows = true
+            transaction.uncommittedRows = true
             try packIfDue()
         }
         return inserted
@@ -284,11 +283,11 @@ package final class EventWriter {
     /// groups of requests.
     private static func withRows(
         of batches: ArraySlice<EncodedEvents>, reading buffers: [UnsafeBufferPointer<EncodedEvents.Row>] = [],
-        _ body: ([UnsafeBufferPointer<EncodedEvents.Row>]) throws(StoreError) -> Void
-    ) throws(StoreError) {
+        _ body: ([UnsafeBufferPointer<EncodedEvents.Row>]) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
         guard let first = batches.first else { return try body(buffers) }
-        let failure: StoreError? = first.rows.withUnsafeBufferPointer { rows in
-            do throws(StoreError) {
+        let failure: SQLiteError? = first.rows.withUnsafeBufferPointer { rows in
+            do throws(SQLiteError) {
                 try withRows(of: batches.dropFirst(), reading: buffers + [rows], body)
                 return nil
             } catch {
@@ -302,7 +301,7 @@ package final class EventWriter {
     /// holds its id, and the id index does not hold it.
     private func isNew(
         _ id: EventID, key: Int64, rank: Int, in order: [KeyOrderEntry], of batches: [EncodedEvents]
-    ) throws(StoreError) -> Bool {
+    ) throws(SQLiteError) -> Bool {
         try ids.isNew(id, key: key, rank: rank) {
             order[$0].key
         } idAt: {
@@ -331,21 +330,28 @@ package final class EventWriter {
     /// batch (the first of two events with one id is the one stored). The ids are looked up in key order, so
     /// a batch's lookups land on neighbouring pages of the id index instead of one random page each
     /// (docs/design/storage-layout.md); the events are then inserted in the order they came.
-    private func findNew(_ batch: [MeasurementEvent]) throws(StoreError) {
-        keys.removeAll(keepingCapacity: true)
-        for event in batch { keys.append(ids.key(event.id)) }
-        order.removeAll(keepingCapacity: true)
-        order.append(contentsOf: batch.indices)
-        order.sort { left, right in
+    private func findNew(_ batch: [MeasurementEvent]) throws(SQLiteError) {
+        // Held locally (their buffers moved, not copied), so that reading one array while writing another is no
+        // overlapping access to the writer's property.
+        var positions = BatchPositions()
+        swap(&positions, &self.positions)
+        defer { swap(&positions, &self.positions) }
+        positions.keys.removeAll(keepingCapacity: true)
+        for event in batch { positions.keys.append(ids.key(event.id)) }
+        positions.order.removeAll(keepingCapacity: true)
+        positions.order.append(contentsOf: batch.indices)
+        let keys = positions.keys
+        positions.order.sort { left, right in
             let leftKey = keys[left]
             let rightKey = keys[right]
             if leftKey == rightKey { return left < right }
             return leftKey < rightKey
         }
-        isNew.removeAll(keepingCapacity: true)
-        isNew.append(contentsOf: repeatElement(false, count: batch.count))
+        positions.isNew.removeAll(keepingCapacity: true)
+        positions.isNew.append(contentsOf: repeatElement(false, count: batch.count))
+        let order = positions.order
         for (rank, position) in order.enumerated() {
-            isNew[position] = try ids.isNew(batch[position].id, key: keys[position], rank: rank) {
+            positions.isNew[position] = try ids.isNew(batch[position].id, key: keys[position], rank: rank) {
                 keys[order[$0]]
             } idAt: {
                 batch[order[$0]].id
@@ -354,55 +360,26 @@ package final class EventWriter {
     }
 
     /// Upserts the pending rollups and commits the transaction (nothing to do when none is open).
-    func commit() throws(StoreError) {
+    func commit() throws(SQLiteError) {
         guard connection.inTransaction else {
-            forgetPacker()
-            pending.removeAll()
-            deviceLosses.reset()
-            encodedRedactions = 0
-            links.reset()
-            ids.forgetTransaction()  // SQLite rolled back by itself: the pending id entries' rows are gone
-            forgetRollupRows()
-            if uncommittedRows {
-                uncommittedRows = false
-                throw rolledBackError
-            }
+            let lostRows = transaction.uncommittedRows
+            forgetTransaction()  // SQLite rolled back by itself: the pending id entries' rows are gone
+            if lostRows { throw rolledBackError }
             return
         }
         let taken = redactor.takeConservativeRedactions()
-        let altered = taken + encodedRedactions
-        do throws(StoreError) {
-            if altered > 0 {
-                upsertLoss.bind(1, "altered")
-                upsertLoss.bind(2, Redactor.conservativeReason)
-                upsertLoss.bind(3, Int64(altered))
-                upsertLoss.bind(4, Int64(Date().timeIntervalSince1970 * 1_000))
-                try upsertLoss.run()
-            }
-            // The day and series groups are sums of the 15-minute groups: a few per transaction.
-            var days: [RollupKey: Int] = [:]
-            var series: [SeriesKey: Int] = [:]
-            for (key, count) in pending {
-                try rollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
-                days[key.day, default: 0] += count
-                series[key.series, default: 0] += count
-            }
-            for (key, count) in days {
-                try dayRollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
-            }
-            for (key, count) in series {
-                try seriesRollupRows.add(count, to: key) { key.bind(to: $0, count: count) }
-            }
-            pending.removeAll(keepingCapacity: true)
-            try recordLosses(deviceLosses.take(), nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1_000))
+        let altered = taken + transaction.encodedRedactions
+        do throws(SQLiteError) {
+            if altered > 0 { try upsertLoss(kind: "altered", reason: Redactor.conservativeReason, altered) }
+            try rollups.upsertPending()
+            try recordLosses(deviceLosses.take())
             try links.commit()
             try packNotedRows()
             try ids.flush()
             try ids.mergeIfDue()
-            try commitStatement.run()
-            rollupRowsChanges = connection.totalChanges
-            uncommittedRows = false
-            encodedRedactions = 0
+            try statements.commit.run()
+            rollups.committed(totalChanges: connection.totalChanges)
+            transaction = TransactionState()
         } catch {
             redactor.restoreConservativeRedactions(taken)
             rollback()
@@ -416,43 +393,46 @@ package final class EventWriter {
 
     /// Abandons the open transaction and its pending rollups.
     func rollback() {
-        forgetPacker()
-        pending.removeAll()
-        deviceLosses.reset()
-        encodedRedactions = 0
-        links.reset()
-        ids.forgetTransaction()
-        forgetRollupRows()
-        uncommittedRows = false
+        forgetTransaction()
         if connection.inTransaction { try? connection.execute("ROLLBACK") }
     }
 
-    /// Forgets the rowids of the rollup rows this connection counted into (``RollupRows``): after a rollback
-    /// (rows it inserted are gone), or when something else wrote since this writer's last commit.
-    private func forgetRollupRows() {
-        rollupRows.forget()
-        dayRollupRows.forget()
-        seriesRollupRows.forget()
+    /// Forgets what the writer held for the transaction that ended without a commit: the pending rollups, losses
+    /// and id entries, the rollup rows' rowids (rows it inserted are gone) and the dictionary it may have trained.
+    private func forgetTransaction() {
+        forgetPacker()
+        rollups.reset()
+        deviceLosses.reset()
+        links.reset()
+        ids.forgetTransaction()
+        transaction = TransactionState()
     }
 
     /// Adds loss counts to `completeness`: inside the open transaction when there is one, else in one of its own.
-    func recordLosses(_ losses: [DropReason: Int], nowMilliseconds: Int64) throws(StoreError) {
+    func recordLosses(_ losses: [DropReason: Int]) throws(SQLiteError) {
         guard !losses.isEmpty else { return }
         let ownTransaction = !connection.inTransaction
-        if ownTransaction { try begin.run() }
-        do throws(StoreError) {
+        if ownTransaction { try statements.begin.run() }
+        do throws(SQLiteError) {
             for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
-                upsertLoss.bind(1, reason.completenessKind)
-                upsertLoss.bind(2, reason.rawValue)
-                upsertLoss.bind(3, Int64(count))
-                upsertLoss.bind(4, nowMilliseconds)
-                try upsertLoss.run()
+                try upsertLoss(kind: reason.completenessKind, reason: reason.rawValue, count)
             }
-            if ownTransaction { try commitStatement.run() }
+            if ownTransaction { try statements.commit.run() }
         } catch {
             if ownTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
+    }
+}
+
+extension EventWriter {
+    /// Adds `count` lost events to the completeness row of `kind` and `reason`, stamped with the clock's time.
+    fileprivate func upsertLoss(kind: String, reason: String, _ count: Int) throws(SQLiteError) {
+        statements.upsertLoss.bind(1, kind)
+        statements.upsertLoss.bind(2, reason)
+        statements.upsertLoss.bind(3, Int64(count))
+        statements.upsertLoss.bind(4, clock.nowMilliseconds())
+        try statements.upsertLoss.run()
     }
 }
 

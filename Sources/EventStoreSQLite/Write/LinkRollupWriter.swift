@@ -21,7 +21,7 @@ final class LinkRollupWriter {
     private var batch: [LinkRollupKey: Int] = [:]
     private var batchVisitors: Set<LinkVisitorKey> = []
 
-    init(connection: SQLiteConnection) throws(StoreError) {
+    init(connection: SQLiteConnection) throws(SQLiteError) {
         upsertRollup = try connection.prepare(EmbeddedSQL.statement("upsert_link_rollup"))
         upsertDayRollup = try connection.prepare(EmbeddedSQL.statement("upsert_link_rollup_day"))
         insertVisitor = try connection.prepare(EmbeddedSQL.statement("insert_link_visitor"))
@@ -58,7 +58,7 @@ final class LinkRollupWriter {
     }
 
     /// Upserts the kept groups inside the open transaction, then forgets them.
-    func commit() throws(StoreError) {
+    func commit() throws(SQLiteError) {
         var days: [LinkRollupKey: Int] = [:]
         for (key, count) in pending {
             key.bind(to: upsertRollup, count: count)
@@ -75,7 +75,7 @@ final class LinkRollupWriter {
 
     /// Records the kept visitors' rows and counts each visitor once more in every scope of
     /// `link_visitor_count` where it had no row of that day and slug yet (rows of this commit included).
-    private func commitVisitors() throws(StoreError) {
+    private func commitVisitors() throws(SQLiteError) {
         var counts: [LinkVisitorCountKey: Int] = [:]
         for visitor in pendingVisitors {
             selectVisitor.bind(1, visitor.day)

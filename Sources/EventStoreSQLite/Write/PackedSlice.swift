@@ -67,7 +67,7 @@ struct PackedSlice {
 
     /// Inserts every row with `statement` (Statements/insert_event.sql), in order, calling `inserted` after each
     /// with the row and its rowid; each row's values are bound in place (``BoundValues/run(_:values:)``).
-    func insertAll(with statement: SQLiteStatement, _ inserted: (Row, Int64) -> Void) throws(StoreError) {
+    func insertAll(with statement: SQLiteStatement, _ inserted: (Row, Int64) -> Void) throws(SQLiteError) {
         for row in rows {
             try EventColumns.insertPacked(
                 timestamp: row.timestamp, success: row.success, values: values, range: row.values, with: statement)

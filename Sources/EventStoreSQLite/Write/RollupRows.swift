@@ -24,14 +24,14 @@ struct RollupRows<Key: Hashable> {
     private let update: SQLiteStatement
 
     /// The rows of the table that `upsertSQL` (an upsert returning the row's rowid) writes, on `connection`.
-    init(connection: SQLiteConnection, upsertSQL: String, table: String) throws(StoreError) {
+    init(connection: SQLiteConnection, upsertSQL: String, table: String) throws(SQLiteError) {
         upsert = try connection.prepare(upsertSQL)
         update = try connection.prepare("UPDATE \(table) SET count = count + ?2 WHERE rowid = ?1")
     }
 
     /// Adds `count` events to the group `key`: by rowid when this connection counted into it before, else with
     /// the upsert, whose parameters `bind` sets.
-    mutating func add(_ count: Int, to key: Key, bind: (SQLiteStatement) -> Void) throws(StoreError) {
+    mutating func add(_ count: Int, to key: Key, bind: (SQLiteStatement) -> Void) throws(SQLiteError) {
         if let rowid = rowids[key] {
             update.bind(1, rowid)
             update.bind(2, Int64(count))
@@ -42,7 +42,7 @@ struct RollupRows<Key: Hashable> {
         bind(upsert)
         defer { upsert.reset() }
         guard try upsert.step() else {
-            throw StoreError(.io, path: upsert.connection.path, "a rollup upsert returned no row")
+            throw SQLiteError(.io, path: upsert.connection.path, "a rollup upsert returned no row")
         }
         let rowid = upsert.int64(0)
         while try upsert.step() {}

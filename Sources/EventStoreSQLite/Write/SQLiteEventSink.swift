@@ -1,6 +1,7 @@
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 
 /// A sink that stores the bus's events in the SQLite database, durably, in batches.
 ///
@@ -46,8 +47,13 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
     ) throws(StoreError) {
         self.path = path
         self.commitPolicy = commitPolicy
-        let connection = try SQLiteEventStore.openChecked(path: path, options: options)
-        let writer = try EventWriter(connection: connection, redactor: options.redactor)
+        let writer: EventWriter
+        do throws(SQLiteError) {
+            let connection = try SQLiteEventStore.openChecked(path: path, options: options)
+            writer = try EventWriter(connection: connection, redactor: options.redactor, clock: options.clock)
+        } catch {
+            throw StoreError(error)
+        }
         writer.packsFields = options.packFields
         self.writer = writer
     }
@@ -58,30 +64,32 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
     }
 
     /// Inserts redacted events inside the open transaction, all of them or (on error) none.
-    public func write(_ events: [MeasurementEvent]) throws {
-        try lock.withLock { _ in
+    /// - Throws: ``StoreError``; then none of `events` is stored.
+    public func write(_ events: [MeasurementEvent]) throws(StoreError) {
+        try locked { () throws(SQLiteError) in
             let inserted = try openWriter().write(events)
             insertedCount += inserted
         }
     }
 
     /// Upserts the batch's rollups and commits it.
-    public func commit() throws {
-        try lock.withLock { _ in
-            try openWriter().commit()
-        }
+    /// - Throws: ``StoreError``; then the batch is rolled back.
+    public func commit() throws(StoreError) {
+        try locked { () throws(SQLiteError) in try openWriter().commit() }
     }
 
     /// Adds the bus's losses to the `completeness` table.
-    public func recordLosses(_ losses: [DropReason: Int]) throws {
-        try lock.withLock { _ in
-            try openWriter().recordLosses(losses, nowMilliseconds: SQLiteEventStore.nowMilliseconds())
+    /// - Throws: ``StoreError``; then nothing is counted.
+    public func recordLosses(_ losses: [DropReason: Int]) throws(StoreError) {
+        try locked { () throws(SQLiteError) in
+            try openWriter().recordLosses(losses)
         }
     }
 
     /// Commits what is pending and closes the connection (the WAL is checkpointed into the file).
-    public func close() throws {
-        try lock.withLock { _ in
+    /// - Throws: ``StoreError`` when what was pending could not be committed.
+    public func close() throws(StoreError) {
+        try locked { () throws(SQLiteError) in
             guard let writer else { return }
             defer { self.writer = nil }
             try writer.commit()
@@ -89,9 +97,18 @@ public final class SQLiteEventSink: EventSink, @unchecked Sendable {
         }
     }
 
-    private func openWriter() throws(StoreError) -> EventWriter {
+    /// Runs `body` under the sink's lock, giving SQLite's failure as the store's.
+    private func locked(_ body: () throws(SQLiteError) -> Void) throws(StoreError) {
+        do throws(SQLiteError) {
+            try lock.withLock { _ throws(SQLiteError) in try body() }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    private func openWriter() throws(SQLiteError) -> EventWriter {
         guard let writer else {
-            throw StoreError(.io, path: path, "the sink for \(path) is closed: attach a new SQLiteEventSink")
+            throw SQLiteError(.io, path: path, "the sink for \(path) is closed: attach a new SQLiteEventSink")
         }
         return writer
     }

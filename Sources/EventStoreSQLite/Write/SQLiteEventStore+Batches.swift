@@ -1,5 +1,6 @@
 import EventStoreInterface
 import MeasurementEvents
+import SQLiteSupport
 
 extension SQLiteEventStore {
     /// Writes the event batches of several requests in one transaction (group commit) and counts, per
@@ -23,10 +24,10 @@ extension SQLiteEventStore {
     public func writeBatches(
         _ batches: [[MeasurementEvent]], losses: [DropReason: Int] = [:]
     ) throws(StoreError) -> [Int] {
-        try withConnection { store throws(StoreError) in
+        try withStore { store throws(SQLiteError) in
             var stored: [Int] = []
             stored.reserveCapacity(batches.count)
-            do throws(StoreError) {
+            do throws(SQLiteError) {
                 // Not atomic per batch (no savepoint, whose journal rewrote most of the id index's pages on every
                 // request with random ids): any error below rolls the whole transaction back, and every batch
                 // of the call is answered as failed.
@@ -68,8 +69,8 @@ extension SQLiteEventStore {
     public func writeBatches(
         encoded batches: [EncodedEvents], losses: [DropReason: Int] = [:]
     ) throws(StoreError) -> [Int] {
-        try withConnection { store throws(StoreError) in
-            do throws(StoreError) {
+        try withStore { store throws(SQLiteError) in
+            do throws(SQLiteError) {
                 let stored: [Int]
                 if batches.contains(where: { !$0.isEmpty }) {
                     stored = try store.writer.write(encoded: batches)
@@ -86,10 +87,10 @@ extension SQLiteEventStore {
     }
 
     /// Records `losses` in the open transaction (opening one when needed) and commits it.
-    private static func finish(_ writer: EventWriter, losses: [DropReason: Int]) throws(StoreError) {
+    private static func finish(_ writer: EventWriter, losses: [DropReason: Int]) throws(SQLiteError) {
         if losses.values.contains(where: { $0 > 0 }) {
             try writer.beginIfNeeded()
-            try writer.recordLosses(losses, nowMilliseconds: SQLiteEventStore.nowMilliseconds())
+            try writer.recordLosses(losses)
         }
         try writer.commit()
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The safety check behind every redaction: the text as a consumer could decode it, with every layer of

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The byte scanner behind ``Redactor/redact(urlString:)``: it finds `key=value` and `"key":value`

@@ -1,3 +1,4 @@
+import EventIngest
 import EventStoreInterface
 
 extension CLIFailure {

@@ -3,8 +3,8 @@ import ArgumentParser
 import Foundation
 import MeasurementEvents
 
-#if !ALSTATS_URLSESSION
-    import AppLinksHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import AppLinksHTTPClient
 #endif
 
 /// Where `resolve` and `navigate` get a page: `URL` (fetched over HTTP(S)), or `--html FILE --url PAGE_URL`.
@@ -48,10 +48,10 @@ struct PageSourceOptions: ParsableArguments {
     func resolver() throws -> any AppLinkResolving {
         guard let htmlFile else {
             // URLSession on Apple platforms (and in the core-only build); AsyncHTTPClient on Linux.
-            #if ALSTATS_URLSESSION
-                return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            #if ALSTATS_URLSESSION || !Server
+            return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
             #else
-                return AsyncHTTPClientAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            return AsyncHTTPClientAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
             #endif
         }
         guard FileManager.default.fileExists(atPath: htmlFile) else {

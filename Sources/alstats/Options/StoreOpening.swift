@@ -33,19 +33,19 @@ extension DatabaseOptions {
         }
     }
 
-    #if !ALSTATS_CORE_ONLY
-        /// Opens the database of `--database` for `alstats serve` (``StoreOpener/openForServing(_:durability:redactor:)``):
-        /// an SQLite file at once; a PostgreSQL store's client runs in the server's `ServiceGroup`, which connects
-        /// and migrates before it takes requests.
-        /// - Throws: ``CLIFailure`` with the exit status of the error (as ``openBackend(_:)``).
-        func openForServing(_ durability: StoreDurability) throws(CLIFailure) -> OpenedStore {
-            let location = try location
-            do throws(StoreError) {
-                return try StoreOpener.openForServing(location, durability: durability)
-            } catch {
-                throw CLIFailure(error)
-            }
+    #if Server
+    /// Opens the database of `--database` for `alstats serve` (``StoreOpener/openForServing(_:durability:redactor:)``):
+    /// an SQLite file at once; a PostgreSQL store's client runs in the server's `ServiceGroup`, which connects
+    /// and migrates before it takes requests.
+    /// - Throws: ``CLIFailure`` with the exit status of the error (as ``openBackend(_:)``).
+    func openForServing(_ durability: StoreDurability) throws(CLIFailure) -> OpenedStore {
+        let location = try location
+        do throws(StoreError) {
+            return try StoreOpener.openForServing(location, durability: durability)
+        } catch {
+            throw CLIFailure(error)
         }
+    }
     #endif
 
     /// The SQLite file of `--database`, for the commands that only work on one (`push`, `demo`).

@@ -1,7 +1,7 @@
 import EventUpload
 
-#if !ALSTATS_URLSESSION
-    import EventUploadHTTPClient
+#if Server && !ALSTATS_URLSESSION
+import EventUploadHTTPClient
 #endif
 
 /// The transport of the CLI's uploads (`alstats push`, `alstats demo`): AsyncHTTPClient on Linux, where
@@ -10,10 +10,10 @@ import EventUpload
 enum UploadTransports {
     /// A transport for one upload run.
     static func platformDefault() -> any UploadTransport {
-        #if ALSTATS_URLSESSION
-            URLSessionUploadTransport()
+        #if ALSTATS_URLSESSION || !Server
+        URLSessionUploadTransport()
         #else
-            AsyncHTTPClientUploadTransport()
+        AsyncHTTPClientUploadTransport()
         #endif
     }
 }

@@ -80,10 +80,10 @@ extension ALStatsCommand {
             try await reportingFailuresAsync {
                 _ = try database.sqlitePath(for: "demo")  // the demo's collector and sink write a file
                 let begin = Date()
-                #if ALSTATS_CORE_ONLY
-                    let line = try await runInProcess()
+                #if !Server
+                let line = try await runInProcess()
                 #else
-                    let line = inProcess ? try await runInProcess() : try await runThroughCollector()
+                let line = inProcess ? try await runInProcess() : try await runThroughCollector()
                 #endif
                 try Self.storeLinks(in: database.path)
                 printError(line + " in \(String(format: "%.1f", Date().timeIntervalSince(begin))) s")
@@ -118,19 +118,19 @@ extension ALStatsCommand {
                 + "(\(bus.statistics.totalDropped) dropped)"
         }
 
-        #if !ALSTATS_CORE_ONLY
-            /// Bus → uploader → HTTP → in-process collector → the database; returns the stderr line.
-            private func runThroughCollector() async throws(CLIFailure) -> String {
-                let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
-                let upload = outcome.upload
-                let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
-                let counts =
-                    "\(String(counting: outcome.summary.visits, "visit")), "
-                    + String(counting: outcome.summary.posted, "event")
-                return "demo: \(counts) through the bus "
-                    + "and \(outcome.eventsURL.absoluteString) into \(database.path) (\(upload.accepted) uploaded, "
-                    + "\(upload.duplicates) acknowledged as duplicates, \(dropped) dropped)"
-            }
+        #if Server
+        /// Bus → uploader → HTTP → in-process collector → the database; returns the stderr line.
+        private func runThroughCollector() async throws(CLIFailure) -> String {
+            let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
+            let upload = outcome.upload
+            let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
+            let counts =
+                "\(String(counting: outcome.summary.visits, "visit")), "
+                + String(counting: outcome.summary.posted, "event")
+            return "demo: \(counts) through the bus "
+                + "and \(outcome.eventsURL.absoluteString) into \(database.path) (\(upload.accepted) uploaded, "
+                + "\(upload.duplicates) acknowledged as duplicates, \(dropped) dropped)"
+        }
         #endif
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventStoreInterface
 import Foundation
+import MeasurementEvents
 import StoreOpening
 
 extension ALStatsCommand {

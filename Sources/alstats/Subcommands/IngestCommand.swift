@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventIngest
 import EventStoreInterface
 import EventStoreSQLite
 import Foundation
@@ -59,7 +60,7 @@ extension ALStatsCommand {
                 }
                 let store = try await database.openBackend(.create, packFields: pack)
                 let terminal = isatty(STDERR_FILENO) == 1
-                let summary = try await ingest(into: store.backend, terminal: terminal)
+                let summary = try await ingest(into: store.ingester, terminal: terminal)
                 try await store.finish()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 if let unfinished = summary.unfinished { printError("alstats ingest: warning: \(unfinished)") }
@@ -94,9 +95,9 @@ extension ALStatsCommand {
             return lines.joined(separator: "\n")
         }
 
-        /// Ingests the files into `backend` with its ingest (``EventBackend/ingest(_:options:onInvalidLine:progress:)``):
-        /// SQLite's own tuned one, the generic one on another backend, with the same counts.
-        private func ingest(into backend: any EventBackend, terminal: Bool) async throws -> IngestSummary {
+        /// Ingests the files with the store's ingest (``NDJSONIngester``): SQLite's own tuned one, the generic one on
+        /// PostgreSQL, with the same counts.
+        private func ingest(into ingester: any NDJSONIngester, terminal: Bool) async throws -> IngestSummary {
             let inputs = files.map(IngestInput.init(path:))
             let options = IngestOptions(strict: strict)
             let onInvalidLine = { (error: IngestError) in printError(error.description) }
@@ -107,7 +108,7 @@ extension ALStatsCommand {
                         Data("\rread \(String(counting: progress.lines, "line")), \(progress.bytes >> 20) MiB".utf8))
                 } : nil
             do {
-                return try await backend.ingest(
+                return try await ingester.ingest(
                     inputs, options: options, onInvalidLine: onInvalidLine, progress: progress)
             } catch let error as StoreError {
                 throw CLIFailure(error)

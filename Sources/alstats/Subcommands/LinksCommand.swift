@@ -50,9 +50,9 @@ extension ALStatsCommand {
                     let links = try LinksCommand.parse(try LinksCommand.read(file))
                     let store = try await database.openBackend(.create)
                     do throws(StoreError) {
-                        try await store.backend.putLinks(links.map(StoredLink.init))
+                        try await store.linkStore.putLinks(links.map(StoredLink.init))
                         if let url = publicURL.flatMap(LinkPublicURL.init) {
-                            try await store.backend.recordPublicURL(url)
+                            try await store.linkStore.recordPublicURL(url)
                         }
                     } catch {
                         throw CLIFailure(error)
@@ -102,7 +102,7 @@ extension ALStatsCommand {
                     let store = try await link.database.openBackend(.read)
                     let stored: StoredLink?
                     do throws(StoreError) {
-                        stored = try await store.backend.link(slug: link.slug)
+                        stored = try await store.linkStore.link(slug: link.slug)
                     } catch {
                         throw CLIFailure(error)
                     }
@@ -124,7 +124,7 @@ extension ALStatsCommand {
                     let store = try await link.database.openBackend(.existing)
                     let deleted: Bool
                     do throws(StoreError) {
-                        deleted = try await store.backend.deleteLink(slug: link.slug)
+                        deleted = try await store.linkStore.deleteLink(slug: link.slug)
                     } catch {
                         throw CLIFailure(error)
                     }
@@ -170,7 +170,7 @@ extension ALStatsCommand {
             let store = try await database.openBackend(.read)
             let links: [StoredLink]
             do throws(StoreError) {
-                links = try await store.backend.links()
+                links = try await store.linkStore.links()
             } catch {
                 throw CLIFailure(error)
             }

@@ -4,6 +4,7 @@ import EventStoreSQLite
 import EventUpload
 import Foundation
 import MeasurementEvents
+import SQLiteSupport
 
 extension ALStatsCommand {
     /// `alstats push --to URL`: sends the events of the database that the collector has not acknowledged yet.
@@ -93,17 +94,18 @@ extension ALStatsCommand {
             // whole file, which cost a push of 200,000 events 7% of its CPU; a damaged page it reads is an error.
             _ = try await database.openBackend(.read)
             let policy = UploadPolicy(giveUpAfter: PushCommand.duration(giveUpAfter))
+            let lines: StoreEventLines
+            do throws(SQLiteError) {
+                lines = try StoreEventLines(path: databasePath)
+            } catch {
+                throw CLIFailure(ExitStatus.ioError, error.message)
+            }
             let pusher: EventPusher
-            do {
-                let lines = try StoreEventLines(path: databasePath)
-                do {
-                    pusher = try EventPusher(
-                        source: lines, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
-                        batchesInFlight: inFlight, transport: UploadTransports.platformDefault())
-                } catch {
-                    throw CLIFailure(ExitStatus.ioError, error.message)
-                }
-            } catch let error as StoreError {
+            do throws(UploadError) {
+                pusher = try EventPusher(
+                    source: lines, collector: URL(string: to)!, writeKey: key ?? "", policy: policy,
+                    batchesInFlight: inFlight, transport: UploadTransports.platformDefault())
+            } catch {
                 throw CLIFailure(ExitStatus.ioError, error.message)
             }
             let terminal = isatty(STDERR_FILENO) == 1

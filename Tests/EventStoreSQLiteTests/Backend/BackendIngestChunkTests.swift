@@ -1,3 +1,4 @@
+import EventIngest
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -36,12 +37,6 @@ struct BackendIngestChunkTests {
         func forEachEvent(since: Int64, until: Int64, _ body: (MeasurementEvent) throws -> Void) async throws {
             try await store.forEachEvent(since: since, until: until, body)
         }
-        func putLinks(_ links: [StoredLink]) async throws(StoreError) { try await store.putLinks(links) }
-        func links() async throws(StoreError) -> [StoredLink] { try await store.links() }
-        func link(slug: String) async throws(StoreError) -> StoredLink? { try await store.link(slug: slug) }
-        func deleteLink(slug: String) async throws(StoreError) -> Bool { try await store.deleteLink(slug: slug) }
-        func recordPublicURL(_ url: LinkPublicURL) async throws(StoreError) { try await store.recordPublicURL(url) }
-        func publicURLs() async throws(StoreError) -> [String] { try await store.publicURLs() }
         func upkeep() async throws(StoreError) -> UpkeepOutcome { try await store.upkeep() }
         func close() async throws(StoreError) { try await store.close() }
     }

@@ -1,3 +1,4 @@
+import EventIngest
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -134,22 +135,5 @@ struct IngestExportTests {
         }
         #expect(count == 2)
         #expect(lines == 2)
-    }
-
-    @Test func aLineLongerThanTheLimitIsReportedAndSkipped() throws {
-        let database = TemporaryDatabase()
-        let file = database.file("long.ndjson")
-        try ("short\n" + String(repeating: "x", count: 1_000) + "\nafter\n").write(
-            toFile: file, atomically: true, encoding: .utf8)
-        let descriptor = open(file, O_RDONLY)
-        defer { close(descriptor) }
-        var seen: [String] = []
-        try LineReader(descriptor: descriptor, maximumLineBytes: 64, chunkBytes: 16).forEachLine { line, _ in
-            switch line {
-            case .text(let bytes): seen.append(String(decoding: bytes, as: UTF8.self))
-            case .tooLong: seen.append("<too long>")
-            }
-        }
-        #expect(seen == ["short", "<too long>", "after"])
     }
 }

@@ -1,3 +1,4 @@
+import EventIngest
 import Foundation
 import MeasurementEvents
 import SQLiteSupport
@@ -264,7 +265,7 @@ struct PackedFieldsTests {
         let lines = try StoreEventLines(path: database.path)
         var read: [String: MeasurementEvent] = [:]
         var packedLines = 0
-        try lines.forEachLine(after: 0, limit: 10_000) { line, _ throws(StoreError) in
+        try lines.forEachLine(after: 0, limit: 10_000) { line, _ throws(SQLiteError) in
             guard let event = try? NDJSONCodec().decode(String(decoding: line, as: UTF8.self)) else { return false }
             // Each line is exactly the codec's line for its event, as for a row that is not packed.
             if line == Array(NDJSONCodec.line(for: event).utf8) { packedLines += 1 }

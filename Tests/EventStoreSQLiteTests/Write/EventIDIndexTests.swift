@@ -1,3 +1,4 @@
+import EventIngest
 import Foundation
 import MeasurementEvents
 import Testing
@@ -29,7 +30,7 @@ struct EventIDIndexTests {
 
     /// The fresh, recent and large levels' entry counts (the fresh level: the events after the last move).
     static func levels(_ store: SQLiteEventStore) throws -> (fresh: Int64, recent: Int64, large: Int64) {
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             (
                 try store.connection.scalarInt(
                     "SELECT count(*) FROM events WHERE rowid > (SELECT through_event FROM event_ids_moved)"),
@@ -83,7 +84,7 @@ struct EventIDIndexTests {
         let store = try SQLiteEventStore(path: database.path)
         let events = Self.randomEvents(200, seed: 6)
         #expect(try store.write(events + events[0..<10]) == 200)
-        let stored = try store.withConnection { store throws(StoreError) in
+        let stored = try store.withConnection { store throws(SQLiteError) in
             let statement = try store.connection.prepare("SELECT id FROM events ORDER BY rowid")
             var ids: [EventID] = []
             while try statement.step() { ids.append(EventColumns.readID(statement, column: 0)) }
@@ -131,7 +132,7 @@ struct EventIDIndexTests {
         let store = try SQLiteEventStore(path: database.path)
         store.withConnection { $0.writer.ids.minimumFilterCapacity = 32 }
         let events = Self.randomEvents(1_000, seed: 8)
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             for start in stride(from: 0, to: 1_000, by: 50) {
                 try store.writer.write(Array(events[start..<start + 50]) + Array(events[0..<start / 2]))
             }
@@ -226,7 +227,7 @@ struct EventIDIndexTests {
         #expect(try store.count() == 3)
         let (fresh, recent, large) = try Self.levels(store)
         #expect(fresh + recent + large == 3)
-        let keys = try store.withConnection { store throws(StoreError) in
+        let keys = try store.withConnection { store throws(SQLiteError) in
             try store.connection.scalarInt(
                 "SELECT count(DISTINCT key) FROM (SELECT key FROM event_ids UNION ALL SELECT key FROM event_ids_recent)"
             )
@@ -240,7 +241,7 @@ struct EventIDIndexTests {
         let database = TemporaryDatabase()
         let store = try SQLiteEventStore(path: database.path)
         let events = Self.randomEvents(10, seed: 4)
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             try store.writer.write(events)
             store.writer.rollback()
         }
@@ -256,10 +257,10 @@ struct EventIDIndexTests {
         let database = TemporaryDatabase()
         let store = try SQLiteEventStore(path: database.path)
         let events = Self.randomEvents(300, seed: 11)
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             #expect(try store.writer.write(events) == 300)
             try store.connection.execute("ROLLBACK")  // as SQLite does after SQLITE_FULL
-            #expect(throws: StoreError.self) { try store.writer.commit() }
+            #expect(throws: SQLiteError.self) { try store.writer.commit() }
             #expect(try store.writer.write(events) == 300)
             try store.writer.commit()
         }
@@ -297,7 +298,7 @@ struct EventIDIndexTests {
         let store = try SQLiteEventStore(path: database.path)
         let events = Self.randomEvents(200, seed: 22)
         #expect(try store.write(Array(events[0..<100])) == 100)
-        try store.withConnection { store throws(StoreError) in
+        try store.withConnection { store throws(SQLiteError) in
             #expect(try store.writer.write(Array(events[100..<200])) == 100)
             store.writer.rollback()
         }
@@ -335,7 +336,7 @@ struct EventIDIndexTests {
             ]
         store.withConnection { $0.writer.ids.freshLimit = 1 }  // stored in the recent level
         #expect(try store.write(events) == 53)
-        let (entries, mismatches) = try store.withConnection { store throws(StoreError) in
+        let (entries, mismatches) = try store.withConnection { store throws(SQLiteError) in
             let levels =
                 "(SELECT key, event FROM event_ids_recent UNION ALL SELECT key, event FROM event_ids) AS k "
                 + "JOIN events AS e ON e.rowid = k.event"

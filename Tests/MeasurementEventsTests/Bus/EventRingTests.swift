@@ -6,9 +6,9 @@ import Testing
 @testable import MeasurementEvents
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The lock-free ring between posters and a subscription's consumer, on its own: bounds, order, and many

@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
@@ -159,3 +161,5 @@ struct PostgresCLITests {
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import Foundation
 import MeasurementEvents
 import PostgresNIO
@@ -9,7 +11,7 @@ import Testing
 @testable import EventStorePostgres
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The built `alstats serve --database postgres://...` as a user runs it: a listening process on a real server,
@@ -149,3 +151,5 @@ struct PostgresServeTests {
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import Foundation
 import MeasurementEvents
 import TestSupport
@@ -55,3 +57,5 @@ import Testing
         #expect(try BuiltAlstats.run(["export", "--database", database.path]).output == before)
     }
 }
+
+#endif

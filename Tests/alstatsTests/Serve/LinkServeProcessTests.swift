@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
@@ -5,7 +7,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The hosted link pages of the built `alstats serve`, read by the built `alstats resolve` over HTTP.
@@ -57,3 +59,5 @@ import Testing
         }
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import Foundation
 import TestSupport
 import Testing
@@ -15,3 +17,5 @@ struct ServeDatabaseURLTests {
         #expect(!result.errors.contains("listening"))
     }
 }
+
+#endif

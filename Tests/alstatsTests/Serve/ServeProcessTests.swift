@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreInterface
 import Foundation
 import MeasurementEvents
@@ -6,7 +8,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The built `alstats serve` as a real listening process (CI builds it with `swift build --build-tests` first).
@@ -22,7 +24,7 @@ import Testing
             var generator = SeededGenerator(seed: UInt64(client + 1))
             for _ in 0..<10 {
                 let ids = (0..<50).map { _ in "shared-\(Int.random(in: 0..<400, using: &generator))" }
-                let body = ids.map { line(id: $0) }.joined(separator: "\n")
+                let body = ids.map { eventLine(id: $0) }.joined(separator: "\n")
                 guard let answer = server.request("POST", "/v1/events", body: body), answer.status == 200,
                     let receipt = try? JSONValue.parse(answer.body)
                 else {
@@ -51,7 +53,7 @@ import Testing
         let retryAfterMissing = Atomic<Int>(0)
         onThreads(24) { client in
             for request in 0..<8 {
-                let body = (0..<200).map { line(id: "o\(client)-\(request)-\($0)") }.joined(separator: "\n")
+                let body = (0..<200).map { eventLine(id: "o\(client)-\(request)-\($0)") }.joined(separator: "\n")
                 let answer = server.request("POST", "/v1/events", body: body)
                 let status = answer?.status ?? 0
                 statuses.withLock { $0[status, default: 0] += 1 }
@@ -88,7 +90,7 @@ import Testing
             while !stopped.load(ordering: .relaxed) {
                 let ids = (0..<100).map { "k\(client)-\(request)-\($0)" }
                 request += 1
-                let body = ids.map { line(id: $0) }.joined(separator: "\n")
+                let body = ids.map { eventLine(id: $0) }.joined(separator: "\n")
                 guard let answer = server.request("POST", "/v1/events", body: body) else { continue }
                 if (200..<300).contains(answer.status) { acknowledged.withLock { $0.formUnion(ids) } }
             }
@@ -108,7 +110,7 @@ import Testing
         for index in 0..<120 {
             let name = ["al_nav_in", "al_nav_out", "al_ref_back_out"][index % 3]
             let ts = ServerFixture.now + Int64(index) * 1_800_000
-            lines.append(line(id: "c\(index)", name: name, ts: ts, ref: index % 4 == 0 ? "feed" : "ad"))
+            lines.append(eventLine(id: "c\(index)", name: name, ts: ts, ref: index % 4 == 0 ? "feed" : "ad"))
         }
         let body = lines.joined(separator: "\n")
         #expect(server.request("POST", "/v1/events", body: body)?.status == 200)
@@ -192,8 +194,8 @@ import Testing
     func jsonLogsAreOneObjectPerRequestWithoutTheKey() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, arguments: ["--log-format", "json"])
-        #expect(server.request("POST", "/v1/events", body: line(id: "j1"))?.status == 200)
-        #expect(server.request("POST", "/v1/events", key: "not-a-key", body: line(id: "j2"))?.status == 401)
+        #expect(server.request("POST", "/v1/events", body: eventLine(id: "j1"))?.status == 200)
+        #expect(server.request("POST", "/v1/events", key: "not-a-key", body: eventLine(id: "j2"))?.status == 401)
         #expect(server.stop(with: SIGTERM) == 0)
         let requests = server.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
             .filter { $0["message"] == "request" }
@@ -259,3 +261,5 @@ struct ReportFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents
@@ -85,3 +87,5 @@ struct DeviceLossUploadTests {
             navOut: daily.reduce(0) { $0 + ($1["al_nav_out"] as? Int ?? 0) })
     }
 }
+
+#endif

@@ -1,8 +1,10 @@
+#if Server
+
 import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A proxy on a loopback socket in front of a collector that misbehaves on cue: each request takes the next
@@ -203,3 +205,5 @@ final class FaultProxy: Sendable {
         return Wire.readAll(server)
     }
 }
+
+#endif

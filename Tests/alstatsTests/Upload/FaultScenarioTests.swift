@@ -1,3 +1,5 @@
+#if Server
+
 import EventUploadHTTPClient
 import Foundation
 import MeasurementEvents
@@ -106,3 +108,5 @@ struct FaultScenarioTests {
             completeness: try completeness(folder.file("outbox.sqlite")))
     }
 }
+
+#endif

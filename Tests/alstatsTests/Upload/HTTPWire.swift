@@ -1,9 +1,11 @@
+#if Server
+
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// One HTTP/1.1 request as read from a socket (Content-Length bodies only, which is what the uploader's transports
@@ -220,3 +222,5 @@ enum Wire {
         return fd
     }
 }
+
+#endif

@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreSQLite
 import Foundation
 import MeasurementEvents
@@ -8,7 +10,7 @@ import Testing
 @testable import EventUpload
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `alstats push` end to end: the built binary (build it first: `swift build`) against the test collector.
@@ -207,3 +209,5 @@ extension ServeCollector {
         #expect(process.terminationReason == .uncaughtSignal)
     }
 }
+
+#endif

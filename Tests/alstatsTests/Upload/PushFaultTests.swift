@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreSQLite
 import EventUploadHTTPClient
 import Foundation
@@ -10,7 +12,7 @@ import Testing
 @testable import EventUpload
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A fault costs one retry, not a timeout: `alstats push` (the built binary; build it first with `swift build`) and
@@ -254,3 +256,5 @@ final class RecordingTransport: UploadTransport {
         }
     }
 }
+
+#endif

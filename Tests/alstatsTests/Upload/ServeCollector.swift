@@ -1,3 +1,5 @@
+#if Server
+
 import EventStoreInterface
 import EventStoreSQLite
 import Foundation
@@ -5,7 +7,7 @@ import MeasurementEvents
 import TestSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The real collector: TestSupport's ``ServeProcess`` (the built `alstats serve` on a loopback port) with the
@@ -64,3 +66,5 @@ final class ServeCollector: Sendable {
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
 }
+
+#endif

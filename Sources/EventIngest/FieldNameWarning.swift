@@ -1,0 +1,86 @@
+import EventStoreInterface
+import MeasurementEvents
+
+/// A field of an ingested line whose name is a near miss of a catalogue field name (``FieldName/nearMiss(of:)``),
+/// such as `referer_app` for `refererAppName`: its event is stored as read, the field among the extras, and ingest
+/// says which name was probably meant.
+///
+/// Its ``description`` is `file:line: field 'referer_app' is not a catalogue name: did you mean 'refererAppName'?`.
+public struct FieldNameWarning: Sendable, Hashable, CustomStringConvertible {
+    /// The input's name as the user gave it (`-` reads as `stdin`).
+    public var file: String
+    /// The 1-based line number.
+    public var line: Int
+    /// The field's name as read.
+    public var field: String
+    /// The catalogue name it is a near miss of.
+    public var didYouMean: String
+
+    /// Creates a warning.
+    public init(file: String, line: Int, field: String, didYouMean: String) {
+        self.file = file
+        self.line = line
+        self.field = field
+        self.didYouMean = didYouMean
+    }
+
+    /// `file:line: field '...' is not a catalogue name: did you mean '...'?`
+    public var description: String {
+        "\(file):\(line): field '\(field)' is not a catalogue name: did you mean '\(didYouMean)'?"
+    }
+}
+
+/// The near misses among the field names of some lines: how many, and the first few.
+package struct FieldNameWarnings: Sendable, Hashable {
+    /// How many warnings are kept; the others are only counted.
+    package static let keptCount = 5
+
+    /// How many fields were near misses.
+    package private(set) var count = 0
+    /// The first ``keptCount`` of them, in input order.
+    package private(set) var first: [FieldNameWarning] = []
+
+    /// Counts a near miss, keeping it while fewer than ``keptCount`` are.
+    package mutating func add(_ warning: @autoclosure () -> FieldNameWarning) {
+        count += 1
+        if first.count < Self.keptCount { first.append(warning()) }
+    }
+
+    /// Counts the near misses among the field names of line `line` of `file`, read in place, by name. A catalogue
+    /// name costs one look-up of its column (``EventColumns/bindIndex(ofKey:)``); only the others are matched.
+    package mutating func check(_ fields: [FlatLine.Field], file: String, line: Int) {
+        var found: [FieldNameWarning] = []
+        for field in fields where EventColumns.bindIndex(ofKey: field.key) == nil {
+            if let suggestion = FieldName.nearMiss(ofUTF8: field.key) {
+                let name = String(decoding: field.key, as: UTF8.self)
+                found.append(FieldNameWarning(file: file, line: line, field: name, didYouMean: suggestion))
+            }
+        }
+        add(found)
+    }
+
+    /// ``check(_:file:line:)`` of a decoded event's fields.
+    package mutating func check(_ fields: [String: String], file: String, line: Int) {
+        var found: [FieldNameWarning] = []
+        for key in fields.keys where EventColumns.bindIndex(of: key) == nil {
+            if let suggestion = FieldName.nearMiss(of: key) {
+                found.append(FieldNameWarning(file: file, line: line, field: key, didYouMean: suggestion))
+            }
+        }
+        add(found)
+    }
+
+    /// Counts the warnings of one line, by field name.
+    private mutating func add(_ found: [FieldNameWarning]) {
+        guard !found.isEmpty else { return }
+        for warning in found.sorted(by: { $0.field < $1.field }) { add(warning) }
+    }
+}
+
+extension IngestSummary {
+    /// Counts `warnings` (of lines after those counted so far), keeping the first few.
+    package mutating func add(_ warnings: FieldNameWarnings) {
+        nearMissFields += warnings.count
+        firstNearMissFields += warnings.first.prefix(max(0, FieldNameWarnings.keptCount - firstNearMissFields.count))
+    }
+}

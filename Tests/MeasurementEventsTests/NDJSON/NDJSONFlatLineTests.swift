@@ -1,0 +1,196 @@
+import Testing
+
+@testable import MeasurementEvents
+
+/// Whether the one-pass reader (``NDJSONCodec/decodeFlat(utf8:truncatedValues:)``) and the tree reader give
+/// the same answer for a line: the same event and truncation count whenever the one-pass reader takes the
+/// line, and from ``NDJSONCodec/decode(utf8:truncatedValues:)`` the tree reader's event or error always.
+enum NDJSONReaderAgreement {
+    static func agree(on bytes: [UInt8], codec: NDJSONCodec) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var treeCut = 0
+            let tree = Result { () throws(NDJSONLineError) in
+                try codec.decodeTree(utf8: buffer, truncatedValues: &treeCut)
+            }
+            var publicCut = 0
+            let answer = Result { () throws(NDJSONLineError) in
+                try codec.decode(utf8: buffer, truncatedValues: &publicCut)
+            }
+            guard answer == tree, publicCut == treeCut else { return false }
+            var flatCut = 0
+            guard scanAgrees(buffer, with: answer, cut: publicCut, codec: codec) else { return false }
+            guard let flat = codec.decodeFlat(utf8: buffer, truncatedValues: &flatCut) else { return true }
+            return (try? tree.get()) == flat && flatCut == treeCut
+        }
+    }
+
+    /// Whether the reader in place (``NDJSONCodec/scan(_:into:)``), when it takes the line, finds the event that
+    /// `decoded` is, with no value cut.
+    static func scanAgrees(
+        _ buffer: UnsafeBufferPointer<UInt8>, with decoded: Result<MeasurementEvent, NDJSONLineError>, cut: Int,
+        codec: NDJSONCodec
+    ) -> Bool {
+        var line = FlatLine()
+        guard codec.scan(buffer, into: &line) else { return true }
+        guard case .success(let event) = decoded, cut == 0 else { return false }
+        if let text = line.idText, String(decoding: text, as: UTF8.self) != event.id.description { return false }
+        return event == NDJSONReaderAgreement.event(of: line)
+    }
+
+    /// The event a line read in place stands for.
+    static func event(of line: FlatLine) -> MeasurementEvent {
+        var fields: [String: String] = [:]
+        for field in line.fields {
+            fields[String(decoding: field.key, as: UTF8.self)] = String(decoding: field.value, as: UTF8.self)
+        }
+        return MeasurementEvent(
+            id: line.id, name: String(decoding: line.name, as: UTF8.self), fields: fields, timestamp: line.timestamp)
+    }
+
+    /// Whether the reader in place takes `text`.
+    static func scans(_ text: String, codec: NDJSONCodec) -> Bool {
+        var line = FlatLine()
+        return Array(text.utf8).withUnsafeBufferPointer { codec.scan($0, into: &line) }
+    }
+}
+
+struct NDJSONFlatLineTests {
+    static let limits = FlatteningLimits(maximumFields: 8, maximumKeyBytes: 16, maximumValueBytes: 24, maximumDepth: 3)
+
+    /// Lines in the shapes exports and SDKs write: the one-pass reader must take them all (were it to give
+    /// up on them, every line would pay for both readers and this test is how we would know).
+    static let commonShapes = [
+        #"{"fields":{"sourceHost":"h","type":"failed","z":"1"},"name":"al_nav_out","ts":"2025-11-21T00:00:00Z"}"#,
+        #"{"id":"0192f5c3-0000-7000-8000-000000000001","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
+        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00.5Z","fields":{"success":"1","type":"failed","intentData":"x"}}"#,
+        #"{"id":null,"name":"al_ref_back_out","ts":-5,"fields":null}"#,
+        #"  {"fields":{},"ts":1.0,"name":"a"}  "#,
+        #"{"name":"a","ts":1,"fields":{"k":"caf\u00e9 \"quoted\" \ud83d\ude00","k":"last"}}"#,
+        #"{"name":"a","ts":1,"fields":{"long":"a value longer than the twenty-four byte limit"}}"#,
+    ]
+
+    @Test(arguments: commonShapes)
+    func theOnePassReaderTakesTheShapesExportsAndSDKsWrite(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        var cut = 0
+        let event = Array(line.utf8).withUnsafeBufferPointer { codec.decodeFlat(utf8: $0, truncatedValues: &cut) }
+        #expect(event != nil)
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// The one-pass reader buffers the first 32 members before it makes the dictionary: around that edge, with a
+    /// key repeated before it, across it and after it, both readers give the same event, the last value of each key,
+    /// and refuse the same lines over the field limit.
+    @Test(arguments: [1, 12, 13, 31, 32, 33, 40, 70])
+    func manyMembersAndRepeatsAroundTheBufferAgree(members: Int) {
+        for maximumFields in [8, 64] {
+            let codec = NDJSONCodec(
+                flattener: Flattener(
+                    limits: FlatteningLimits(
+                        maximumFields: maximumFields, maximumKeyBytes: 16, maximumValueBytes: 24, maximumDepth: 3)))
+            let keys = (0..<members).map { index in index % 11 == 10 ? "k\(index / 3)" : "k\(index)" }
+            let body = keys.enumerated().map { #""\#($1)":"v\#($0)""# }.joined(separator: ",")
+            let line = #"{"name":"a","ts":1,"fields":{\#(body)}}"#
+            #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec), "\(line)")
+            var cut = 0
+            let event = Array(line.utf8).withUnsafeBufferPointer { codec.decodeFlat(utf8: $0, truncatedValues: &cut) }
+            let distinct = Set(keys).count
+            #expect((event != nil) == (distinct <= maximumFields), "\(members) members, limit \(maximumFields)")
+            if let event {
+                #expect(event.fields.count == distinct)
+                #expect(event.fields[keys[members - 1]] == "v\(members - 1)")
+            }
+        }
+    }
+
+    /// Lines in the shapes exports, SDKs and the benchmark's realistic lines write, every text printable ASCII: the
+    /// reader in place takes them all (an ingest into PostgreSQL writes them from their bytes), with the event the
+    /// decoder reads.
+    @Test(arguments: [
+        #"{"id":"0192f5c3-0000-7000-8000-000000000001","name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
+        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00.5Z","fields":{"success":"1","type":"failed","intentData":"x"}}"#,
+        #"{"fields":{"sourceHost":"h","sourceURLHost":"kept","z":"","":"empty key"},"name":"a","ts":1,"id":null}"#,
+        #"{"id":"0192F5C3-0000-7000-8000-000000000001","name":"a","ts":"2025-11-21 01:00:00+01:00","fields":null}"#,
+        #"{"id":"text id","name":"a","ts":-1763683200000,"fields":{}}"#, #"{"name":"a","ts":0}"#,
+        #"{"name":"a","ts":999999999999999999,"fields":{"type":"failed","intentData":"i","outputURL":"o"}}"#,
+        #"{"name":"al_nav_in","ts":"2025-11-21T00:00:00Z","fields":{"inputURL":"a://b?d=%7B%22x%22%7D"}}"#,
+    ])
+    func theReaderInPlaceTakesTheCommonShapes(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(NDJSONReaderAgreement.scans(line, codec: codec))
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines the reader in place leaves to the decoder: white space, escapes, other bytes than printable ASCII, a
+    /// repeated member, a number it does not read as an integer, a value to cut, limits broken, other members.
+    @Test(arguments: [
+        #" {"name":"a","ts":1}"#, #"{"name":"a","ts":1} "#, #"{"name":"a","ts":1}\#r"#, #"{"name":"a\u0062","ts":1}"#,
+        #"{"name":"café","ts":1}"#, #"{"name":"a","name":"a","ts":1}"#, #"{"name":"a","ts":1.0}"#,
+        #"{"name":"a","ts":1e3}"#, #"{"name":"a","ts":01}"#, #"{"name":"a","ts":1234567890123456789}"#,
+        #"{"name":"a","ts":9999999999999999999}"#, #"{"name":"a","ts":-99999999999999999999999}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"a value longer than the twenty-four byte limit"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"1","k":"2"}}"#, #"{"name":"a","ts":1,"other":"x"}"#,
+        #"{"name":"a","ts":1,"id":""}"#, #"{"name":"","ts":1}"#, #"{"ts":1}"#, #"{"name":"a","ts":"2025-11-21"}"#,
+        #"{"name":"a","ts":1,"fields":{"n":1}}"#, #"{"name":"a","ts":-}"#, #"{"name":"a","ts":1,"fields":{"k":"\t"}}"#,
+    ])
+    func theReaderInPlaceLeavesOtherLinesToTheDecoder(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(!NDJSONReaderAgreement.scans(line, codec: codec))
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines the one-pass reader leaves to the tree, or that test where the two could part: both must give
+    /// the same event or the same error.
+    @Test(arguments: [
+        #"{"name":"a","ts":1,"fields":{"n":1,"o":{"p":"q"},"r":[1],"s":null,"t":true}}"#,
+        #"{"name":"a","ts":1,"other":{"x":1},"fields":{"k":"v"}}"#,
+        #"{"name":"a","ts":1,"fields":{"caf\u00e9":"1","cafe\u0301":"2"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":"1","a":"2","a":"3","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a key longer than sixteen bytes":"v"}}"#,
+        #"{"name":"a","ts":1,"id":""}"#, #"{"name":"a","ts":1,"id":7}"#, #"{"name":7,"ts":1}"#,
+        #"{"name":"a","name":"","ts":1}"#, #"{"name":"","name":"a","ts":1}"#, #"{"name":"a","ts":1.5}"#,
+        #"{"name":"a","ts":"yesterday"}"#, #"{"name":"a","ts":true}"#, #"{"name":"a"}"#, #"{"name":"a","ts":1,}"#,
+        #"{"name":"a","ts":1} x"#, #"{"name":"a","ts":1,"fields":{"k":"v",}}"#, #"{"name":"a","ts":1,"fields":"x"}"#,
+        #"{"fields":{"sourceHost":"h","sourceURLHost":"kept"},"name":"a","ts":1}"#, "{}", "", "[1]",
+        #"{"name":"a\ud800","ts":1}"#, #"{"name":"a","ts":1,"fields":{"k":"\u0000"}}"#,
+    ])
+    func bothReadersGiveTheSameAnswer(line: String) {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        #expect(NDJSONReaderAgreement.agree(on: Array(line.utf8), codec: codec))
+    }
+
+    /// Lines in the common shapes with random bytes changed, removed or repeated: the two readers agree on
+    /// every one (a divergence in any corner of the one-pass reader shows up here).
+    @Test func bothReadersAgreeOnMutatedLines() {
+        let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
+        var generator = SeededGenerator(seed: 7)
+        let alphabet = Array(#"{}[]":,\ 0123456789.eE-+truefalsnameidtsfields"#.utf8) + [0xC3, 0xA9, 0xFF, 0x00]
+        var taken = 0
+        var scanned = 0
+        var line = FlatLine()
+        for round in 0..<20_000 {
+            var bytes = Array(Self.commonShapes[round % Self.commonShapes.count].utf8)
+            for _ in 0..<(1 + generator.next() % 3) {
+                let at = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes[at] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(bytes[at], at: at)
+                }
+                if bytes.isEmpty { break }
+            }
+            #expect(NDJSONReaderAgreement.agree(on: bytes, codec: codec), "\(String(decoding: bytes, as: UTF8.self))")
+            var cut = 0
+            if bytes.withUnsafeBufferPointer({ codec.decodeFlat(utf8: $0, truncatedValues: &cut) }) != nil {
+                taken += 1
+            }
+            if bytes.withUnsafeBufferPointer({ codec.scan($0, into: &line) }) { scanned += 1 }
+        }
+        // Many mutations keep a valid line, and the one-pass reader must have read those; the reader in place
+        // takes those in printable ASCII without an escape or white space.
+        #expect(taken > 2_000)
+        #expect(scanned > 1_000)
+    }
+}
