@@ -4,7 +4,7 @@ actor UploadGate {
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// Waits until no one else holds the gate, then holds it.
-    func acquire() async {
+    private func acquire() async {
         guard busy else {
             busy = true
             return
@@ -12,8 +12,23 @@ actor UploadGate {
         await withCheckedContinuation { waiters.append($0) }
     }
 
+    /// Runs `body` holding the gate: after any other holder, and before the next.
+    nonisolated func holding<Result>(_ body: () async throws(UploadError) -> Result) async throws(UploadError)
+        -> Result
+    {
+        await acquire()
+        do {
+            let result = try await body()
+            await release()
+            return result
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
     /// Hands the gate to the next waiter, or frees it.
-    func release() {
+    private func release() {
         if waiters.isEmpty {
             busy = false
         } else {

@@ -80,139 +80,99 @@ package final class Uploader: Sendable {
     package func drain(
         _ source: any UploadSource, batchesInFlight: Int = 1, progress: (@Sendable (UploadStatus) -> Void)? = nil
     ) async throws(UploadError) {
-        await gate.acquire()
-        do {
-            try await drainHoldingGate(source, window: max(1, batchesInFlight), progress: progress)
-        } catch {
-            await gate.release()
-            throw error
+        try await gate.holding { () async throws(UploadError) in
+            if let pause = status.pause { throw pause }
+            defer { source.endUploading() }
+            let pending = try source.pendingCount()
+            updateStatus { $0.pending = pending }
+            var drain = Drain(
+                uploader: self, source: source, window: UploadWindow(capacity: batchesInFlight), progress: progress)
+            try await drain.run()
         }
-        await gate.release()
     }
 
-    private func drainHoldingGate(
-        _ source: any UploadSource, window: Int, progress: (@Sendable (UploadStatus) -> Void)?
-    ) async throws(UploadError) {
-        if let pause = status.pause { throw pause }
-        defer { source.endUploading() }
-        let pending = try source.pendingCount()
-        updateStatus { $0.pending = pending }
-        let first = try prepare(from: source, after: nil)
-        let failure = await withTaskGroup(of: (Int, Result<Delivery, UploadError>).self) { group -> UploadError? in
-            var next = first
-            // The batches read and not yet settled in the source, oldest first (a split batch's halves take its
-            // place), and the answers of those among them that were answered.
-            var order: [Int] = []
-            var answers: [Int: Settlement] = [:]
-            // The second half of a split batch goes once its first half is answered: by the number of that first
-            // half, the number and the half to send then.
-            var after: [Int: (number: Int, batch: UploadBatch)] = [:]
-            var (numbered, inFlight) = (0, 0)
-            func nextNumber() -> Int {
-                numbered += 1
-                return numbered
-            }
-            func send(_ prepared: PreparedBatch, as number: Int) {
-                inFlight += 1
-                group.addTask {
-                    let delivery = await Uploader.attempt { () async throws(UploadError) in
-                        try await self.deliver(prepared)
-                    }
-                    return (number, delivery)
+    /// The requests of one drain, each a task of a group that answers with its batch's number.
+    private typealias Requests = TaskGroup<(Int, Result<UploadWindow.Delivery, UploadError>)>
+
+    /// One drain of a source: the window of batches in flight (``UploadWindow``), which decides what goes next, and
+    /// the next batch, read and compressed while the requests before it are in flight.
+    private struct Drain {
+        let uploader: Uploader
+        let source: any UploadSource
+        var window: UploadWindow
+        let progress: (@Sendable (UploadStatus) -> Void)?
+        var next: PreparedBatch?
+
+        init(
+            uploader: Uploader, source: any UploadSource, window: UploadWindow,
+            progress: (@Sendable (UploadStatus) -> Void)?
+        ) {
+            self.uploader = uploader
+            self.source = source
+            self.window = window
+            self.progress = progress
+        }
+
+        /// Sends and settles batches until the source has none left; a failure cancels the requests in flight.
+        mutating func run() async throws(UploadError) {
+            next = try uploader.prepare(from: source, after: nil)
+            var drain = self
+            let failure = await withTaskGroup(of: (Int, Result<UploadWindow.Delivery, UploadError>).self) { group in
+                do throws(UploadError) {
+                    try await drain.loop(&group)
+                    return nil as UploadError?
+                } catch {
+                    group.cancelAll()
+                    return error
                 }
             }
-            func answered(_ number: Int) {
-                if let (second, half) = after.removeValue(forKey: number) { send(PreparedBatch(half), as: second) }
-            }
-            // Up to `window` requests in flight, and one batch more read and not yet settled (the one whose answer is
-            // being written while the next is sent): a push stopped at any point sends again at most `window + 1`
-            // batches. The next batch is read and compressed while they are in flight.
-            func fill() -> UploadError? {
-                while inFlight < window, order.count <= window, let current = next {
-                    let sent = nextNumber()
-                    order.append(sent)
-                    send(current, as: sent)
-                    let following = Uploader.attemptNow { () throws(UploadError) in
-                        try prepare(from: source, after: current)
-                    }
-                    switch following {
-                    case .success(let batch): next = batch
-                    case .failure(let error): return error
-                    }
-                }
-                return nil
-            }
+            self = drain
+            if let failure { throw failure }
+        }
+
+        private mutating func loop(_ group: inout Requests) async throws(UploadError) {
             while true {
-                if let error = fill() {
-                    group.cancelAll()
-                    return error
-                }
-                guard let (number, result) = await group.next() else { return nil }
-                inFlight -= 1
-                switch result {
-                case .success(.settled(let settlement)):
-                    answers[number] = settlement
-                    answered(number)
-                case .success(.split(let firstHalf, let secondHalf)):
-                    // The halves take the batch's place; the second goes once the first is answered, and what was
-                    // to follow the batch follows the second half.
-                    let halves = (first: nextNumber(), second: nextNumber())
-                    let place = order.firstIndex(of: number)!
-                    order.replaceSubrange(place...place, with: [halves.first, halves.second])
-                    after[halves.second] = after.removeValue(forKey: number)
-                    after[halves.first] = (halves.second, secondHalf)
-                    send(PreparedBatch(firstHalf), as: halves.first)
-                case .failure(let error):
-                    group.cancelAll()
-                    return error
+                try fill(&group)
+                guard let (number, result) = await group.next() else { return }
+                for (half, batch) in window.answer(number, try result.get()) {
+                    send(PreparedBatch(batch), as: half, in: &group)
                 }
                 // The next request goes out before the answers are written, so that it is in flight meanwhile.
-                if let error = fill() {
-                    group.cancelAll()
-                    return error
+                try fill(&group)
+                for settlement in window.takeSettledRun() {
+                    try uploader.apply(settlement, to: source)
+                    uploader.report(source, progress: progress)
                 }
-                // The answers of a contiguous run from the oldest batch, in order.
-                while let oldest = order.first, let settlement = answers.removeValue(forKey: oldest) {
-                    do throws(UploadError) {
-                        try apply(settlement, to: source)
-                    } catch {
-                        group.cancelAll()
-                        return error
-                    }
-                    order.removeFirst()
-                    report(source, progress: progress)
-                }
-                if next == nil, order.isEmpty {
-                    // Nothing came after the last batch when it was read: the events committed since are read
-                    // from the oldest, now that every batch is settled.
-                    switch Uploader.attemptNow({ () throws(UploadError) in try prepare(from: source, after: nil) }) {
-                    case .success(let following): next = following
-                    case .failure(let error): return error
-                    }
-                    if next == nil { return nil }
+                if next == nil, window.isSettled {
+                    // Nothing came after the last batch when it was read: the events committed since are read from
+                    // the oldest, now that every batch is settled.
+                    next = try uploader.prepare(from: source, after: nil)
+                    if next == nil { return }
                 }
             }
         }
-        if let failure { throw failure }
+
+        /// Sends batches while the window has room, reading each next one while they are in flight.
+        private mutating func fill(_ group: inout Requests) throws(UploadError) {
+            while window.canSend, let current = next {
+                send(current, as: window.send(), in: &group)
+                next = try uploader.prepare(from: source, after: current)
+            }
+        }
+
+        private func send(_ prepared: PreparedBatch, as number: Int, in group: inout Requests) {
+            let uploader = self.uploader
+            group.addTask {
+                do throws(UploadError) {
+                    return (number, .success(try await uploader.deliver(prepared)))
+                } catch {
+                    return (number, .failure(error))
+                }
+            }
+        }
     }
 
-    /// What one request of a batch came to.
-    private enum Delivery: Sendable {
-        /// The batch is answered: how it ends in the source.
-        case settled(Settlement)
-        /// The collector asked for smaller requests: these two halves go instead.
-        case split(UploadBatch, UploadBatch)
-    }
-
-    /// How a batch, or a part of it, ends in the source once the batches before it have ended.
-    private enum Settlement: Sendable {
-        /// Answered by a receipt.
-        case receipt(UploadBatch, UploadReceipt)
-        /// Dropped without one (a lone event the collector will not take), counted under the reasons.
-        case dropped(UploadBatch, [DropReason: Int])
-    }
-
-    private func apply(_ settlement: Settlement, to source: any UploadSource) throws(UploadError) {
+    fileprivate func apply(_ settlement: UploadWindow.Settlement, to source: any UploadSource) throws(UploadError) {
         switch settlement {
         case .receipt(let batch, let receipt): try acknowledge(batch, receipt: receipt, in: source)
         case .dropped(let batch, let rejected): try finish(batch, rejected: rejected, in: source)
@@ -220,31 +180,13 @@ package final class Uploader: Sendable {
     }
 
     /// Updates the pending count and calls `progress` with the status.
-    private func report(_ source: any UploadSource, progress: (@Sendable (UploadStatus) -> Void)?) {
+    fileprivate func report(_ source: any UploadSource, progress: (@Sendable (UploadStatus) -> Void)?) {
         updateStatus { $0.pending = (try? source.pendingCount()) ?? $0.pending }
         progress?(status)
     }
 
-    /// The result of `body`, its error included.
-    private static func attempt<T>(_ body: () async throws(UploadError) -> T) async -> Result<T, UploadError> {
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The result of `body`, its error included.
-    private static func attemptNow<T>(_ body: () throws(UploadError) -> T) -> Result<T, UploadError> {
-        do {
-            return .success(try body())
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// The oldest batch of `source` after `previous` (from the start when `nil`), with its compressed body.
-    private func prepare(from source: any UploadSource, after previous: PreparedBatch?) throws(UploadError)
+    fileprivate func prepare(from source: any UploadSource, after previous: PreparedBatch?) throws(UploadError)
         -> PreparedBatch?
     {
         guard
@@ -256,7 +198,7 @@ package final class Uploader: Sendable {
     }
 
     /// Sends one batch until it is answered, or until the collector asks for it in halves.
-    private func deliver(_ prepared: PreparedBatch) async throws(UploadError) -> Delivery {
+    fileprivate func deliver(_ prepared: PreparedBatch) async throws(UploadError) -> UploadWindow.Delivery {
         let batch = prepared.batch
         if batch.count == 1, batch.body.count > policy.maximumBatchBytes {
             return .settled(.dropped(batch, ["upload_rejected:too_large": 1]))
