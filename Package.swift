@@ -149,6 +149,9 @@ let package = Package(
             dependencies: [
                 "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks", "StoreOpening",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The connection limits wrap Hummingbird's HTTP/1 channel and watch NIO's HTTP/1 decoder.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
