@@ -181,6 +181,8 @@ let package = Package(
             dependencies: [
                 "EventStoreInterface", "EventReport", "MeasurementEvents", "HostedLinks", "StoreOpening",
                 server("Hummingbird", package: "hummingbird"),
+                // The connection limits wrap Hummingbird's HTTP/1 channel and watch NIO's HTTP/1 decoder.
+                server("HummingbirdCore", package: "hummingbird"), server("NIOHTTP1", package: "swift-nio"),
                 server("ServiceLifecycle", package: "swift-service-lifecycle"),
                 server("Logging", package: "swift-log"), server("Metrics", package: "swift-metrics"),
                 server("Prometheus", package: "swift-prometheus"), server("NIOCore", package: "swift-nio"),
@@ -237,7 +239,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "MeasurementEvents", "AppLinks", "EventStoreInterface", "EventIngest", "EventStoreSQLite", "EventUpload",
+                "MeasurementEvents", "AppLinks", "EventStoreInterface", "EventIngest", "EventStoreSQLite",
+                "EventUpload",
             ],
             path: "Tests/TestSupport", swiftSettings: strict),
         // A database of its own per test on the PostgreSQL server of ALSTATS_TEST_POSTGRES_URL, and the parity

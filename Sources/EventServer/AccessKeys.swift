@@ -54,6 +54,9 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
         self.open = open
     }
 
+    /// The keys in the order configured: a key's position here is how ``check(_:for:)`` names the key it matched.
+    var entries: [(role: AccessRole, bytes: [UInt8])] { keys }
+
     /// How many keys of `role` are configured.
     public func count(of role: AccessRole) -> Int { keys.count { $0.role == role } }
 
@@ -89,20 +92,29 @@ public struct AccessKeys: Sendable, CustomStringConvertible {
     /// The key is `Bearer KEY`, or HTTP Basic with the key as user name and an empty password (Segment's
     /// libraries), or as the password with any user name (a browser's prompt).
     public func check(_ authorization: String?, for role: AccessRole) -> Decision {
-        if open { return .allowed }
+        identify(authorization, for: role).decision
+    }
+
+    /// The decision of ``check(_:for:)``, and the position in ``entries`` of the key that was allowed (nil when
+    /// the request was not allowed, or with `--no-auth`): the rate limiter finds the key's bucket by it.
+    func identify(_ authorization: String?, for role: AccessRole) -> (decision: Decision, key: Int?) {
+        if open { return (.allowed, nil) }
         guard let authorization, let presented = AccessKeys.presentedKey(authorization) else {
-            return .unauthenticated
+            return (.unauthenticated, nil)
         }
         var granted = false
         var known = false
-        for entry in keys {
+        var matched = -1
+        for (index, entry) in keys.enumerated() {
             // No early exit: every key is compared in full, so the time says nothing about which matched.
             let matches = AccessKeys.constantTimeEquals(entry.bytes, presented)
+            let grants = matches && entry.role.grants(role)
             known = known || matches
-            granted = granted || (matches && entry.role.grants(role))
+            if grants && !granted { matched = index }
+            granted = granted || grants
         }
-        if granted { return .allowed }
-        return known ? .forbidden : .unknownKey
+        if granted { return (.allowed, matched) }
+        return (known ? .forbidden : .unknownKey, nil)
     }
 
     /// The key a header presents, or nil for a scheme other than Bearer and Basic or a malformed value.

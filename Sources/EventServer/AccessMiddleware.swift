@@ -5,7 +5,12 @@ import Hummingbird
 ///
 /// The 401's message says which it was: no key sent (or none that can be read), or a key that is not one of this
 /// server's keys of the role needed, named by its first characters and length only (``AccessKeys/maskedKey(in:)``).
-struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
+///
+/// The request goes on with the allowed key's position in ``AccessKeys/entries`` in its context
+/// (``ServerRequestContext/writeKey``), for the rate limits of the collector.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
     let keys: AccessKeys
     let role: AccessRole
 
@@ -13,8 +18,11 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let authorization = request.headers[.authorization]
-        switch keys.check(authorization, for: role) {
+        let (decision, key) = keys.identify(authorization, for: role)
+        switch decision {
         case .allowed:
+            var context = context
+            context.writeKey = key
             return try await next(request, context)
         case .unauthenticated:
             let sent =

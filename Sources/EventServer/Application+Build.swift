@@ -60,8 +60,12 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
 ) throws(EventServerError) -> EventServerApplication {
     let publicURL = try publicURL(of: configuration)
+    let metrics = ServerMetrics()
+    let limiter = try KeyRateLimiter(
+        keys: configuration.keys, limits: configuration.limits, clock: configuration.clock, metrics: metrics)
     var app = assembleApplication(
-        configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+        configuration: configuration, store: store, metrics: metrics, limiter: limiter, logger: logger,
+        onServerRunning: onServerRunning)
     app.beforeServerStarts {
         do throws(StoreError) {
             try await store.prepare()
@@ -83,13 +87,13 @@ private func publicURL(of configuration: EventServerConfiguration) throws(EventS
     return url
 }
 
-/// The writer, the routes and the application, on open stores.
+/// The writer, the routes and the application, on open stores; the HTTP server with the connection limits of
+/// ``ServerLimits`` (``LimitedHTTP1Channel``).
 private func assembleApplication(
-    configuration: EventServerConfiguration, store: OpenedStore, logger: Logger,
-    onServerRunning: @escaping @Sendable (String) async -> Void
+    configuration: EventServerConfiguration, store: OpenedStore, metrics: ServerMetrics, limiter: KeyRateLimiter,
+    logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void
 ) -> EventServerApplication {
     let (backend, links, reports) = (store.backend, store.linkStore, store.reports)
-    let metrics = ServerMetrics()
     let writer = groupCommitWriter(on: backend, configuration: configuration, metrics: metrics)
     let recorder = LinkHitRecorder(writer: writer, logger: logger)
     let upkeep = StoreUpkeep(
@@ -98,8 +102,10 @@ private func assembleApplication(
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     HealthRoutes(writer: writer).addRoutes(to: router)
-    CollectorRoutes(writer: writer, metrics: metrics, codec: NDJSONCodec(), clock: configuration.clock)
-        .addRoutes(to: router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write)))
+    CollectorRoutes(
+        writer: writer, metrics: metrics, codec: NDJSONCodec(), clock: configuration.clock, limiter: limiter
+    )
+    .addRoutes(to: router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write)))
     let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
     let reportRoutes = ReportRoutes(reader: reports, clock: configuration.clock)
     reportRoutes.addRoutes(to: readers)
@@ -111,8 +117,11 @@ private func assembleApplication(
     ).addRoutes(to: router)
     LinkAdminRoutes(catalog: catalog).addRoutes(
         to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
+    metrics.limits(configuration.limits)
+    let gate = ConnectionGate(maximum: configuration.limits.maxConnections, metrics: metrics)
     return Application(
         router: router,
+        server: LimitedHTTP1Channel.builder(limits: configuration.limits, gate: gate, metrics: metrics),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
         services: store.services + [writer, recorder, upkeep],
         onServerRunning: { channel in

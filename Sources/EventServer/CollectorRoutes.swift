@@ -4,7 +4,8 @@ import MeasurementEvents
 
 /// The collector (`/v1/*`, write role): NDJSON at `/v1/events`, Segment's HTTP Tracking API at `/v1/batch`,
 /// `/v1/track`, `/v1/screen`, `/v1/page`, `/v1/identify`, `/v1/group`, `/v1/alias`. Every answer comes once
-/// the events it acknowledges are committed (``GroupCommitWriter``).
+/// the events it acknowledges are committed (``GroupCommitWriter``). A write key over its rate
+/// (``KeyRateLimiter``) is answered 429 and nothing of its request is stored.
 struct CollectorRoutes {
     typealias Context = ServerRequestContext
 
@@ -12,31 +13,62 @@ struct CollectorRoutes {
     let metrics: ServerMetrics
     let codec: NDJSONCodec
     let clock: any EventClock
+    let limiter: KeyRateLimiter
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.post("events") { request, context in try await events(request, context: context) }
         group.post("batch") { request, context in
-            let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.segmentTypes)
-            let intake = try Intake.segmentBatch(
-                body, receivedAt: clock.nowMilliseconds(), flattener: codec.flattener)
-            return try await segmentAnswer(intake, context: context)
+            switch try await segmentIntake(request, type: nil, context: context) {
+            case .refused(let refusal): return await refusal.answer()
+            case .within(let intake): return try await segmentAnswer(intake, context: context)
+            }
         }
         for type in ["track", "screen", "page", "identify", "group", "alias"] {
             group.post(RouterPath(type)) { request, context in
-                let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.segmentTypes)
-                let intake = try Intake.segmentCall(
-                    body, type: type, receivedAt: clock.nowMilliseconds(), flattener: codec.flattener)
-                return try await segmentAnswer(intake, context: context)
+                switch try await segmentIntake(request, type: type, context: context) {
+                case .refused(let refusal): return await refusal.answer()
+                case .within(let intake): return try await segmentAnswer(intake, context: context)
+                }
             }
         }
     }
 
     /// `POST /v1/events`: the receipt, 200 when a line was accepted or a duplicate (or the body was empty),
-    /// 400 when every line was rejected.
+    /// 400 when every line was rejected; 429 over the key's rate.
     private func events(_ request: Request, context: Context) async throws -> Response {
+        switch try await ndjsonBody(request, context: context) {
+        case .refused(let refusal):
+            return await refusal.answer()
+        case .within(let body):
+            let receipt = try await store(Intake.ndjson(body, codec: codec), context: context)
+            return .json(receipt.json(), status: receipt.allRejected ? .badRequest : .ok)
+        }
+    }
+
+    /// The NDJSON body of `request`, or the refusal of its key's rate. The lines are counted before they are
+    /// decoded: a key over its rate costs a scan for newlines, not a decode.
+    private func ndjsonBody(_ request: Request, context: Context) async throws -> Admission<ByteBuffer> {
         let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.ndjsonTypes)
-        let receipt = try await store(Intake.ndjson(body, codec: codec), context: context)
-        return .json(receipt.json(), status: receipt.allRejected ? .badRequest : .ok)
+        if limiter.limits(context.writeKey),
+            let refusal = refusal(
+                Intake.countLines(body), context: context, segment: false, { Intake.lineNumbers(body) })
+        {
+            return .refused(refusal)
+        }
+        return .within(body)
+    }
+
+    /// The Segment call (of `type`) or batch (nil) of `request`, or the refusal of its key's rate.
+    private func segmentIntake(_ request: Request, type: String?, context: Context) async throws -> Admission<Intake> {
+        let body = try await RequestBodyReader.read(request, accepting: RequestBodyReader.segmentTypes)
+        let receivedAt = clock.nowMilliseconds()
+        let intake =
+            try type.map { try Intake.segmentCall(body, type: $0, receivedAt: receivedAt, flattener: codec.flattener) }
+            ?? Intake.segmentBatch(body, receivedAt: receivedAt, flattener: codec.flattener)
+        if let refusal = refusal(intake.lines, context: context, segment: true, { Array(1...intake.lines) }) {
+            return .refused(refusal)
+        }
+        return .within(intake)
     }
 
     /// Segment's answer: `{"success": true}` plus the receipt; 400 with `success: false` when every call sent

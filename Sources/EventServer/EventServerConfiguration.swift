@@ -33,7 +33,10 @@ public struct EventServerConfiguration: Sendable {
     /// How often the store's upkeep runs (``StoreUpkeep``: on PostgreSQL, the summaries of the time index's ranges
     /// that the collector's writes filled).
     public var upkeepInterval: Duration = .seconds(30)
-    /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.
+    /// The timeouts, the connection cap and the write keys' rates (the config's `limits`).
+    public var limits = ServerLimits()
+    /// The clock of `receivedAt` (Segment's clock-skew correction) and of the write keys' rate limits; injected in
+    /// tests.
     public var clock: any EventClock = SystemEventClock()
 
     /// A configuration with the defaults of docs/collector.md.

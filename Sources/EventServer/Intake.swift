@@ -92,8 +92,46 @@ extension Intake {
         return intake
     }
 
+    /// The receipt's `lines` of an NDJSON body, as ``ndjson(_:codec:)`` counts them, without decoding a line: the
+    /// rate limit's count of a request.
+    static func countLines(_ body: ByteBuffer) -> Int {
+        var count = 0
+        forEachLine(body) { _, _ in count += 1 }
+        return count
+    }
+
+    /// The 1-based numbers of the lines ``countLines(_:)`` counts (blank lines are numbered, not listed).
+    static func lineNumbers(_ body: ByteBuffer) -> [Int] {
+        var numbers: [Int] = []
+        forEachLine(body) { number, _ in numbers.append(number) }
+        return numbers
+    }
+
+    /// Calls `body` with the number and the bytes of every line that is not blank, as ``ndjson(_:codec:)`` reads.
+    private static func forEachLine(_ buffer: ByteBuffer, _ body: (Int, UnsafeBufferPointer<UInt8>) -> Void) {
+        buffer.withUnsafeReadableBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            var line = 0
+            while start < bytes.count {
+                let newline = bytes.firstIndex(of: UInt8(ascii: "\n"), from: start)
+                var end = newline
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                line += 1
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if !isBlank(text) { body(line, text) }
+                start = newline + 1
+            }
+        }
+    }
+
+    /// Whether a line holds only spaces and tabs (or nothing): not an event, not counted.
+    private static func isBlank(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    }
+
     private mutating func read(line: Int, _ text: UnsafeBufferPointer<UInt8>, codec: NDJSONCodec) {
-        if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        if Intake.isBlank(text) { return }
         lines += 1
         guard text.count <= IntakeLimits.maximumEventBytes else {
             reject(line: line, code: "too_large", "event is larger than 32 KiB", as: .tooLarge)

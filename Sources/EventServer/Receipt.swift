@@ -29,6 +29,27 @@ struct Receipt: Sendable, Hashable {
     /// Whether lines were sent and none was accepted or a duplicate.
     var allRejected: Bool { accepted + duplicates == 0 && !rejections.isEmpty }
 
+    /// The text of ``json(success:)`` for a receipt of `lines` lines of which none was stored, each at `numbers`
+    /// rejected with `code` and the same `reason` (a 429's): written straight, not built value by value, so that
+    /// refusing a flood costs little.
+    static func allRejectedText(
+        lines: Int, numbers: [Int], code: String, reason: String, success: Bool? = nil
+    ) -> String {
+        let tail =
+            #","code":\#(JSONValue.string(code).jsonText()),"reason":\#(JSONValue.string(reason).jsonText())}"#
+        var text = success.map { #"{"success":\#($0),"# } ?? "{"
+        text += #""lines":\#(lines),"accepted":0,"duplicates":0,"rejected":\#(numbers.count),"#
+        if success != nil { text += #""ignored":0,"# }
+        text += #""errors":["#
+        text.reserveCapacity(text.utf8.count + numbers.count * (tail.utf8.count + 16) + 20)
+        for (index, number) in numbers.enumerated() {
+            text += index == 0 ? #"{"line":"# : #",{"line":"#
+            text += String(number)
+            text += tail
+        }
+        return text + #"],"warnings":[]}"#
+    }
+
     /// The receipt's JSON; with `success`, Segment's `{"success": ...}` first.
     func json(success: Bool? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = []

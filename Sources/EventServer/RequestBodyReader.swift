@@ -22,7 +22,7 @@ enum RequestBodyReader {
     static let segmentTypes: Set<String> = ["application/json", "text/plain"]
 
     /// The body of `request`, decompressed, when its media type is one of `accepted` (or absent).
-    /// - Throws: ``EventServerError`` with 413, 415 or 400.
+    /// - Throws: ``EventServerError`` with 413, 415 or 400; 408 when `body_timeout` closed the connection.
     static func read(_ request: Request, accepting accepted: Set<String>) async throws(EventServerError) -> ByteBuffer {
         // The exact media type, as clients send it, is accepted without Foundation's trimming and lowercasing.
         if let contentType = request.headers[.contentType], !accepted.contains(contentType) {
@@ -49,6 +49,8 @@ enum RequestBodyReader {
             body = try await request.body.collect(upTo: IntakeLimits.maximumSentBytes)
         } catch is NIOTooManyBytesError {
             throw tooLarge
+        } catch let late as BodyTimedOut {
+            throw EventServerError(.requestTimeout, late.message)
         } catch {
             throw EventServerError(.badRequest, "the body could not be read: \(error)")
         }

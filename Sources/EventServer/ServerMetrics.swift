@@ -19,6 +19,10 @@ final class ServerMetrics: Sendable {
     private let failedUpkeeps: Counter
     private let deferredUpkeeps: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
+    private let openConnections: Gauge
+    private let refusedConnections: Counter
+    private let headerTimeouts: Counter
+    private let bodyTimeouts: Counter
 
     /// The labels of one `alstats_http_requests_total` series.
     private struct RequestCounterKey: Hashable {
@@ -40,6 +44,66 @@ final class ServerMetrics: Sendable {
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
         failedUpkeeps = Counter(label: "alstats_upkeep_failed_total", factory: factory)
         deferredUpkeeps = Counter(label: "alstats_upkeep_deferred_total", factory: factory)
+        openConnections = Gauge(label: "alstats_connections_open", factory: factory)
+        refusedConnections = Counter(label: "alstats_connections_refused_total", factory: factory)
+        headerTimeouts = Counter(
+            label: "alstats_connections_timed_out_total", dimensions: [("phase", "header")], factory: factory)
+        bodyTimeouts = Counter(
+            label: "alstats_connections_timed_out_total", dimensions: [("phase", "body")], factory: factory)
+        // Made at start so that a scrape shows them at 0 before the first refusal.
+        refusedConnections.increment(by: 0)
+        headerTimeouts.increment(by: 0)
+        bodyTimeouts.increment(by: 0)
+    }
+
+    /// The connection limits in force (``ServerLimits``), shown as gauges.
+    func limits(_ limits: ServerLimits) {
+        Gauge(label: "alstats_connections_max", factory: factory).record(limits.maxConnections)
+        let timeouts: [(String, Duration)] = [
+            ("header", limits.headerTimeout), ("body", limits.bodyTimeout), ("idle", limits.idleTimeout),
+        ]
+        for (name, duration) in timeouts {
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            Gauge(label: "alstats_timeout_seconds", dimensions: [("timeout", name)], factory: factory).record(seconds)
+        }
+    }
+
+    /// The connections open now.
+    func connectionsOpen(_ count: Int) { openConnections.record(count) }
+
+    /// One connection accepted past `max_connections` and closed at once.
+    func connectionRefused() { refusedConnections.increment() }
+
+    /// One connection closed because its request head (`header`) or body did not arrive in time.
+    func connectionTimedOut(inBody: Bool) { (inBody ? bodyTimeouts : headerTimeouts).increment() }
+
+    /// A write key's rate limit, by the key's fingerprint (never the key): its rate and burst as gauges (no
+    /// series for an unlimited key's rate), and the counters of its refusals.
+    func keyLimit(fingerprint: String, rate: KeyRate) -> KeyLimitCounters {
+        let dimensions = [("key", fingerprint)]
+        if let eventsPerSecond = rate.eventsPerSecond {
+            Gauge(label: "alstats_rate_limit_events_per_second", dimensions: dimensions, factory: factory)
+                .record(eventsPerSecond)
+            Gauge(label: "alstats_rate_limit_burst", dimensions: dimensions, factory: factory).record(rate.burst)
+        }
+        let counters = KeyLimitCounters(
+            requests: Counter(label: "alstats_rate_limited_requests_total", dimensions: dimensions, factory: factory),
+            events: Counter(label: "alstats_rate_limited_events_total", dimensions: dimensions, factory: factory))
+        counters.requests.increment(by: 0)
+        counters.events.increment(by: 0)
+        return counters
+    }
+
+    /// The refusals of one write key's rate limit.
+    struct KeyLimitCounters: Sendable {
+        let requests: Counter
+        let events: Counter
+
+        /// One request of `events` events answered 429.
+        func refused(events count: Int) {
+            requests.increment()
+            events.increment(by: count)
+        }
     }
 
     /// One answered request of `route` (the route pattern, never the raw path) with `status`. The counter of

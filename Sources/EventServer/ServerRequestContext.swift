@@ -12,6 +12,9 @@ public struct ServerRequestContext: RequestContext {
     let tally: RequestTally
     /// The client's socket address (a hosted link hit's visitor hash reads it; it is never stored).
     public let remoteAddress: SocketAddress?
+    /// The position of the request's key among the configured keys (``AccessKeys/entries``), set by the access
+    /// check: the collector's rate limit finds the key's bucket by it. Nil before the check and with `--no-auth`.
+    var writeKey: Int?
 
     /// A context for one request.
     public init(source: ApplicationRequestContextSource) {

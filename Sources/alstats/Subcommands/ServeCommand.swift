@@ -19,7 +19,8 @@ extension ALStatsCommand {
                 Apps and servers POST NDJSON events to /v1/events (or Segment calls to /v1/batch, /v1/track, ...); \
                 each answer comes once its events are committed. The report is at /report (HTML) and /api/report \
                 (JSON). Keys come from --config FILE ({"write_keys": [...], "read_keys": [...], "admin_keys": [...]}) \
-                and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). SIGTERM or SIGINT \
+                and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). The config's "limits" sets the \
+                timeouts, the connection cap and each write key's rate (docs/collector.md). SIGTERM or SIGINT \
                 finishes the requests in flight, commits them and exits 0.
 
                 Examples:
@@ -37,7 +38,8 @@ extension ALStatsCommand {
         @Option(help: "The port to listen on (0: any free port, printed at start).")
         var port: Int = 8080
 
-        @Option(help: ArgumentHelp("A JSON file with write_keys, read_keys and admin_keys.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp("A JSON file with write_keys, read_keys, admin_keys and limits.", valueName: "file"))
         var config: String?
 
         @Option(
@@ -129,6 +131,8 @@ extension ALStatsCommand {
             configuration.maximumQueuedEvents = queueEvents
             configuration.upkeepInterval = .seconds(upkeepSeconds)
             configuration.verifiedLinks = try verifiedLinks()
+            configuration.limits = try limits()
+            ServeCommand.raiseDescriptorLimit(toServe: configuration.limits.maxConnections)
             let app: EventServerApplication
             let location = store.backend.location
             do throws(EventServerError) {
@@ -161,6 +165,38 @@ extension ALStatsCommand {
             } catch {
                 throw CLIFailure(ExitStatus.usage, "\(config): \(error)")
             }
+        }
+
+        /// The `limits` of `--config FILE` (docs/collector.md, "Limits"); the defaults without a file.
+        private func limits() throws(CLIFailure) -> ServerLimits {
+            guard let config else { return ServerLimits() }
+            do throws(EventServerError) {
+                return try ServerLimits(json: ServerConfigFile.read(config).object["limits"], path: config)
+            } catch {
+                throw CLIFailure(ExitStatus.usage, error.message)
+            }
+        }
+
+        /// Raises the soft limit of open descriptors to the hard one, as Go's servers do, so that
+        /// `max_connections` (4096 by default) is not cut short by a soft limit of 1024; says so on stderr when
+        /// even the hard limit is too low for it (a connection, the database files and a margin).
+        static func raiseDescriptorLimit(toServe connections: Int) {
+            #if canImport(Glibc)
+            var limit = rlimit()
+            guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+            if limit.rlim_cur < limit.rlim_max {
+                var raised = limit
+                raised.rlim_cur = limit.rlim_max
+                if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            }
+            let needed = rlim_t(connections + 64)
+            if limit.rlim_cur < needed {
+                printError(
+                    "alstats serve: warning: max_connections \(connections) needs about \(needed) open files, and "
+                        + "this process may open \(limit.rlim_cur): raise it (ulimit -n, or LimitNOFILE= in a "
+                        + "systemd unit), or lower max_connections in the config's \"limits\"")
+            }
+            #endif
         }
 
         /// Whether `host` names the loopback interface.
