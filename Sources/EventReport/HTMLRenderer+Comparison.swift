@@ -40,39 +40,11 @@ extension HTMLRenderer {
 
     /// One alert's slice (on the dashboard a link to the view filtered to it) and its sentence, escaped.
     private func alertItem(_ alert: Report.Alert) -> String {
-        var slice = HTMLRenderer.sliceName(alert).htmlEscaped
+        var slice = alert.sliceDescription.htmlEscaped
         if let view, let dimension = HTMLRenderer.filterDimension(alert.dimension), let value = alert.value {
             slice = "<a class=\"filter\" href=\"\(view.adding(dimension, value).href().htmlEscaped)\">\(slice)</a>"
         }
-        return slice + ": " + HTMLRenderer.alertSentence(alert).htmlEscaped
-    }
-
-    /// `source host shop.example.com`, `ref feed`, `hosted link invite`, `all outbound navigations`.
-    static func sliceName(_ alert: Report.Alert) -> String {
-        let value = alert.value ?? ReportText.none
-        switch alert.dimension {
-        case .all: return "all outbound navigations"
-        case .sourceHost: return "source host " + value
-        case .ref: return "ref " + value
-        case .link: return "hosted link " + value
-        }
-    }
-
-    /// What fell, by how much, over how many attempts, and the failure that grew.
-    static func alertSentence(_ alert: Report.Alert) -> String {
-        let n = ReportText.count
-        let p = ReportText.percent
-        let what = alert.measure == .openRate ? "arrival rate" : "outbound success"
-        var sentence =
-            "\(what) \(p(alert.now.rate)), was \(p(alert.before.rate)) "
-            + "(\(ReportChange.points(alert.now.rate, alert.before.rate))), "
-            + "\(n(alert.now.attempts)) \(alert.measure == .openRate ? "hits" : "attempts") "
-            + "(\(n(alert.before.attempts)) before)"
-        if let failure = alert.topFailure {
-            sentence +=
-                "; top failure: \(failure.error ?? ReportText.none), \(n(failure.now)) (\(n(failure.before)) before)"
-        }
-        return sentence
+        return slice + ": " + alert.summary.htmlEscaped
     }
 
     /// The dashboard filter of an alert's dimension; `nil` for `all`.

@@ -30,7 +30,8 @@ struct ALStatsCommand: AsyncParsableCommand {
 
     static let subcommands: [any ParsableCommand.Type] =
         [
-            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
+            DemoCommand.self, ReportCommand.self, AlertsCommand.self, QueryCommand.self, IngestCommand.self,
+            ExportCommand.self,
             MigrateCommand.self, PackCommand.self, PushCommand.self,
         ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self, LinksCommand.self]
 }
