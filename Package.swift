@@ -53,7 +53,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The collector's tests gzip their bodies with it.
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
-        // The uploader's transport for Linux (EventUploadHTTPClient) only.
+        // The Linux HTTP clients (EventUploadHTTPClient, AppLinksHTTPClient) and the alert webhook (EventServer).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The PostgreSQL backend (EventStorePostgres) only.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -154,6 +154,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The alert webhook's posts (AlertWebhook).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // gzip bodies are inflated whole, refused whole when cut short: with ISA-L on Linux (twice zlib's
                 // speed), with the system zlib elsewhere.
                 "CZlib", .target(name: "CIsal", condition: .when(platforms: [.linux])),

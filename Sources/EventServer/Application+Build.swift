@@ -60,8 +60,10 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }
 ) throws(EventServerError) -> EventServerApplication {
     let publicURL = try publicURL(of: configuration)
+    let readiness = StoreReadiness()
     var app = assembleApplication(
-        configuration: configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+        configuration: configuration, store: store, readiness: readiness, logger: logger,
+        onServerRunning: onServerRunning)
     app.beforeServerStarts {
         do throws(StoreError) {
             try await store.prepare()
@@ -69,6 +71,7 @@ public func buildApplication(
         } catch {
             throw EventServerError.store(error.message)
         }
+        readiness.open()
     }
     return app
 }
@@ -83,9 +86,10 @@ private func publicURL(of configuration: EventServerConfiguration) throws(EventS
     return url
 }
 
-/// The writer, the routes and the application, on open stores.
+/// The writer, the routes and the application, on open stores; the alert notifier when alerts are configured, which
+/// waits for `readiness` before it reads the store.
 private func assembleApplication(
-    configuration: EventServerConfiguration, store: OpenedStore, logger: Logger,
+    configuration: EventServerConfiguration, store: OpenedStore, readiness: StoreReadiness, logger: Logger,
     onServerRunning: @escaping @Sendable (String) async -> Void
 ) -> EventServerApplication {
     let (backend, links, reports) = (store.backend, store.readBackend, store.reports)
@@ -112,10 +116,15 @@ private func assembleApplication(
     ).addRoutes(to: router)
     LinkAdminRoutes(catalog: catalog).addRoutes(
         to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
+    let notifier = configuration.alerts.map {
+        AlertNotifier(
+            configuration: $0, reports: reports, episodes: store.alertEpisodes, clock: configuration.alertClock,
+            metrics: metrics, logger: logger, readiness: readiness)
+    }
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: store.services + [writer, recorder, upkeep],
+        services: store.services + [writer, recorder, upkeep] + (notifier.map { [$0] } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

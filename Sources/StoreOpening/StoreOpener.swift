@@ -39,6 +39,8 @@ public struct OpenedStore: Sendable {
     public let readBackend: any EventBackend
     /// Where the report and the bundled queries are read.
     public let reports: any ReportSource
+    /// Where `alstats serve` keeps its alert episodes (the writing connection for SQLite).
+    public let alertEpisodes: any AlertEpisodeStore
 
     #if !ALSTATS_CORE_ONLY
         /// What must run while the store is used, for a store opened by ``StoreOpener/openForServing(_:durability:redactor:)``:
@@ -53,21 +55,24 @@ public struct OpenedStore: Sendable {
     #if ALSTATS_CORE_ONLY
         init(
             backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            preparing: @escaping @Sendable () async throws(StoreError) -> Void
+            alertEpisodes: any AlertEpisodeStore, preparing: @escaping @Sendable () async throws(StoreError) -> Void
         ) {
             self.backend = backend
             self.readBackend = readBackend
             self.reports = reports
+            self.alertEpisodes = alertEpisodes
             self.preparing = preparing
         }
     #else
         init(
             backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            services: [any Service], preparing: @escaping @Sendable () async throws(StoreError) -> Void
+            alertEpisodes: any AlertEpisodeStore, services: [any Service],
+            preparing: @escaping @Sendable () async throws(StoreError) -> Void
         ) {
             self.backend = backend
             self.readBackend = readBackend
             self.reports = reports
+            self.alertEpisodes = alertEpisodes
             self.services = services
             self.preparing = preparing
         }
@@ -125,7 +130,8 @@ public enum StoreOpener {
                 // One client (a pool of connections) serves writes, links and the report alike.
                 let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
                 return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [], preparing: {})
+                    backend: store, readBackend: store, reports: store, alertEpisodes: store, services: [],
+                    preparing: {})
             #endif
         }
     }
@@ -144,7 +150,7 @@ public enum StoreOpener {
             case .postgres(let server):
                 let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
                 return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [store],
+                    backend: store, readBackend: store, reports: store, alertEpisodes: store, services: [store],
                     preparing: { () async throws(StoreError) in try await store.open() })
             }
         }
@@ -169,11 +175,12 @@ public enum StoreOpener {
         }
         #if ALSTATS_CORE_ONLY
             return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), alertEpisodes: writer,
+                preparing: {})
         #else
             return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), services: [],
-                preparing: {})
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), alertEpisodes: writer,
+                services: [], preparing: {})
         #endif
     }
 

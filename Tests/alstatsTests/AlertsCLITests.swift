@@ -6,36 +6,11 @@ import Testing
 
 /// `alstats alerts`: the causes of a window, exit 0 without and 3 with, for cron jobs and CI steps.
 struct AlertsCLITests {
-    static let hour: Int64 = 3_600_000
-
-    /// 200 outbound navigations each of video.example.org (refs feed and share) and news.example, twice: from
-    /// `healthyHoursAgo` hours before `end`, where video succeeds 96 times in 100, and from `brokenHoursAgo` hours
-    /// before `end`, where it succeeds 30 times in 100; news.example 90 in 100 both times.
-    static func events(endingAt end: Int64, brokenHoursAgo: Int64, healthyHoursAgo: Int64) -> [MeasurementEvent] {
-        var events: [MeasurementEvent] = []
-        for (hoursAgo, videoRate) in [(healthyHoursAgo, 96), (brokenHoursAgo, 30)] {
-            for index in 0..<200 {
-                let timestamp = end - hoursAgo * hour + Int64(index) * 10_000
-                for (host, rate) in [("video.example.org", videoRate), ("news.example", 90)] {
-                    let succeeded = index % 100 < rate
-                    events.append(
-                        MeasurementEvent(
-                            name: EventName.navOut,
-                            fields: [
-                                "sourceURLHost": host, "ref": index % 2 == 0 ? "feed" : "share",
-                                "success": succeeded ? "1" : "0", "type": succeeded ? "app" : "fail",
-                            ].merging(succeeded ? [:] : ["error": "open_failed"]) { $1 },
-                            timestamp: timestamp))
-                }
-            }
-        }
-        return events
-    }
-
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func theLastDayAgainstTheOneBeforeExits3WithOneCauseAndTheRestUnderIt() throws {
         let now = Int64(Date().timeIntervalSince1970 * 1_000)
-        let database = try ReportDatabase(events: Self.events(endingAt: now, brokenHoursAgo: 6, healthyHoursAgo: 30))
+        let database = try ReportDatabase(
+            events: BrokenHostTraffic.events(endingAt: now, brokenHoursAgo: 6, healthyHoursAgo: 30))
         let text = try BuiltAlstats.run(["alerts", "--database", database.path])
         #expect(text.status == 3, "\(text.errors)")
         let lines = text.output.split(separator: "\n").map(String.init)
@@ -59,7 +34,8 @@ struct AlertsCLITests {
     @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
     func aWindowWithoutAlertsExits0AndBadOptionsOrAMissingDatabaseAsEveryCommandDoes() throws {
         let end = EventTime.milliseconds(timeOrDate: "2025-11-17")!
-        let database = try ReportDatabase(events: Self.events(endingAt: end, brokenHoursAgo: 30, healthyHoursAgo: 54))
+        let database = try ReportDatabase(
+            events: BrokenHostTraffic.events(endingAt: end, brokenHoursAgo: 30, healthyHoursAgo: 54))
         // The day that broke, against the day before it: the alert. The day before, against its own: none.
         let broken = try BuiltAlstats.run([
             "alerts", "--database", database.path, "--since", "2025-11-15T12:00:00Z", "--until", "2025-11-16T12:00:00Z",

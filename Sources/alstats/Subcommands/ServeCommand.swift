@@ -19,7 +19,9 @@
                     Apps and servers POST NDJSON events to /v1/events (or Segment calls to /v1/batch, /v1/track, ...); \
                     each answer comes once its events are committed. The report is at /report (HTML) and /api/report \
                     (JSON). Keys come from --config FILE ({"write_keys": [...], "read_keys": [...], "admin_keys": [...]}) \
-                    and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). SIGTERM or SIGINT \
+                    and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). With "alerts": \
+                    {"webhook": URL, "every": "15m", "window": "24h"} in the file, the alerts are evaluated every 15 \
+                    minutes and posted to the webhook when a cause appears and when it clears. SIGTERM or SIGINT \
                     finishes the requests in flight, commits them and exits 0.
 
                     Examples:
@@ -129,6 +131,7 @@
                 configuration.maximumQueuedEvents = queueEvents
                 configuration.upkeepInterval = .seconds(upkeepSeconds)
                 configuration.verifiedLinks = try verifiedLinks()
+                configuration.alerts = try alertDelivery()
                 let app: EventServerApplication
                 let location = store.backend.location
                 do throws(EventServerError) {
@@ -160,6 +163,16 @@
                     throw CLIFailure(ExitStatus.usage, error.message)
                 } catch {
                     throw CLIFailure(ExitStatus.usage, "\(config): \(error)")
+                }
+            }
+
+            /// The `alerts` of `--config FILE`: the webhook the alerts are posted to (none without a file or the key).
+            private func alertDelivery() throws(CLIFailure) -> AlertDeliveryConfiguration? {
+                guard let config else { return nil }
+                do throws(EventServerError) {
+                    return try AlertDeliveryConfiguration.read(from: try ServerConfigFile.read(config))
+                } catch {
+                    throw CLIFailure(ExitStatus.usage, error.message)
                 }
             }
 
