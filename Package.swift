@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "AppLinks", targets: ["AppLinks"]),
         .library(name: "AppLinksHTTPClient", targets: ["AppLinksHTTPClient"]),
+        .library(name: "AppLinksCheck", targets: ["AppLinksCheck"]),
         .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
         .library(name: "EventStoreSQLite", targets: ["EventStoreSQLite"]),
         .library(name: "EventReport", targets: ["EventReport"]),
@@ -61,12 +62,16 @@ let package = Package(
     targets: [
         .target(name: "MeasurementEvents", swiftSettings: strict),
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict + urlSession),
+        // `alstats check`'s verdicts: the association files and App Link tags as iOS, Android and App Links clients
+        // read them. Foundation only, behind a fetch seam (it could run on iOS); a module of its own so that an app
+        // that embeds AppLinks does not carry a developer's checker.
+        .target(name: "AppLinksCheck", dependencies: ["AppLinks", "MeasurementEvents"], swiftSettings: strict),
         // The App Link page fetch on AsyncHTTPClient (SwiftNIO), `HTTPAppLinkResolver`'s counterpart on Linux; a
         // module of its own so that an app that embeds AppLinks on iOS links no NIO.
         .target(
             name: "AppLinksHTTPClient",
             dependencies: [
-                "AppLinks",
+                "AppLinks", "AppLinksCheck",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -189,7 +194,7 @@ let package = Package(
                     ? []
                     : [
                         "EventServer", "EventStorePostgres", "EventUploadHTTPClient", "AppLinksHTTPClient",
-                        .product(name: "Logging", package: "swift-log"),
+                        "AppLinksCheck", .product(name: "Logging", package: "swift-log"),
                     ]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : []) + urlSession
         ),
@@ -267,6 +272,12 @@ let package = Package(
             exclude: ["Regressions"],
             swiftSettings: strict + urlSession
         ),
+        // The checker's rules on their own, and (full build) against local servers through AppLinksHTTPClient.
+        .testTarget(
+            name: "AppLinksCheckTests",
+            dependencies: ["AppLinksCheck", "AppLinks", "MeasurementEvents", "TestSupport"]
+                + (coreOnly ? [] : ["AppLinksHTTPClient"]),
+            swiftSettings: strict),
         .testTarget(
             name: "EventStoreSQLiteTests",
             dependencies: [

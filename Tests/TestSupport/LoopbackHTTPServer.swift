@@ -20,6 +20,10 @@ public final class LoopbackHTTPServer: Sendable {
         case hang
         /// A body of `bytes` bytes sent in chunks without a Content-Length (an oversized page).
         case stream(bytes: Int)
+        /// A status, a `Content-Type` (none when `nil`) and a body.
+        case file(status: Int, contentType: String?, body: String)
+        /// What `answer` says for the request (its headers): a page that varies by `User-Agent` or `Prefer`.
+        case varying(@Sendable (Request) -> Response)
     }
 
     /// One request the server received.
@@ -127,9 +131,12 @@ public final class LoopbackHTTPServer: Sendable {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        state.withLock { $0.requests.append(Request(path: path, headers: headers)) }
+        let request = Request(path: path, headers: headers)
+        state.withLock { $0.requests.append(request) }
+        var response = routes[path] ?? .page(status: 404, body: "not found")
+        while case .varying(let answer) = response { response = answer(request) }
 
-        switch routes[path] ?? .page(status: 404, body: "not found") {
+        switch response {
         case .page(let status, let body):
             let bytes = Array(body.utf8)
             sendText(
@@ -140,6 +147,15 @@ public final class LoopbackHTTPServer: Sendable {
         case .redirect(let location):
             sendText(
                 client, "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        case .file(let status, let contentType, let body):
+            let bytes = Array(body.utf8)
+            let type = contentType.map { "Content-Type: \($0)\r\n" } ?? ""
+            sendText(
+                client,
+                "HTTP/1.1 \(status) X\r\n\(type)Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n")
+            _ = sendBytes(client, bytes)
+        case .varying:
+            break  // resolved above
         case .hang:
             return  // left open; stop() closes it
         case .stream(let total):
