@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "MeasurementEvents", targets: ["MeasurementEvents"]),
         .library(name: "AppLinks", targets: ["AppLinks"]),
         .library(name: "AppLinksHTTPClient", targets: ["AppLinksHTTPClient"]),
+        .library(name: "AppLinksCheck", targets: ["AppLinksCheck"]),
         .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
         .library(name: "EventIngest", targets: ["EventIngest"]),
         .library(name: "EventStoreSQLite", targets: ["EventStoreSQLite"]),
@@ -78,12 +79,17 @@ let package = Package(
         // MARK: The event model, App Links and hosted links (no database, no server).
         .target(name: "MeasurementEvents", swiftSettings: strict),
         .target(name: "AppLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict + urlSession),
+        // `alstats check`'s verdicts: the association files and App Link tags as iOS, Android and App Links clients
+        // read them. Foundation only, behind a fetch seam (it could run on iOS); a module of its own so that an app
+        // that embeds AppLinks does not carry a developer's checker.
+        .target(name: "AppLinksCheck", dependencies: ["AppLinks", "MeasurementEvents"], swiftSettings: strict),
         // The App Link page fetch on AsyncHTTPClient, `HTTPAppLinkResolver`'s counterpart on Linux; a module of its
         // own so that an app that embeds AppLinks on iOS links no NIO.
         .target(
             name: "AppLinksHTTPClient",
             dependencies: [
-                "AppLinks", "MeasurementEvents", server("AsyncHTTPClient", package: "async-http-client"),
+                "AppLinks", "AppLinksCheck", "MeasurementEvents",
+                server("AsyncHTTPClient", package: "async-http-client"),
                 server("NIOCore", package: "swift-nio"), server("NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
@@ -186,6 +192,8 @@ let package = Package(
                 server("ServiceLifecycle", package: "swift-service-lifecycle"),
                 server("Logging", package: "swift-log"), server("Metrics", package: "swift-metrics"),
                 server("Prometheus", package: "swift-prometheus"), server("NIOCore", package: "swift-nio"),
+                // The alert webhook's posts (AlertWebhook).
+                server("AsyncHTTPClient", package: "async-http-client"),
                 // gzip bodies are inflated whole, refused whole when cut short: with ISA-L on Linux (twice zlib's
                 // speed), with the system zlib elsewhere.
                 "CZlib", .target(name: "CIsal", condition: .when(platforms: [.linux])),
@@ -198,7 +206,7 @@ let package = Package(
                 "SQLiteSupport", "EventReport", "HostedLinks", "EventUpload", "StoreOpening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 server("EventServer"), server("EventUploadHTTPClient"), server("AppLinksHTTPClient"),
-                server("Logging", package: "swift-log"),
+                server("AppLinksCheck"), server("Logging", package: "swift-log"),
             ],
             swiftSettings: strict + urlSession),
         // The benchmarks: the links benchmark calibrates its load client on a bare Hummingbird application in the
@@ -259,6 +267,14 @@ let package = Package(
             name: "AppLinksTests",
             dependencies: ["AppLinks", "MeasurementEvents", "TestSupport"], exclude: ["Regressions"],
             swiftSettings: strict + urlSession),
+        // The checker's rules on their own, and (with the Server trait) against local servers through
+        // AppLinksHTTPClient.
+        .testTarget(
+            name: "AppLinksCheckTests",
+            dependencies: [
+                "AppLinksCheck", "AppLinks", "MeasurementEvents", "TestSupport", server("AppLinksHTTPClient"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "AppLinksHTTPClientTests",
             dependencies: ["AppLinks", "TestSupport", server("AppLinksHTTPClient")], swiftSettings: strict),

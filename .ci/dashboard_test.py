@@ -83,7 +83,8 @@ def same_figures(driver, what):
 
 
 def alerts_shown(driver):
-    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#alerts li")]
+    """The causes on the page: the items of the alerts' own list (an item holds the alerts it explains)."""
+    return [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#alerts > ul > li")]
 
 
 def check_default_view(driver):
@@ -94,6 +95,16 @@ def check_default_view(driver):
     shown = alerts_shown(driver)
     if not shown or "shop.example.com" not in shown[0]:
         fail(f"the first alert on the page should name shop.example.com, the page shows {shown}")
+    # One alert per cause: the page lists the API's causes, each with the alerts it explains inside its item.
+    if len(shown) != len(report["alerts"]):
+        fail(f"the page shows {len(shown)} causes, /api/report has {len(report['alerts'])}: {shown}")
+    for cause, item in zip(report["alerts"], driver.find_elements(By.CSS_SELECTOR, "#alerts > ul > li")):
+        nested = item.find_elements(By.CSS_SELECTOR, "ul.explained > li")
+        if len(nested) != len(cause["explains"]):
+            fail(f"the alert on {cause['value']} explains {len(cause['explains'])} in the API, "
+                 f"{len(nested)} under it on the page")
+    if not report["alerts"][0]["explains"]:
+        fail("shop.example.com sends every ref: the refs and all should be listed under it")
     main = driver.find_element(By.TAG_NAME, "main")
     first = main.find_element(By.XPATH, "./*[self::section or self::figure][1]")
     if first.get_attribute("id") != "alerts":

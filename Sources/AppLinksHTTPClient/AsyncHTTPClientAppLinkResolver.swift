@@ -62,104 +62,10 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
 
     /// The page body of `url`, within the limits.
     public func fetch(_ url: URL) async throws(AppLinkError) -> [UInt8] {
-        try AppLinkError.requireWebScheme(url)
-        let (client, limits, timeout) = (self.client, Limits(of: self), self.timeout)
-        let deadline = NIODeadline.now() + TimeAmount(timeout)
-        // The client's deadline covers each request up to its answer's head; the race covers the bodies too.
-        let outcome = await withTaskGroup(of: Result<[UInt8], AppLinkError>?.self) { group in
-            group.addTask { await Self.follow(url, client: client, limits: limits, deadline: deadline) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .failure(.timedOut(seconds: timeout.inSeconds))
-            }
-            defer { group.cancelAll() }
-            while let result = await group.next() {
-                if let result { return result }
-            }
-            return Result<[UInt8], AppLinkError>.failure(.network("the fetch was cancelled"))
-        }
-        return try outcome.get()
-    }
-
-    /// The limits of one fetch, as the tasks of the race take them.
-    private struct Limits {
-        var maximumRedirects: Int
-        var maximumBytes: Int
-        var timeoutSeconds: Double
-
-        init(of resolver: AsyncHTTPClientAppLinkResolver) {
-            maximumRedirects = resolver.maximumRedirects
-            maximumBytes = resolver.maximumBytes
-            timeoutSeconds = resolver.timeout.inSeconds
-        }
-    }
-
-    /// Fetches `url`, following its redirects, and reads the final answer's body.
-    private static func follow(_ url: URL, client: HTTPClient, limits: Limits, deadline: NIODeadline) async -> Result<
-        [UInt8], AppLinkError
-    > {
-        var current = url
-        var redirects = 0
-        while true {
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.headers.add(name: "Prefer-Html-Meta-Tags", value: "al")
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, deadline: deadline)
-            } catch {
-                return .failure(map(error, limits: limits))
-            }
-            if let next = redirectTarget(of: response, from: current) {
-                redirects += 1
-                guard redirects <= limits.maximumRedirects else {
-                    return .failure(.tooManyRedirects(limit: limits.maximumRedirects))
-                }
-                do {
-                    try AppLinkError.requireWebScheme(next)
-                } catch {
-                    return .failure(error)
-                }
-                // The redirect's own body is dropped unread: AsyncHTTPClient closes its connection.
-                current = next
-                continue
-            }
-            guard (200..<300).contains(response.status.code) else {
-                return .failure(.httpStatus(Int(response.status.code)))
-            }
-            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init),
-                length > limits.maximumBytes
-            {
-                return .failure(.tooLarge(limit: limits.maximumBytes))
-            }
-            var body: [UInt8] = []
-            do {
-                for try await chunk in response.body {
-                    guard body.count + chunk.readableBytes <= limits.maximumBytes else {
-                        // Leaving the loop drops the rest of the transfer.
-                        return .failure(.tooLarge(limit: limits.maximumBytes))
-                    }
-                    body.append(contentsOf: chunk.readableBytesView)
-                }
-            } catch {
-                return .failure(map(error, limits: limits))
-            }
-            return .success(body)
-        }
-    }
-
-    /// Where a 301, 302, 303, 307 or 308 answer with a `Location` sends the fetch; `nil` for any other answer.
-    private static func redirectTarget(of response: HTTPClientResponse, from url: URL) -> URL? {
-        guard [301, 302, 303, 307, 308].contains(response.status.code),
-            let location = response.headers.first(name: "Location"),
-            let target = URL(string: location, relativeTo: url)
-        else { return nil }
-        return target.absoluteURL
-    }
-
-    private static func map(_ error: any Error, limits: Limits) -> AppLinkError {
-        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
-            return .timedOut(seconds: limits.timeoutSeconds)
-        }
-        return .network(String(describing: error))
+        let get = BoundedGet(
+            client: client, maximumRedirects: maximumRedirects, maximumBytes: maximumBytes, timeout: timeout)
+        let response = try await get.run(url, headers: [("Prefer-Html-Meta-Tags", "al")], followRedirects: true)
+        guard (200..<300).contains(response.status) else { throw .httpStatus(response.status) }
+        return response.body
     }
 }

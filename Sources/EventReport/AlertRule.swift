@@ -59,6 +59,25 @@ extension Report {
         public var before: Period
         /// `nil` when no failure reason grew, and always for `link` (a link's funnel has no failure reasons).
         public var topFailure: TopFailure?
+        /// The alerts on `all` and `ref` this one explains (docs/cli.md, "One alert per cause"): on a `source_host`
+        /// alert, the slices that no longer meet the rule without the events of the alerted source hosts, and that
+        /// this host's removal alone clears (else it is the first alerted host they have events of). Empty on every
+        /// other alert, and on the explained ones themselves.
+        public var explains: [Report.Alert] = []
+
+        /// Creates an alert; ``AlertRule/alerts(now:before:)`` makes them from a report's rows.
+        public init(
+            dimension: Dimension, value: String?, measure: Measure, now: Period, before: Period,
+            topFailure: TopFailure? = nil, explains: [Report.Alert] = []
+        ) {
+            self.dimension = dimension
+            self.value = value
+            self.measure = measure
+            self.now = now
+            self.before = before
+            self.topFailure = topFailure
+            self.explains = explains
+        }
 
         /// How much the rate fell, as a fraction (0.1 is 10 percentage points).
         public var fall: Double { before.rate - now.rate }
@@ -72,6 +91,8 @@ extension Report {
 /// Slices: `all`, each `source_host` and each `ref` of the outbound navigations (`nav_out_success_rate`), each
 /// hosted link (`open_rate`: arrivals over hits from people, arrivals counted at most up to the hits). Ordered
 /// by the fall times the attempts now, most first; ties by dimension (all, source_host, ref, link), then value.
+/// The alerts on `all` and `ref` that the alerted source hosts explain are then folded under them
+/// (``Report/Alert/explains``), so that one broken host is one alert: its cause.
 public struct AlertRule: Sendable, Hashable {
     /// The smallest fall, in percentage points.
     public var minimumFallPoints: Int
@@ -109,7 +130,8 @@ public struct AlertRule: Sendable, Hashable {
         return erfc(abs(z) / 2.0.squareRoot())
     }
 
-    /// The alerts between the rows of the report's window (`now`) and of the previous window (`before`).
+    /// The alerts between the rows of the report's window (`now`) and of the previous window (`before`): the causes,
+    /// each with the alerts it explains (``folded(_:now:before:)``).
     public func alerts(now: ReportRows, before: ReportRows) -> [Report.Alert] {
         let current = Slices(now)
         let previous = Slices(before)
@@ -137,7 +159,7 @@ public struct AlertRule: Sendable, Hashable {
                     dimension: .link, value: link.slug, measure: .openRate, now: nowPeriod, before: beforePeriod,
                     topFailure: nil))
         }
-        return Self.ordered(alerts)
+        return folded(Self.ordered(alerts), now: current, before: previous)
     }
 
     /// `alerts` by cost descending, then dimension, then value (`nil` first: `all` has none).
@@ -185,8 +207,9 @@ public struct AlertRule: Sendable, Hashable {
         }
     }
 
-    /// The outbound navigations of a period, per slice, and their failures per error.
-    private struct Slices {
+    /// The outbound navigations of a period, per slice, and their failures per error; for `all` and each `ref`, also
+    /// per source host, so that a slice can be measured without the events of some hosts.
+    struct Slices {
         struct Key: Hashable {
             var dimension: Report.Alert.Dimension
             var value: String?
@@ -194,6 +217,8 @@ public struct AlertRule: Sendable, Hashable {
 
         var navigation: [Key: Counts] = [:]
         var failures: [Key: [String?: Int]] = [:]
+        /// The navigations of the `all` and `ref` slices, per `sourceURLHost`.
+        var byHost: [Key: [String?: Counts]] = [:]
 
         init(_ rows: ReportRows) {
             for group in rows.groups where group.name == EventName.navOut {
@@ -204,8 +229,29 @@ public struct AlertRule: Sendable, Hashable {
                 ] {
                     navigation[key, default: Counts()].add(group.count, succeeded: succeeded)
                     if !succeeded { failures[key, default: [:]][group.error, default: 0] += group.count }
+                    if key.dimension != .sourceHost {
+                        byHost[key, default: [:]][group.sourceURLHost, default: Counts()].add(
+                            group.count, succeeded: succeeded)
+                    }
                 }
             }
+        }
+
+        /// The slice `key` without the navigations of `hosts` (`all` and `ref` slices only).
+        func period(_ key: Key, without hosts: [String?]) -> Report.Alert.Period {
+            var counts = navigation[key] ?? Counts()
+            let perHost = byHost[key] ?? [:]
+            for host in Set(hosts) {
+                guard let removed = perHost[host] else { continue }
+                counts.attempts -= removed.attempts
+                counts.succeeded -= removed.succeeded
+            }
+            return Report.Alert.Period(attempts: counts.attempts, succeeded: counts.succeeded)
+        }
+
+        /// The navigations of the slice `key` from `host`.
+        func attempts(_ key: Key, from host: String?) -> Int {
+            byHost[key]?[host]?.attempts ?? 0
         }
     }
 }

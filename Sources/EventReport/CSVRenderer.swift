@@ -4,28 +4,44 @@ import MeasurementEvents
 /// spreadsheet or a dataframe and filter by section. An empty `name` is a missing value (no ref, no
 /// referer app) or a section-wide figure; an empty `value` is a rate without attempts. With a comparison, the
 /// previous period's rows follow with their sections prefixed `previous.`, then the alerts (section `alerts`,
-/// name `dimension` or `dimension:value`).
+/// name `dimension` or `dimension:value`), each cause followed by the alerts it explains, each of which has a row
+/// `explained_by` naming its cause.
 struct CSVRenderer {
     func render(_ report: Report) -> String {
         var rows: [[String]] = [["section", "name", "metric", "value"]] + self.rows(report)
         if let previous = report.previous {
             rows += self.rows(previous).map { ["previous." + $0[0]] + $0.dropFirst() }
         }
-        for alert in report.alerts ?? [] {
-            let name = alert.dimension == .all ? "all" : "\(alert.dimension.rawValue):\(alert.value ?? "")"
-            rows.append(["alerts", name, "measure", alert.measure.rawValue])
-            for (period, counts) in [("now", alert.now), ("before", alert.before)] {
-                rows.append(["alerts", name, "\(period)_attempts", String(counts.attempts)])
-                rows.append(["alerts", name, "\(period)_succeeded", String(counts.succeeded)])
-                rows.append(["alerts", name, "\(period)_rate", counts.rate.description])
-            }
-            if let failure = alert.topFailure {
-                rows.append(["alerts", name, "top_failure", failure.error ?? ""])
-                rows.append(["alerts", name, "top_failure_now", String(failure.now)])
-                rows.append(["alerts", name, "top_failure_before", String(failure.before)])
+        for cause in report.alerts ?? [] {
+            rows += alertRows(cause)
+            for explained in cause.explains {
+                rows += alertRows(explained)
+                rows.append(["alerts", Self.alertName(explained), "explained_by", Self.alertName(cause)])
             }
         }
         return Self.document(rows)
+    }
+
+    /// The rows of one alert (section `alerts`, name `dimension` or `dimension:value`).
+    private func alertRows(_ alert: Report.Alert) -> [[String]] {
+        let name = Self.alertName(alert)
+        var rows = [["alerts", name, "measure", alert.measure.rawValue]]
+        for (period, counts) in [("now", alert.now), ("before", alert.before)] {
+            rows.append(["alerts", name, "\(period)_attempts", String(counts.attempts)])
+            rows.append(["alerts", name, "\(period)_succeeded", String(counts.succeeded)])
+            rows.append(["alerts", name, "\(period)_rate", counts.rate.description])
+        }
+        if let failure = alert.topFailure {
+            rows.append(["alerts", name, "top_failure", failure.error ?? ""])
+            rows.append(["alerts", name, "top_failure_now", String(failure.now)])
+            rows.append(["alerts", name, "top_failure_before", String(failure.before)])
+        }
+        return rows
+    }
+
+    /// `all`, or `dimension:value`.
+    static func alertName(_ alert: Report.Alert) -> String {
+        alert.dimension == .all ? "all" : "\(alert.dimension.rawValue):\(alert.value ?? "")"
     }
 
     /// The rows of `report`'s sections, without the header.

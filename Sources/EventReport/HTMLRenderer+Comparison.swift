@@ -2,9 +2,9 @@ import EventStoreInterface
 import MeasurementEvents
 
 extension HTMLRenderer {
-    /// With a comparison, the alerts at the top of the page (docs/dashboard.md): one sentence each, most
-    /// costly first, linking on the dashboard to the view filtered to its slice; a calm note when there are
-    /// none. Nothing without a comparison.
+    /// With a comparison, the alerts at the top of the page (docs/dashboard.md): one sentence per cause, most
+    /// costly first, the alerts it explains in a list under it; on the dashboard each slice links to the view
+    /// filtered to it. A calm note when there are none; nothing without a comparison.
     func alerts(_ report: Report) -> [String] {
         guard let alerts = report.alerts else { return [] }
         guard !alerts.isEmpty else {
@@ -18,45 +18,33 @@ extension HTMLRenderer {
         var lines = [
             "<section class=\"alerts\" id=\"alerts\" aria-label=\"Alerts\">",
             "<h2>\(alerts.count == 1 ? "1 alert" : "\(alerts.count) alerts"): success fell against the previous period</h2>",
-            "<ul>",
+            "<ul class=\"causes\">",
         ]
-        for alert in alerts {
-            var slice = HTMLRenderer.sliceName(alert).htmlEscaped
-            if let view, let dimension = HTMLRenderer.filterDimension(alert.dimension), let value = alert.value {
-                slice = "<a class=\"filter\" href=\"\(view.adding(dimension, value).href().htmlEscaped)\">\(slice)</a>"
+        for cause in alerts {
+            guard !cause.explains.isEmpty else {
+                lines.append("<li class=\"cause\">" + alertItem(cause) + "</li>")
+                continue
             }
-            lines.append("<li>" + slice + ": " + HTMLRenderer.alertSentence(alert).htmlEscaped + "</li>")
+            let count = cause.explains.count
+            lines.append("<li class=\"cause\">" + alertItem(cause))
+            lines.append(
+                "<p class=\"explains\">It explains \(count == 1 ? "1 more alert" : "\(count) more alerts"), "
+                    + "which no longer fall without its navigations:</p>")
+            lines.append("<ul class=\"explained\">")
+            lines += cause.explains.map { "<li class=\"explained\">" + alertItem($0) + "</li>" }
+            lines += ["</ul>", "</li>"]
         }
         lines += ["</ul>", "</section>"]
         return lines
     }
 
-    /// `source host shop.example.com`, `ref feed`, `hosted link invite`, `all outbound navigations`.
-    static func sliceName(_ alert: Report.Alert) -> String {
-        let value = alert.value ?? ReportText.none
-        switch alert.dimension {
-        case .all: return "all outbound navigations"
-        case .sourceHost: return "source host " + value
-        case .ref: return "ref " + value
-        case .link: return "hosted link " + value
+    /// One alert's slice (on the dashboard a link to the view filtered to it) and its sentence, escaped.
+    private func alertItem(_ alert: Report.Alert) -> String {
+        var slice = alert.sliceDescription.htmlEscaped
+        if let view, let dimension = HTMLRenderer.filterDimension(alert.dimension), let value = alert.value {
+            slice = "<a class=\"filter\" href=\"\(view.adding(dimension, value).href().htmlEscaped)\">\(slice)</a>"
         }
-    }
-
-    /// What fell, by how much, over how many attempts, and the failure that grew.
-    static func alertSentence(_ alert: Report.Alert) -> String {
-        let n = ReportText.count
-        let p = ReportText.percent
-        let what = alert.measure == .openRate ? "arrival rate" : "outbound success"
-        var sentence =
-            "\(what) \(p(alert.now.rate)), was \(p(alert.before.rate)) "
-            + "(\(ReportChange.points(alert.now.rate, alert.before.rate))), "
-            + "\(n(alert.now.attempts)) \(alert.measure == .openRate ? "hits" : "attempts") "
-            + "(\(n(alert.before.attempts)) before)"
-        if let failure = alert.topFailure {
-            sentence +=
-                "; top failure: \(failure.error ?? ReportText.none), \(n(failure.now)) (\(n(failure.before)) before)"
-        }
-        return sentence
+        return slice + ": " + alert.summary.htmlEscaped
     }
 
     /// The dashboard filter of an alert's dimension; `nil` for `all`.

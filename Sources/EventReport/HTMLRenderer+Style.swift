@@ -94,6 +94,8 @@ extension HTMLRenderer {
         section.alerts h2 { color: var(--c4); }
         section.alerts ul { margin: 0; padding-left: 1.2rem; }
         section.alerts li { margin: 0.3rem 0; }
+        section.alerts p.explains { margin: 0.2rem 0 0; color: var(--muted); font-size: 0.92em; }
+        section.alerts ul.explained { color: var(--muted); font-size: 0.92em; }
         section.alerts.calm { border-color: var(--line); }
         section.alerts.calm h2 { color: var(--fg); }
         @media (max-width: 760px) {

@@ -21,17 +21,20 @@ public enum ReportComparison: String, Sendable, Hashable, CaseIterable {
         public var description: String
     }
 
-    /// `query` with both bounds set, as a comparison needs them: without `since` and `until`, the 7 days ending
-    /// `now`; with `since` only, until `now`; with `until` only, the 7 days before it.
+    /// `query` with both bounds set, as a comparison needs them: without `since` and `until`, the `span` ending
+    /// `now` (7 days by default; `alstats alerts` uses 24 hours); with `since` only, until `now`; with `until` only,
+    /// the `span` before it.
     /// - Throws: ``WindowError`` when the window is empty (`since` at or after `until`).
-    public func window(for query: ReportQuery, now: Int64) throws(WindowError) -> ReportQuery {
+    public func window(
+        for query: ReportQuery, now: Int64, span: Int64 = ReportComparison.defaultSpan
+    ) throws(WindowError) -> ReportQuery {
         var query = query
         switch (query.since, query.until) {
         case (nil, nil):
             query.until = now
-            query.since = now - Self.defaultSpan
+            query.since = now - span
         case (_?, nil): query.until = now
-        case (nil, let until?): query.since = until - Self.defaultSpan
+        case (nil, let until?): query.since = until - span
         case (_?, _?): break
         }
         guard let since = query.since, let until = query.until, since < until else {

@@ -105,8 +105,8 @@ extension Report {
 }
 
 extension Report.Alert {
-    /// The alert as docs/cli.md gives it: `dimension`, `value`, `measure`, `now`, `before`, and `top_failure`
-    /// when there is one.
+    /// The alert as docs/cli.md gives it: `dimension`, `value`, `measure`, `now`, `before`, `top_failure` when
+    /// there is one, and `explains`, the alerts it explains (an empty list on most).
     public var json: JSONValue {
         func period(_ period: Period) -> JSONValue {
             .object([
@@ -124,6 +124,7 @@ extension Report.Alert {
                 "before": .int(Int64(topFailure.before)),
             ])
         }
+        object["explains"] = .array(explains.map(\.json))
         return .object(object)
     }
 }

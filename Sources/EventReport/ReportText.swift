@@ -177,26 +177,46 @@ extension Report {
         return result
     }
 
-    /// The alerts as a table (slice, measure now and before, the fall, attempts now and before, top failure);
-    /// `nil` without a comparison.
+    /// The alerts as a table (slice, measure now and before, the fall, attempts now and before, top failure), each
+    /// cause followed by the alerts it explains, their slice marked `↳` (``explainedMark``); `nil` without a
+    /// comparison.
     func alertsTable() -> TextTable? {
         guard let alerts else { return nil }
-        let n = ReportText.count
-        let p = ReportText.percent
         return TextTable(
             header: ["slice", "measure", "now", "before", "change", "attempts", "before", "top failure"],
-            rows: alerts.map { alert in
-                let slice =
-                    alert.dimension == .all ? "all" : "\(alert.dimension.rawValue) \(alert.value ?? ReportText.none)"
-                let failure = alert.topFailure.map {
-                    "\($0.error ?? ReportText.none) \(n($0.now)) (\(n($0.before)) before)"
-                }
-                return [
-                    slice, alert.measure == .openRate ? "open" : "nav_out success", p(alert.now.rate),
-                    p(alert.before.rate), ReportChange.points(alert.now.rate, alert.before.rate), n(alert.now.attempts),
-                    n(alert.before.attempts), failure ?? "",
-                ]
+            rows: alerts.flatMap { cause in
+                [Self.alertRow(cause, slice: ReportText.sliceName(cause))]
+                    + cause.explains.map { explained in
+                        Self.alertRow(explained, slice: ReportText.explainedMark + ReportText.sliceName(explained))
+                    }
             })
+    }
+
+    /// Whether some alert explains others: the text formats then say what `↳` means.
+    var alertsExplainOthers: Bool { alerts?.contains { !$0.explains.isEmpty } ?? false }
+
+    private static func alertRow(_ alert: Alert, slice: String) -> [String] {
+        let n = ReportText.count
+        let p = ReportText.percent
+        let failure = alert.topFailure.map { "\($0.error ?? ReportText.none) \(n($0.now)) (\(n($0.before)) before)" }
+        return [
+            slice, alert.measure == .openRate ? "open" : "nav_out success", p(alert.now.rate), p(alert.before.rate),
+            ReportChange.points(alert.now.rate, alert.before.rate), n(alert.now.attempts), n(alert.before.attempts),
+            failure ?? "",
+        ]
+    }
+}
+
+extension ReportText {
+    /// What marks an explained alert's slice in the text formats.
+    static let explainedMark = "\u{21B3} "
+    /// The line under the alerts that says what ``explainedMark`` means.
+    static let explainedNote =
+        "\u{21B3} explained by the source host above: without its navigations, the slice no longer falls"
+
+    /// `all`, `source_host shop.example.com`, `ref feed`, `link invite`.
+    static func sliceName(_ alert: Report.Alert) -> String {
+        alert.dimension == .all ? "all" : "\(alert.dimension.rawValue) \(alert.value ?? none)"
     }
 }
 

@@ -14,6 +14,7 @@ struct TableRenderer {
             lines.append("")
             lines.append(title("Alerts (success fell against the previous period)"))
             lines += alerts.rows.isEmpty ? ["  (no alerts)"] : alerts.lines(width: 120)
+            if report.alertsExplainOthers { lines.append("  " + ReportText.explainedNote) }
         }
         for (name, table) in report.tables() {
             lines.append("")
@@ -45,6 +46,7 @@ struct MarkdownRenderer {
             lines +=
                 alerts.rows.isEmpty
                 ? ["No alerts."] : Self.table(header: alerts.header, rows: alerts.rows, numbersRightAligned: true)
+            if report.alertsExplainOthers { lines += ["", ReportText.explainedNote + "."] }
         }
         for (name, table) in report.tables() {
             lines += ["", "## \(name)", ""]

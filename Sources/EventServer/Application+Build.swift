@@ -63,8 +63,10 @@ public func buildApplication(
     let metrics = ServerMetrics()
     let limiter = try KeyRateLimiter(
         keys: configuration.keys, limits: configuration.limits, clock: configuration.clock, metrics: metrics)
+    let readiness = StoreReadiness()
     var app = assembleApplication(
-        configuration: configuration, store: store, metrics: metrics, limiter: limiter, logger: logger,
+        configuration: configuration, store: store, metrics: metrics, limiter: limiter, readiness: readiness,
+        logger: logger,
         onServerRunning: onServerRunning)
     app.beforeServerStarts {
         do throws(StoreError) {
@@ -73,6 +75,7 @@ public func buildApplication(
         } catch {
             throw EventServerError.store(error.message)
         }
+        readiness.open()
     }
     return app
 }
@@ -88,10 +91,11 @@ private func publicURL(of configuration: EventServerConfiguration) throws(EventS
 }
 
 /// The writer, the routes and the application, on open stores; the HTTP server with the connection limits of
-/// ``ServerLimits`` (``LimitedHTTP1Channel``).
+/// ``ServerLimits`` (``LimitedHTTP1Channel``); the alert notifier when alerts are configured, which waits for
+/// `readiness` before it reads the store.
 private func assembleApplication(
     configuration: EventServerConfiguration, store: OpenedStore, metrics: ServerMetrics, limiter: KeyRateLimiter,
-    logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void
+    readiness: StoreReadiness, logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void
 ) -> EventServerApplication {
     let (backend, links, reports) = (store.backend, store.linkStore, store.reports)
     let writer = groupCommitWriter(on: backend, configuration: configuration, metrics: metrics)
@@ -119,11 +123,16 @@ private func assembleApplication(
         to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
     metrics.limits(configuration.limits)
     let gate = ConnectionGate(maximum: configuration.limits.maxConnections, metrics: metrics)
+    let notifier = configuration.alerts.map {
+        AlertNotifier(
+            configuration: $0, reports: reports, episodes: store.alertEpisodes, clock: configuration.alertClock,
+            metrics: metrics, logger: logger, readiness: readiness)
+    }
     return Application(
         router: router,
         server: LimitedHTTP1Channel.builder(limits: configuration.limits, gate: gate, metrics: metrics),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: store.services + [writer, recorder, upkeep],
+        services: store.services + [writer, recorder, upkeep] + (notifier.map { [$0] } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

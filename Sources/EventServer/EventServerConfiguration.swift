@@ -38,6 +38,10 @@ public struct EventServerConfiguration: Sendable {
     /// The clock of `receivedAt` (Segment's clock-skew correction) and of the write keys' rate limits; injected in
     /// tests.
     public var clock: any EventClock = SystemEventClock()
+    /// Where and how often the alerts are posted (the config file's `alerts`); `nil`: they are not.
+    public var alerts: AlertDeliveryConfiguration?
+    /// The clock of the alert notifier's windows and waits; injected in tests.
+    public var alertClock: any AlertClock = SystemAlertClock()
 
     /// A configuration with the defaults of docs/collector.md.
     public init(databasePath: String, keys: AccessKeys) {

@@ -18,6 +18,8 @@ final class ServerMetrics: Sendable {
     private let duplicates: Counter
     private let failedUpkeeps: Counter
     private let deferredUpkeeps: Counter
+    private let alertEvaluations: Counter
+    private let failedAlertEvaluations: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
     private let openConnections: Gauge
     private let refusedConnections: Counter
@@ -44,6 +46,8 @@ final class ServerMetrics: Sendable {
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
         failedUpkeeps = Counter(label: "alstats_upkeep_failed_total", factory: factory)
         deferredUpkeeps = Counter(label: "alstats_upkeep_deferred_total", factory: factory)
+        alertEvaluations = Counter(label: "alstats_alert_evaluations_total", factory: factory)
+        failedAlertEvaluations = Counter(label: "alstats_alert_evaluations_failed_total", factory: factory)
         openConnections = Gauge(label: "alstats_connections_open", factory: factory)
         refusedConnections = Counter(label: "alstats_connections_refused_total", factory: factory)
         headerTimeouts = Counter(
@@ -153,6 +157,25 @@ final class ServerMetrics: Sendable {
     /// One call of the store's upkeep that left part of its work for the next call, another session holding what
     /// it needs (``SQLiteEventStore/UpkeepOutcome/deferred(_:)``).
     func upkeepDeferred() { deferredUpkeeps.increment() }
+
+    /// One turn of the alert notifier done (``AlertNotifier``): the alerts evaluated and the notices due sent or
+    /// tried; `failed` when the evaluation could not read or write the store.
+    func alertsEvaluated(failed: Bool) {
+        alertEvaluations.increment()
+        if failed { failedAlertEvaluations.increment() }
+    }
+
+    /// A notice the alert webhook took, by notice (`firing`, `resolved`).
+    func alertNoticeSent(_ notice: String) {
+        Counter(label: "alstats_alert_notices_sent_total", dimensions: [("notice", notice)], factory: factory)
+            .increment()
+    }
+
+    /// A post of a notice that failed, by reason (`status_500`, `timeout`, `unreachable`, ...): it is tried again.
+    func alertNoticeFailed(reason: String) {
+        Counter(label: "alstats_alert_notices_failed_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
 
     /// The Prometheus text exposition of every metric.
     func exposition() -> String { registry.emitToString() }

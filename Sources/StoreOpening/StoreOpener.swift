@@ -44,6 +44,8 @@ public struct OpenedStore: Sendable {
     public let reports: any ReportSource
     /// How NDJSON files are imported: the SQLite store's own ingest, the generic one with `COPY` rows on PostgreSQL.
     public let ingester: any NDJSONIngester
+    /// Where `alstats serve` keeps its alert episodes (the writing connection for SQLite).
+    public let alertEpisodes: any AlertEpisodeStore
     #if Server
     /// What must run while the store is used, for a store opened by
     /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
@@ -105,7 +107,8 @@ public enum StoreOpener {
             #if Server
             // One client (a pool of connections) serves writes, links and the report alike.
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
-            return OpenedStore(backend: store, linkStore: store, reports: store, ingester: store)
+            return OpenedStore(
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -129,7 +132,8 @@ public enum StoreOpener {
         case .postgres(let server):
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, services: [store],
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
+                services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
     }
@@ -144,14 +148,16 @@ public enum StoreOpener {
             options.packFields = packFields
             if case .read = access { options.integrityCheckLimit = 0 }
             let store = try SQLiteEventStore(path: path, options: options)
-            return OpenedStore(backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store)
+            return OpenedStore(
+                backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
+                alertEpisodes: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                others: [reader])
+                alertEpisodes: writer, others: [reader])
         }
     }
 }

@@ -22,17 +22,20 @@ struct ALStatsCommand: AsyncParsableCommand {
     )
 
     #if !Server
-    /// The core-only build (Package.swift) has no server: no `serve`.
+    /// The core-only build (Package.swift) has no server: no `serve`; and no AsyncHTTPClient: no `check`.
     static let serverSubcommands: [any ParsableCommand.Type] = []
+    static let checkSubcommands: [any ParsableCommand.Type] = []
     #else
     static let serverSubcommands: [any ParsableCommand.Type] = [ServeCommand.self]
+    static let checkSubcommands: [any ParsableCommand.Type] = [CheckCommand.self]
     #endif
 
     static let subcommands: [any ParsableCommand.Type] =
         [
-            DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
+            DemoCommand.self, ReportCommand.self, AlertsCommand.self, QueryCommand.self, IngestCommand.self,
+            ExportCommand.self,
             MigrateCommand.self, PackCommand.self, PushCommand.self,
-        ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self, LinksCommand.self]
+        ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self] + checkSubcommands + [LinksCommand.self]
 }
 
 /// The version `alstats --version` prints.

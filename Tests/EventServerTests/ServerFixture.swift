@@ -39,6 +39,9 @@ final class ServerFixture: Sendable {
             keys: AccessKeys(write: [Self.writeKey], read: [Self.readKey], admin: [Self.adminKey]))
         configuration.clock = clock
         configuration.maximumQueuedEvents = maximumQueuedEvents
+        // A live test's client keeps its connection between requests, which may sit idle for more than the default
+        // minute while a loaded host runs the test's other work: the idle timeout's own tests set theirs.
+        configuration.limits.idleTimeout = .seconds(3_600)
         configure(&configuration)
         var quiet = Logger(label: "test")
         quiet.logLevel = .warning

@@ -22,6 +22,10 @@ public final class LoopbackHTTPServer: Sendable {
         case stream(bytes: Int)
         /// A status line, header fields of its own (a `Retry-After`) and a JSON body (a collector's receipt).
         case json(status: Int, headers: [String: String], body: String)
+        /// A status, a `Content-Type` (none when `nil`) and a body.
+        case file(status: Int, contentType: String?, body: String)
+        /// What `answer` says for the request (its headers): a page that varies by `User-Agent` or `Prefer`.
+        case varying(@Sendable (Request) -> Response)
     }
 
     /// One request the server received.
@@ -139,9 +143,12 @@ public final class LoopbackHTTPServer: Sendable {
             guard count > 0 else { return finish(client) }
             body += buffer[0..<count]
         }
-        state.withLock { $0.requests.append(Request(path: path, headers: headers, body: body)) }
+        let request = Request(path: path, headers: headers, body: body)
+        state.withLock { $0.requests.append(request) }
+        var response = routes[path] ?? .page(status: 404, body: "not found")
+        while case .varying(let answer) = response { response = answer(request) }
 
-        switch routes[path] ?? .page(status: 404, body: "not found") {
+        switch response {
         case .page(let status, let body):
             let bytes = Array(body.utf8)
             sendText(
@@ -160,6 +167,15 @@ public final class LoopbackHTTPServer: Sendable {
                 "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(bytes.count)\r\n"
                     + "Connection: close\r\n\r\n")
             _ = sendBytes(client, bytes)
+        case .file(let status, let contentType, let body):
+            let bytes = Array(body.utf8)
+            let type = contentType.map { "Content-Type: \($0)\r\n" } ?? ""
+            sendText(
+                client,
+                "HTTP/1.1 \(status) X\r\n\(type)Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n")
+            _ = sendBytes(client, bytes)
+        case .varying:
+            break  // resolved above
         case .hang:
             return  // left open; stop() closes it
         case .stream(let total):

@@ -61,6 +61,11 @@ struct ReportCLITests {
         #expect(video["measure"] == "nav_out_success_rate")
         #expect(video["top_failure"]?["error"] == "open_failed" && video["top_failure"]?["before"] == .int(0))
         #expect(!alerts.contains { $0["value"] == "recipes.example.com" || $0["value"] == "maps.example.com" })
+        // One fault, one alert: all and the refs that send people to video.example.org are listed under it.
+        #expect(alerts.count == 1, "\(alerts.map { $0["dimension"] })")
+        guard case .array(let explained)? = video["explains"] else { throw CLIFailure("no explains: \(video)") }
+        #expect(explained.contains { $0["dimension"] == "all" })
+        #expect(explained.count >= 3 && explained.allSatisfy { $0["dimension"] == "all" || $0["dimension"] == "ref" })
 
         // The new filters, with and without the comparison.
         let host = try BuiltAlstats.run(
@@ -85,6 +90,7 @@ struct ReportCLITests {
         let table = try BuiltAlstats.run(["report", "--database", database.path, "--compare", "previous"] + week)
         #expect(table.output.contains("Alerts (success fell against the previous period)"))
         #expect(table.output.contains("source_host video.example.org"))
+        #expect(table.output.contains("\u{21B3} all "), "the explained alerts under their cause")
         let bad = try BuiltAlstats.run(
             ["report", "--database", database.path, "--compare", "next"] + week)
         #expect(bad.status == 64)

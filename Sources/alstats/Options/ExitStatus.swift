@@ -5,6 +5,9 @@ import Foundation
 enum ExitStatus {
     /// Success.
     static let ok: Int32 = 0
+    /// The command ran and found what it looks for, for a cron job or CI step to act on: alerts (`alstats alerts`),
+    /// a link that will not open (`alstats check`).
+    static let found: Int32 = 3
     /// A usage error: a bad option or argument.
     static let usage: Int32 = 64
     /// Input data was invalid (an NDJSON line, a URL, a JSON argument).

@@ -20,7 +20,9 @@ extension ALStatsCommand {
                 each answer comes once its events are committed. The report is at /report (HTML) and /api/report \
                 (JSON). Keys come from --config FILE ({"write_keys": [...], "read_keys": [...], "admin_keys": [...]}) \
                 and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). The config's "limits" sets the \
-                timeouts, the connection cap and each write key's rate (docs/collector.md). SIGTERM or SIGINT \
+                timeouts, the connection cap and each write key's rate (docs/collector.md). With "alerts": \
+                {"webhook": URL, "every": "15m", "window": "24h"} in the file, the alerts are evaluated every 15 \
+                minutes and posted to the webhook when a cause appears and when it clears. SIGTERM or SIGINT \
                 finishes the requests in flight, commits them and exits 0.
 
                 Examples:
@@ -132,6 +134,7 @@ extension ALStatsCommand {
             configuration.upkeepInterval = .seconds(upkeepSeconds)
             configuration.verifiedLinks = try verifiedLinks()
             configuration.limits = try limits()
+            configuration.alerts = try alertDelivery()
             ServeCommand.raiseDescriptorLimit(toServe: configuration.limits.maxConnections)
             let app: EventServerApplication
             let location = store.backend.location
@@ -168,6 +171,16 @@ extension ALStatsCommand {
         }
 
         /// The `limits` of `--config FILE` (docs/collector.md, "Limits"); the defaults without a file.
+        /// The `alerts` of `--config FILE`: the webhook the alerts are posted to (none without a file or the key).
+        private func alertDelivery() throws(CLIFailure) -> AlertDeliveryConfiguration? {
+            guard let config else { return nil }
+            do throws(EventServerError) {
+                return try AlertDeliveryConfiguration.read(from: try ServerConfigFile.read(config))
+            } catch {
+                throw CLIFailure(ExitStatus.usage, error.message)
+            }
+        }
+
         private func limits() throws(CLIFailure) -> ServerLimits {
             guard let config else { return ServerLimits() }
             do throws(EventServerError) {

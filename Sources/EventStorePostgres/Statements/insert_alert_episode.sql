@@ -1,0 +1,6 @@
+-- insert_alert_episode: opens an episode of a slice, unless one of that slice is open (alert_episodes_open).
+-- Parameters: $1 slice, $2 alert JSON, $3 now (ms).
+-- Columns: id, when this statement opened it (no row: one was open). Used by: PostgresEventStore.openAlertEpisode.
+INSERT INTO alert_episodes (slice, alert, opened_ms) VALUES ($1, $2, $3)
+ON CONFLICT (slice) WHERE resolved_ms IS NULL DO NOTHING
+RETURNING id

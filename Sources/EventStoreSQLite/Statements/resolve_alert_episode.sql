@@ -1,0 +1,3 @@
+-- resolve_alert_episode: resolves an open episode; a resolved one is left as it is.
+-- Parameters: ?1 id, ?2 now (ms). Used by: SQLiteEventStore.resolveAlertEpisode (changes() tells).
+UPDATE alert_episodes SET resolved_ms = ?2 WHERE id = ?1 AND resolved_ms IS NULL
