@@ -1,18 +1,20 @@
 extension NDJSONCodec {
-    /// The event of a line in the shape exports and SDKs write, read in one pass without a ``JSONValue`` tree:
-    /// an object whose members are only `id` (a string or `null`), `name` (a string), `ts` (a number or a
-    /// string) and `fields` (`null`, or an object whose values are all strings), within the limits.
+    /// The event of a line read in one pass, without a ``JSONValue`` tree for the line: an object whose members are
+    /// `id` (a string or `null`), `name` (a string), `ts` (a number or a string), `fields` (`null`, or an object)
+    /// and any other key (skipped, as the tree skips it), within the limits. A field's value may be a string, a
+    /// number, a boolean, `null`, or a nested object or array; the fields are flattened as ``Flattener`` does
+    /// (only an event with a nested value builds that value's tree, and has its fields flattened by the flattener
+    /// itself).
     ///
-    /// `nil` for any other line: another member, a nested or non-string field value, a limit broken, bad
-    /// JSON. ``decodeTree(utf8:truncatedValues:)`` then reads it, so a line gives the same event or the same
+    /// `nil` for any other line (bad JSON, a member of another type, a limit broken, a repeated field met with a
+    /// `null`): ``decodeTree(utf8:truncatedValues:)`` then reads it, so a line gives the same event or the same
     /// error either way; `truncatedValues` changes only when an event is returned.
     package func decodeFlat(utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int) -> MeasurementEvent? {
         var parser = JSONParser(bytes: bytes)
         var name: String?
         var timestamp: JSONValue?
         var id: String?
-        var fields: [String: String] = [:]
-        var hasAlias = false
+        var fields = FlatFields()
         parser.skipSpace()
         guard parser.take(UInt8(ascii: "{")) else { return nil }
         // Members in any order; a repeated one keeps its last value, as in the tree (`JSONObject`).
@@ -32,13 +34,16 @@ extension NDJSONCodec {
                 guard (try? parser.expect("null")) != nil else { return nil }
                 id = nil
             case ("fields", UInt8(ascii: "{")):
-                guard let strings = flatStringMembers(&parser, hasAlias: &hasAlias) else { return nil }
-                fields = strings
+                guard let read = flatMembers(&parser) else { return nil }
+                fields = read
             case ("fields", UInt8(ascii: "n")):
                 guard (try? parser.expect("null")) != nil else { return nil }
-                fields = [:]
+                fields = FlatFields()
+            case ("name", _), ("ts", _), ("id", _), ("fields", _):
+                return nil  // a member of another type: the tree says why
             default:
-                return nil
+                // Another key: ignored, as the tree ignores it, once its value is read whole.
+                guard (try? parser.parseValue(depth: 1)) != nil else { return nil }
             }
             parser.skipSpace()
         } while parser.take(UInt8(ascii: ","))
@@ -46,64 +51,87 @@ extension NDJSONCodec {
         parser.skipSpace()
         guard parser.index == bytes.count, let name, !name.isEmpty, id.map({ !$0.isEmpty }) ?? true,
             let milliseconds = try? NDJSONCodec.milliseconds(timestamp),
-            let checked = try? flattener.check(fields)
+            let checked = fields.flattened(by: flattener)
         else { return nil }
         var flat = checked.fields
-        if hasAlias { NDJSONCodec.normaliseAliases(&flat) }
+        if fields.mayNeedNormalising { NDJSONCodec.normaliseAliases(&flat) }
         truncatedValues += checked.truncatedValues
         let eventID = id.map(EventID.init) ?? NDJSONCodec.derivedID(name: name, timestamp: milliseconds, fields: flat)
         return MeasurementEvent(id: eventID, name: name, fields: flat, timestamp: milliseconds)
     }
 
-    /// The members of the object at the parser (its `{`) when every value is a string: a repeated key keeps
-    /// its last value; `nil` for any other value, bad JSON, more members than the limit, or two keys that
-    /// `String` equality merges but whose bytes differ (which the tree's reader refuses by name). Sets
-    /// `hasAlias` when a member may need ``normaliseAliases(_:)``.
-    private func flatStringMembers(_ parser: inout JSONParser, hasAlias: inout Bool) -> [String: String]? {
-        parser.index += 1  // {
-        parser.skipSpace()
-        if parser.take(UInt8(ascii: "}")) { return [:] }
-        // The members are read first and the dictionary made at their number: made for 12 and grown, a wide event's
-        // (13 fields or more) hashed every key twice, 3% of the ingest reader's time on wide events. Past
-        // `bufferedMembers` the rest go into the dictionary as it grows.
-        return withUnsafeTemporaryAllocation(of: (String, String).self, capacity: Self.bufferedMembers) { buffer in
-            var buffered = 0
-            defer { buffer.baseAddress!.deinitialize(count: buffered) }
-            var members: [String: String]?
-            /// Moves the buffered members into `members`: `false` when one is refused (see ``set(_:forKey:in:)``).
-            func takeBuffered(capacity: Int) -> Bool {
-                var made = [String: String](minimumCapacity: capacity)
-                var accepted = true
-                for index in 0..<buffered {
-                    let (key, value) = buffer.moveElement(from: index)
-                    accepted = NDJSONCodec.set(value, forKey: key, in: &made) && accepted
-                }
-                buffered = 0
-                members = made
-                return accepted
-            }
-            repeat {
-                guard let key = try? parser.parseMemberKey() else { return nil }
-                guard parser.next == UInt8(ascii: "\""), let value = try? parser.parseString() else { return nil }
-                hasAlias = hasAlias || NDJSONCodec.mayNeedNormalising(key: key, value: value)
-                if members == nil, buffered < buffer.count {
-                    buffer.initializeElement(at: buffered, to: (key, value))
-                    buffered += 1
-                } else {
-                    if members == nil, !takeBuffered(capacity: 2 * buffered) { return nil }
-                    guard NDJSONCodec.set(value, forKey: key, in: &members!) else { return nil }
-                }
-                guard (members?.count ?? 0) <= flattener.limits.maximumFields else { return nil }
-                parser.skipSpace()
-            } while parser.take(UInt8(ascii: ","))
-            guard parser.take(UInt8(ascii: "}")) else { return nil }
-            if members == nil, !takeBuffered(capacity: buffered) { return nil }
-            guard let made = members, made.count <= flattener.limits.maximumFields else { return nil }
-            return made
+    /// The members of `fields` as ``decodeFlat(utf8:truncatedValues:)`` reads them: as flat text when every value
+    /// is a scalar, else as an object for the flattener.
+    fileprivate struct FlatFields {
+        /// The members, each value as its flat text (a string as it is, a number in decimal, a boolean `1` or `0`).
+        var strings: [String: String] = [:]
+        /// The members in order, when one of them is a nested object or an array: the flattener flattens them.
+        var object: JSONObject?
+        /// Whether a member may be changed by ``NDJSONCodec/normaliseAliases(_:)``.
+        var mayNeedNormalising = false
+
+        /// The fields, flattened and checked against `flattener`'s limits; `nil` when a limit is broken.
+        func flattened(by flattener: Flattener) -> FlattenedFields? {
+            if let object { return try? flattener.flatten(object) }
+            return try? flattener.check(strings)
         }
     }
 
-    /// The members ``flatStringMembers(_:hasAlias:)`` reads before it makes its dictionary.
+    /// The members of the object at the parser (its `{`): scalars read as their flat text, nested values as trees;
+    /// `nil` for bad JSON, more members than the limit, a repeated key met with `null` (the tree's last value decides
+    /// whether the key stays), or two keys that `String` equality merges but whose bytes differ (which the tree's
+    /// reader refuses by name).
+    private func flatMembers(_ parser: inout JSONParser) -> FlatFields? {
+        parser.index += 1  // {
+        parser.skipSpace()
+        var fields = FlatFields()
+        if parser.take(UInt8(ascii: "}")) { return fields }
+        // The members are read first and the dictionary made at their number: made for 12 and grown, a wide event's
+        // (13 fields or more) hashed every key twice, 3% of the ingest reader's time on wide events.
+        var members: [(key: String, value: JSONValue)] = []
+        members.reserveCapacity(Self.bufferedMembers)
+        var nested = false
+        var nulls = 0
+        repeat {
+            guard let key = try? parser.parseMemberKey() else { return nil }
+            let value: JSONValue
+            switch parser.next ?? 0 {
+            case UInt8(ascii: "\""):
+                guard let text = try? parser.parseString() else { return nil }
+                fields.mayNeedNormalising =
+                    fields.mayNeedNormalising || NDJSONCodec.mayNeedNormalising(key: key, value: text)
+                value = .string(text)
+            default:
+                guard let read = try? parser.parseValue(depth: 2) else { return nil }
+                switch read {
+                case .object, .array: nested = true
+                case .null: nulls += 1
+                default: break
+                }
+                value = read
+            }
+            members.append((key, value))
+            guard members.count <= 4 * flattener.limits.maximumFields else { return nil }
+            parser.skipSpace()
+        } while parser.take(UInt8(ascii: ","))
+        guard parser.take(UInt8(ascii: "}")) else { return nil }
+        if nested {
+            fields.object = JSONObject(members.lazy.map { ($0.key, $0.value) })
+            fields.mayNeedNormalising = true
+            return fields
+        }
+        var strings = [String: String](minimumCapacity: members.count)
+        for (key, value) in members where value != .null {
+            guard NDJSONCodec.set(Flattener.text(of: value), forKey: key, in: &strings) else { return nil }
+        }
+        // A key given twice keeps its last value (the tree's `JSONObject`): `null` last drops it, first does not.
+        if nulls > 0, members.contains(where: { $0.value == .null && strings[$0.key] != nil }) { return nil }
+        guard strings.count <= flattener.limits.maximumFields else { return nil }
+        fields.strings = strings
+        return fields
+    }
+
+    /// The members ``flatMembers(_:)`` makes room for before it reads them.
     private static let bufferedMembers = 32
 }
 

@@ -67,6 +67,12 @@ struct NDJSONFlatLineTests {
         #"  {"fields":{},"ts":1.0,"name":"a"}  "#,
         #"{"name":"a","ts":1,"fields":{"k":"caf\u00e9 \"quoted\" \ud83d\ude00","k":"last"}}"#,
         #"{"name":"a","ts":1,"fields":{"long":"a value longer than the twenty-four byte limit"}}"#,
+        // A real feed's shapes (issue 56): numbers, booleans and nulls, nested objects and arrays, other top-level
+        // keys, times with six fractional digits or an offset.
+        #"{"name":"al_nav_out","ts":"2025-10-06T00:11:01.971234Z","fields":{"ms":1234,"d":12.5,"f":true,"c":null}}"#,
+        #"{"type":"track","name":"a","ts":"2025-10-06T02:11:01.971+02:00","fields":{"x":{"s":"1","p":3,"q":false}}}"#,
+        #"{"name":"a","ts":1,"fields":{"tags":["new",{"b":1,"a":2}],"n":-0.5e-3},"context":{"library":{"v":[1]}}}"#,
+        #"{"sentAt":"2025-10-06T00:11:03Z","name":"a","ts":1,"fields":{"d":{"os":{"n":"A"}},"d/os/n":"literal"}}"#,
     ]
 
     @Test(arguments: commonShapes)
@@ -144,6 +150,11 @@ struct NDJSONFlatLineTests {
     /// the same event or the same error.
     @Test(arguments: [
         #"{"name":"a","ts":1,"fields":{"n":1,"o":{"p":"q"},"r":[1],"s":null,"t":true}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"v","k":null}}"#, #"{"name":"a","ts":1,"fields":{"k":null,"k":"v"}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":{"x":"1"},"k":"v"}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":{"b":{"c":{"d":1}}}}}"#,
+        #"{"name":"a","ts":1,"fields":{"a":1e400,"b":-0,"c":0.1,"d":100000000000000000000}}"#,
+        #"{"name":"a","ts":1,"fields":{"o":{}},"other":[1,2,{"x":null}]}"#, #"{"name":"a","ts":1,"other":}"#,
         #"{"name":"a","ts":1,"other":{"x":1},"fields":{"k":"v"}}"#,
         #"{"name":"a","ts":1,"fields":{"caf\u00e9":"1","cafe\u0301":"2"}}"#,
         #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
