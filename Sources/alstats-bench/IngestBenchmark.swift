@@ -82,7 +82,7 @@ enum IngestBenchmark {
     static func run(_ arguments: BenchArguments) throws -> [Measure] {
         let count = Int(arguments.values["events"] ?? "") ?? (arguments.quick ? 100_000 : 1_000_000)
         let seed = UInt64(arguments.values["seed"] ?? "") ?? 1
-        let workload = try Workload.of(arguments)
+        let workload = try Workload.of(arguments, fallback: .feed)
         guard let style = RealisticLines.IDStyle(rawValue: arguments.values["ids"] ?? "random") else {
             throw BenchFailure("--ids takes ordered, random or none")
         }
@@ -91,6 +91,8 @@ enum IngestBenchmark {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         if let keep = arguments.values["keep-inputs"] {
+            var feed = FeedLines(seed: seed)
+            _ = try writeNDJSON(&feed, count: count, to: "\(keep)/events-feed.ndjson")
             var wide = WideLines(seed: seed)
             _ = try writeNDJSON(&wide, count: count, to: "\(keep)/events-wide.ndjson")
             for style in [style, .ordered] {
@@ -99,9 +101,11 @@ enum IngestBenchmark {
             }
             return []
         }
+        if workload == .feed { return try runFeed(arguments, count: count, seed: seed, folder: folder) }
         let input = folder.appendingPathComponent("events-\(workload).ndjson").path
         let inputBytes: Int
         switch workload {
+        case .feed: return []
         case .wide:
             var lines = WideLines(seed: seed)
             inputBytes = try writeNDJSON(&lines, count: count, to: input)

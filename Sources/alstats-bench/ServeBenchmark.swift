@@ -29,7 +29,11 @@ enum ServeBenchmark {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var generator: any LineSource =
-            try Workload.of(arguments) == .wide ? WideLines(seed: seed) : RealisticLines(style: .random, seed: seed)
+            switch try Workload.of(arguments) {
+            case .feed: FeedLines(seed: seed)
+            case .wide: WideLines(seed: seed)
+            case .realistic: RealisticLines(style: .random, seed: seed)
+            }
         let lines = (0..<count).map { _ in generator.next() }
         let input = folder.appendingPathComponent("events.ndjson").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: false, encoding: .utf8)

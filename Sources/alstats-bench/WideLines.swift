@@ -50,7 +50,6 @@ struct WideLines: LineSource {
         defer { index += 1 }
         if recent.count == 128, draw(100) < 2 { return recent[draw(128)] }
         if draw(1_000) < 3 { return malformed() }
-        timestamp += Int64(draw(25))
         let line = event()
         if recent.count == 128 { recent[index % 128] = line } else { recent.append(line) }
         return line
@@ -104,13 +103,13 @@ struct WideLines: LineSource {
         return article + "?al_applink_data=" + appLinkData(target: target, ref: ref, app: app)
     }
 
-    /// Optional fields an SDK adds, as `"name":"value"` members: `count` of them, distinct.
-    private mutating func extras(_ count: Int) -> [String] {
+    /// Optional fields an SDK adds: `count` of them, distinct.
+    private mutating func extras(_ count: Int) -> [(key: String, value: String)] {
         var names = [
             "appVersion", "osVersion", "deviceModel", "locale", "sessionId", "networkType", "screen", "latencyMs",
             "experiment", "buildNumber", "country", "userAgent", "extras", "campaign",
         ]
-        var members: [String] = []
+        var members: [(key: String, value: String)] = []
         for _ in 0..<min(count, names.count) {
             let name = names.remove(at: draw(names.count))
             let value: String
@@ -131,27 +130,33 @@ struct WideLines: LineSource {
             case "extras": value = #"{\"source\":\"\#(hex(6))\",\"position\":\#(draw(50))}"#
             default: value = "autumn-\(hex(4))"
             }
-            members.append(#""\#(name)":"\#(value)""#)
+            members.append((name, value))
         }
         return members
     }
 
     private mutating func event() -> String {
+        draft().line
+    }
+
+    /// The next event as its parts, before it is written as a line (``FeedLines`` writes them its own way).
+    mutating func draft() -> Draft {
+        timestamp += Int64(draw(25))
         let ref = Self.refs[draw(Self.refs.count)]
         let app = Self.apps[draw(Self.apps.count)]
         let host = Self.hosts[draw(Self.hosts.count)]
-        let time = draw(4) == 0 ? "\"\(EventTime.rfc3339(milliseconds: timestamp))\"" : "\(timestamp)"
+        let isoTime = draw(4) == 0
         let target = pageURL(host, ref: ref)
         let name: String
-        var fields: [String]
+        var fields: [(key: String, value: String)]
         switch draw(100) {
         case 0..<45:
             name = EventName.navIn
             let link = appLink(target: target, ref: ref, app: app)
             fields = [
-                #""inputURL":"\#(link)""#, #""inputURLScheme":"readly""#, #""targetURL":"\#(target)""#,
-                #""refererURL":"\#(app.1)://feed""#, #""refererAppName":"\#(app.0)""#, #""ref":"\#(ref)""#,
-                #""version":"1.0""#,
+                ("inputURL", link), ("inputURLScheme", "readly"), ("targetURL", target),
+                ("refererURL", "\(app.1)://feed"),
+                ("refererAppName", app.0), ("ref", ref), ("version", "1.0"),
             ]
         case 45..<85:
             name = EventName.navOut
@@ -159,28 +164,44 @@ struct WideLines: LineSource {
             let type = failed ? "fail" : (draw(3) == 0 ? "web" : "app")
             let link = appLink(target: target, ref: ref, app: app)
             fields = [
-                #""outputURL":"\#(link)""#, #""outputURLScheme":"readly""#, #""sourceURL":"\#(target)""#,
-                #""sourceURLHost":"\#(host)""#, #""success":"\#(failed ? 0 : 1)""#, #""type":"\#(type)""#,
-                #""ref":"\#(ref)""#, #""version":"1.0""#,
+                ("outputURL", link), ("outputURLScheme", "readly"), ("sourceURL", target), ("sourceURLHost", host),
+                ("success", failed ? "0" : "1"), ("type", type), ("ref", ref), ("version", "1.0"),
             ]
             if failed {
-                fields.append(#""error":"\#(["no target could be opened", "timeout", "http_status_404"][draw(3)])""#)
+                fields.append(("error", ["no target could be opened", "timeout", "http_status_404"][draw(3)]))
             }
         case 85..<95:
             name = EventName.refBackOut
             fields = [
-                #""outputURL":"\#(app.1)://feed/\#(draw(100_000))""#, #""outputURLScheme":"\#(app.1)""#,
-                #""sourceURL":"\#(target)""#, #""sourceURLHost":"\#(host)""#, #""success":"1""#, #""type":"app""#,
-                #""refererAppName":"\#(app.0)""#, #""ref":"\#(ref)""#,
+                ("outputURL", "\(app.1)://feed/\(draw(100_000))"), ("outputURLScheme", app.1), ("sourceURL", target),
+                ("sourceURLHost", host), ("success", "1"), ("type", "app"), ("refererAppName", app.0), ("ref", ref),
             ]
         default:
             name = Self.others[draw(Self.others.count)]
-            fields = [#""screen":"\#(["home", "article"][draw(2)])""#, #""ref":"\#(ref)""#]
+            fields = [("screen", ["home", "article"][draw(2)]), ("ref", ref)]
         }
         // 10 to 20 fields in all, the SDK's extras drawn to fill.
         let total = 10 + draw(11)
         fields += extras(max(0, total - fields.count))
-        return #"{"id":"\#(uuid())","name":"\#(name)","ts":\#(time),"fields":{\#(fields.joined(separator: ","))}}"#
+        return Draft(id: uuid(), name: name, timestamp: timestamp, isoTime: isoTime, fields: fields)
+    }
+
+    /// An event's parts: its id, name, time and fields (all strings, as an SDK that sends flat fields writes them).
+    struct Draft {
+        var id: String?
+        var name: String
+        var timestamp: Int64
+        /// Whether `ts` is written as RFC 3339 text rather than integer milliseconds.
+        var isoTime: Bool
+        var fields: [(key: String, value: String)]
+
+        /// The line of the event as WideLines writes it: every field a string.
+        var line: String {
+            let time = isoTime ? "\"\(EventTime.rfc3339(milliseconds: timestamp))\"" : "\(timestamp)"
+            let members = fields.map { #""\#($0.key)":"\#($0.value)""# }.joined(separator: ",")
+            let idMember = id.map { #""id":"\#($0)","# } ?? ""
+            return #"{\#(idMember)"name":"\#(name)","ts":\#(time),"fields":{\#(members)}}"#
+        }
     }
 }
 
@@ -192,15 +213,16 @@ protocol LineSource {
 
 extension RealisticLines: LineSource {}
 
-/// The events a suite feeds: `wide` (``WideLines``, the default) or `realistic` (``RealisticLines``).
+/// The events a suite feeds: `feed` (``FeedLines``, a real feed's mix of shapes), `wide` (``WideLines``) or
+/// `realistic` (``RealisticLines``).
 enum Workload: String {
-    case wide, realistic
+    case feed, wide, realistic
 
-    /// The workload of `--workload` (default wide).
+    /// The workload of `--workload`, `fallback` when none is given.
     /// - Throws: ``BenchFailure`` for another value.
-    static func of(_ arguments: BenchArguments) throws -> Workload {
-        guard let workload = Workload(rawValue: arguments.values["workload"] ?? "wide") else {
-            throw BenchFailure("--workload takes wide or realistic")
+    static func of(_ arguments: BenchArguments, fallback: Workload = .wide) throws -> Workload {
+        guard let workload = Workload(rawValue: arguments.values["workload"] ?? fallback.rawValue) else {
+            throw BenchFailure("--workload takes feed, wide or realistic")
         }
         return workload
     }
