@@ -39,9 +39,11 @@ final class ServerFixture: Sendable {
             keys: AccessKeys(write: [Self.writeKey], read: [Self.readKey], admin: [Self.adminKey]))
         configuration.clock = clock
         configuration.maximumQueuedEvents = maximumQueuedEvents
-        // A live test's client keeps its connection between requests, which may sit idle for more than the default
-        // minute while a loaded host runs the test's other work: the idle timeout's own tests set theirs.
+        // A live test's client connects before the test's first request and keeps its connection between requests:
+        // on a loaded host it may wait longer than the default deadlines before a head (10 s) or between requests
+        // (a minute). The limits' own tests (alstatsTests/Serve/ServeLimitsTests) set theirs.
         configuration.limits.idleTimeout = .seconds(3_600)
+        configuration.limits.headerTimeout = .seconds(3_600)
         configure(&configuration)
         var quiet = Logger(label: "test")
         quiet.logLevel = .warning
