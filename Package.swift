@@ -41,6 +41,9 @@ let package = Package(
         .library(name: "EventStoreInterface", targets: ["EventStoreInterface"]),
         .library(name: "EventIngest", targets: ["EventIngest"]),
         .library(name: "EventStoreSQLite", targets: ["EventStoreSQLite"]),
+        // The SQLite loadable extension of alstats's SQL functions, for the `sqlite3` shell and Python's `sqlite3`
+        // (docs/sql.md): `.load .build/release/libAlstatsSQLite`.
+        .library(name: "AlstatsSQLite", type: .dynamic, targets: ["AlstatsSQLite"]),
         .library(name: "EventStorePostgres", targets: ["EventStorePostgres"]),
         .library(name: "StoreOpening", targets: ["StoreOpening"]),
         .library(name: "EventReport", targets: ["EventReport"]),
@@ -138,6 +141,11 @@ let package = Package(
                 "CSQLite", .target(name: "CZstd", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Statements"], swiftSettings: strict, plugins: ["EmbedSQL"]),
+        // dladdr, for the extension's check that the program loading it uses the same libsqlite3.
+        .systemLibrary(name: "CDynamicLinker", path: "Sources/CDynamicLinker"),
+        .target(
+            name: "AlstatsSQLite", dependencies: ["EventStoreSQLite", "CSQLite", "CDynamicLinker"],
+            swiftSettings: strict),
         // The PostgreSQL backend: the same interfaces on postgres-nio. Its SQL (Migrations/postgres/, its
         // Statements/) is embedded like the SQLite backend's.
         .target(

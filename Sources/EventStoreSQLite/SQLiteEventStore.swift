@@ -31,21 +31,24 @@ public final class SQLiteEventStore: @unchecked Sendable {
         /// When set, the database may not grow beyond this many pages (`PRAGMA max_page_count`): a write
         /// that needs more fails as on a full disk, and the transaction is rolled back. For quotas and tests.
         public var maximumPageCount: Int?
-        /// Pack the database's long fields once it holds 4,096 events (Migrations/0016_pack_event_fields.sql):
-        /// the file takes about half the bytes, and its views then need alstats's SQL functions (`alstats query`),
-        /// which the `sqlite3` shell does not have. A database packed already is packed into either way.
-        public var packFields = false
+        /// Pack the database's long fields once it holds 4,096 events (Migrations/0016_pack_event_fields.sql), the
+        /// default: the file takes about half the bytes, and its views then read the long fields through alstats's
+        /// SQL functions, which alstats's connections have and other programs get by loading the AlstatsSQLite
+        /// extension (docs/sql.md). `false` keeps a new database plain; a database packed already is packed into
+        /// either way. Builds without Zstandard (Apple platforms) never pack.
+        public var packFields = true
         /// When the WAL is copied into the database file (``WALCheckpointer``); tests lower them.
         package var walCheckpoints = WALCheckpointer.Thresholds.standard
         /// The clock of what the store stamps with the time it writes it (completeness counts, links); tests set it.
         public var clock: any EventClock = SystemEventClock()
 
         /// Creates options; the defaults create the file, redact the default secret keys, check files
-        /// up to 256 MiB, wait 5 s for locks, and leave the size unlimited.
+        /// up to 256 MiB, wait 5 s for locks, leave the size unlimited, and pack past 4,096 events.
         public init(
             create: Bool = true, redactor: Redactor = Redactor(), integrityCheckLimit: Int = 256 << 20,
-            busyTimeout: Duration = .seconds(5), maximumPageCount: Int? = nil
+            busyTimeout: Duration = .seconds(5), maximumPageCount: Int? = nil, packFields: Bool = true
         ) {
+            self.packFields = packFields
             self.create = create
             self.redactor = redactor
             self.integrityCheckLimit = integrityCheckLimit

@@ -93,12 +93,12 @@ public enum StoreOpener {
 
     /// Opens `location` for `access`, ready to use: a PostgreSQL store runs its pool in a task of its own until
     /// ``OpenedStore/close()`` (for a program without a `ServiceGroup`).
-    /// `packFields` packs an SQLite file's long fields once it holds 4,096 events
+    /// `packFields` (the default) packs an SQLite file's long fields once it holds 4,096 events
     /// (`SQLiteEventStore.Options.packFields`); PostgreSQL ignores it.
     /// - Throws: ``StoreError``: `.missing`, `.notADatabase`, `.corrupt`, `.newerSchema`, `.io`; `.invalidLocation`
     ///   for PostgreSQL in a build without it (``hasPostgres``).
     public static func open(
-        _ location: StoreLocation, _ access: StoreAccess, redactor: Redactor = Redactor(), packFields: Bool = false
+        _ location: StoreLocation, _ access: StoreAccess, redactor: Redactor = Redactor(), packFields: Bool = true
     ) async throws(StoreError) -> OpenedStore {
         switch location {
         case .sqlite(let path):
@@ -140,7 +140,7 @@ public enum StoreOpener {
     #endif
 
     private static func openSQLite(
-        path: String, _ access: StoreAccess, redactor: Redactor, packFields: Bool = false
+        path: String, _ access: StoreAccess, redactor: Redactor, packFields: Bool = true
     ) throws(StoreError) -> OpenedStore {
         switch access {
         case .create, .existing, .read:

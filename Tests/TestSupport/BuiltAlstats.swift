@@ -57,3 +57,12 @@ public enum BuiltAlstats {
         return paths[0] == paths[1] ? [paths[0]] : paths
     }
 }
+
+extension BuiltAlstats {
+    /// The AlstatsSQLite loadable extension of this build, beside `alstats`.
+    /// - Throws: ``Missing`` when `alstats` was not built; the extension is checked by the tests that load it.
+    public static func sqliteExtension() throws -> String {
+        URL(fileURLWithPath: try require()).deletingLastPathComponent().appendingPathComponent("libAlstatsSQLite.so")
+            .path
+    }
+}

@@ -35,13 +35,13 @@ struct PackCLITests {
         }
     }
 
-    @Test func anIngestAskedToPackAndAPackedFileExportWhatAnUnpackedOneDoes() throws {
+    @Test func anIngestPacksByDefaultAndAPackedFileExportsWhatAPlainOneDoes() throws {
         let database = TemporaryDatabase()
         try Self.lines(6_000).write(toFile: database.file("in.ndjson"), atomically: true, encoding: .utf8)
-        let packed = try BuiltAlstats.run(
-            ["ingest", "--pack", "--database", "packed.sqlite", "in.ndjson"], in: database.folder)
+        let packed = try BuiltAlstats.run(["ingest", "--database", "packed.sqlite", "in.ndjson"], in: database.folder)
         #expect(packed.status == 0, "\(packed.errors)")
-        let plain = try BuiltAlstats.run(["ingest", "--database", "plain.sqlite", "in.ndjson"], in: database.folder)
+        let plain = try BuiltAlstats.run(
+            ["ingest", "--no-pack", "--database", "plain.sqlite", "in.ndjson"], in: database.folder)
         #expect(plain.status == 0, "\(plain.errors)")
         let plainBytes = Self.bytes(database.file("plain.sqlite"))
         let packedRows = "SELECT count(*) FROM events WHERE packed IS NOT NULL"
@@ -76,9 +76,10 @@ struct PackCLITests {
         let few = try BuiltAlstats.run(["pack"], in: database.folder)
         #expect(few.status == 65 && few.errors.contains("nothing packed"), "\(few.errors)")
         let postgres = try BuiltAlstats.run(
-            ["ingest", "--pack", "--database", "postgres://alstats@127.0.0.1:1/alstats", "in.ndjson"],
+            ["ingest", "--no-pack", "--database", "postgres://alstats@127.0.0.1:1/alstats", "in.ndjson"],
             in: database.folder)
         #expect(
-            postgres.status == 64 && postgres.errors.contains("--pack packs SQLite files only"), "\(postgres.errors)")
+            postgres.status == 64 && postgres.errors.contains("--no-pack and --pack are for SQLite files"),
+            "\(postgres.errors)")
     }
 }

@@ -29,7 +29,15 @@ final class EventPackFunctions {
 
     /// Registers the functions on `connection`.
     static func register(on connection: SQLiteConnection) throws(SQLiteError) {
-        let functions = Unmanaged.passRetained(EventPackFunctions(handle: connection.handle))
+        if let (name, status) = register(onHandle: connection.handle) {
+            throw connection.error(status, doing: "registering the SQL function \(name)")
+        }
+    }
+
+    /// Registers the functions on the database `handle`; the name and SQLite's status of the first that failed, or
+    /// `nil`.
+    static func register(onHandle handle: OpaquePointer) -> (name: String, status: Int32)? {
+        let functions = Unmanaged.passRetained(EventPackFunctions(handle: handle))
         let context = functions.toOpaque()
         // The first registration owns the context and releases it when the connection closes.
         let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
@@ -42,18 +50,13 @@ final class EventPackFunctions {
         for (offset, (name, count, deterministic)) in registrations.enumerated() {
             let flags = SQLITE_UTF8 | (deterministic ? SQLITE_DETERMINISTIC : 0)
             let status = sqlite3_create_function_v2(
-                connection.handle, name, count, flags, context, scalar(named: name), nil, nil,
-                offset == 0 ? release : nil)
-            guard status == SQLITE_OK else {
-                // SQLite has called the release already when the first registration failed.
-                throw connection.error(status, doing: "registering the SQL function \(name)")
-            }
+                handle, name, count, flags, context, scalar(named: name), nil, nil, offset == 0 ? release : nil)
+            // SQLite has called the release already when the first registration failed.
+            guard status == SQLITE_OK else { return (name, status) }
         }
         let status = sqlite3_create_function_v2(
-            connection.handle, "alstats_pack_train", 1, SQLITE_UTF8, nil, nil, trainStep, trainFinal, nil)
-        guard status == SQLITE_OK else {
-            throw connection.error(status, doing: "registering the SQL function alstats_pack_train")
-        }
+            handle, "alstats_pack_train", 1, SQLITE_UTF8, nil, nil, trainStep, trainFinal, nil)
+        return status == SQLITE_OK ? nil : ("alstats_pack_train", status)
     }
 
     private typealias Scalar = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void

@@ -55,15 +55,20 @@ enum EventIDKey {
     /// Registers `alstats_id_key(id)` on `connection`: the key of a stored id (a 16-byte blob is a UUID, any
     /// other value its text), for migration 0011, which indexes the events already stored.
     static func register(on connection: SQLiteConnection) throws(SQLiteError) {
-        let status = sqlite3_create_function_v2(
-            connection.handle, "alstats_id_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+        let status = register(onHandle: connection.handle)
+        guard status == SQLITE_OK else {
+            throw connection.error(status, doing: "registering the SQL function alstats_id_key")
+        }
+    }
+
+    /// Registers `alstats_id_key(id)` on the database `handle`; SQLite's status.
+    static func register(onHandle handle: OpaquePointer) -> Int32 {
+        sqlite3_create_function_v2(
+            handle, "alstats_id_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, count, arguments in
                 guard count == 1, let value = arguments?[0] else { return }
                 sqlite3_result_int64(context, EventIDKey.key(storedID: value))
             }, nil, nil, nil)
-        guard status == SQLITE_OK else {
-            throw connection.error(status, doing: "registering the SQL function alstats_id_key")
-        }
     }
 
     /// The key of an id as `EventColumns.bindID` stored it.

@@ -18,7 +18,7 @@ extension DatabaseOptions {
     /// Opens the database of `--database` for `access` with the one opener (`StoreOpener`).
     /// - Throws: ``CLIFailure`` with the exit status of the error (66 missing, 74 unreadable or damaged, 64 an
     ///   invalid location, 78 a backend this build does not have).
-    func openBackend(_ access: StoreAccess, packFields: Bool = false) async throws(CLIFailure) -> OpenedStore {
+    func openBackend(_ access: StoreAccess, packFields: Bool = true) async throws(CLIFailure) -> OpenedStore {
         let location = try location
         if case .postgres(let server) = location, !StoreOpener.hasPostgres {
             throw CLIFailure(

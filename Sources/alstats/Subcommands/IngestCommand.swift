@@ -30,11 +30,18 @@ extension ALStatsCommand {
         var strict = false
 
         @Flag(
+            name: .customLong("no-pack"),
             help: ArgumentHelp(
-                "Pack the SQLite file's long fields once it holds 4,096 events (as `alstats pack`).",
-                discussion: "About half the bytes on disk; the views then need alstats (`alstats query`), not sqlite3.")
+                "Keep a new SQLite file's long fields plain instead of packing them past 4,096 events.",
+                discussion: """
+                    Its views then read in any SQLite tool without the AlstatsSQLite extension, at about twice the \
+                    bytes on disk (docs/sql.md). A file packed already stays packed.
+                    """)
         )
-        var pack = false
+        var noPack = false
+
+        /// `--pack`, the default since files are packed by default; still taken, so that scripts keep working.
+        @Flag(help: .hidden) var pack = false
 
         @Argument(help: ArgumentHelp("NDJSON files; - reads standard input.", valueName: "file"))
         var files: [String]
@@ -48,17 +55,13 @@ extension ALStatsCommand {
                 for file in files where file != "-" && !FileManager.default.fileExists(atPath: file) {
                     throw CLIFailure(ExitStatus.noInput, "\(file): no such file: check the path")
                 }
-                if pack {
-                    guard case .sqlite = try database.location else {
-                        throw CLIFailure(
-                            ExitStatus.usage,
-                            "--pack packs SQLite files only; leave it out for a PostgreSQL --database")
-                    }
-                    guard SQLiteEventStore.canPack else {
-                        throw CLIFailure(ExitStatus.config, "this alstats was built without Zstandard and cannot pack")
-                    }
+                if noPack || pack, case .postgres = try database.location {
+                    throw CLIFailure(
+                        ExitStatus.usage,
+                        "--no-pack and --pack are for SQLite files; leave them out for a PostgreSQL --database")
                 }
-                let store = try await database.openBackend(.create, packFields: pack)
+                if noPack, pack { throw CLIFailure(ExitStatus.usage, "give --no-pack or --pack, not both") }
+                let store = try await database.openBackend(.create, packFields: !noPack)
                 let terminal = isatty(STDERR_FILENO) == 1
                 let summary = try await ingest(into: store.ingester, terminal: terminal)
                 try await store.finish()

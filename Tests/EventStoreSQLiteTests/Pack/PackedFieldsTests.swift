@@ -100,11 +100,14 @@ struct PackedFieldsTests {
         #expect(PackedFields.unpackArray([]) == nil)
     }
 
-    @Test func aDatabaseUnderTheThresholdOrNotAskedToPackKeepsItsColumnsAndPlainViews() throws {
+    @Test func aDatabaseUnderTheThresholdOrAskedNotToPackKeepsItsColumnsAndPlainViews() throws {
         let small = TemporaryDatabase()
         try Self.packingStore(small).write(Self.wideEvents(EventPacker.trainingThreshold - 1, seed: 1))
         let large = TemporaryDatabase()
-        try SQLiteEventStore(path: large.path).write(Self.wideEvents(EventPacker.trainingThreshold * 2, seed: 1))
+        var plain = SQLiteEventStore.Options()
+        plain.packFields = false
+        try SQLiteEventStore(path: large.path, options: plain).write(
+            Self.wideEvents(EventPacker.trainingThreshold * 2, seed: 1))
         for database in [small, large] {
             // A connection without alstats's functions, as the sqlite3 shell opens it, reads the views.
             let connection = try SQLiteConnection(path: database.path, create: false)
