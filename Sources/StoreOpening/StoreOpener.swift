@@ -39,6 +39,8 @@ public struct OpenedStore: Sendable {
     public let readBackend: any EventBackend
     /// Where the report and the bundled queries are read.
     public let reports: any ReportSource
+    /// Where the install path's click tokens are minted, claimed and deleted (docs/install.md): the writing backend.
+    public let clicks: any ClickTokenStore
 
     #if !ALSTATS_CORE_ONLY
         /// What must run while the store is used, for a store opened by ``StoreOpener/openForServing(_:durability:redactor:)``:
@@ -53,21 +55,24 @@ public struct OpenedStore: Sendable {
     #if ALSTATS_CORE_ONLY
         init(
             backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            preparing: @escaping @Sendable () async throws(StoreError) -> Void
+            clicks: any ClickTokenStore, preparing: @escaping @Sendable () async throws(StoreError) -> Void
         ) {
             self.backend = backend
             self.readBackend = readBackend
             self.reports = reports
+            self.clicks = clicks
             self.preparing = preparing
         }
     #else
         init(
             backend: any EventBackend, readBackend: any EventBackend, reports: any ReportSource,
-            services: [any Service], preparing: @escaping @Sendable () async throws(StoreError) -> Void
+            clicks: any ClickTokenStore, services: [any Service],
+            preparing: @escaping @Sendable () async throws(StoreError) -> Void
         ) {
             self.backend = backend
             self.readBackend = readBackend
             self.reports = reports
+            self.clicks = clicks
             self.services = services
             self.preparing = preparing
         }
@@ -125,7 +130,7 @@ public enum StoreOpener {
                 // One client (a pool of connections) serves writes, links and the report alike.
                 let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
                 return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [], preparing: {})
+                    backend: store, readBackend: store, reports: store, clicks: store, services: [], preparing: {})
             #endif
         }
     }
@@ -144,7 +149,7 @@ public enum StoreOpener {
             case .postgres(let server):
                 let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
                 return OpenedStore(
-                    backend: store, readBackend: store, reports: store, services: [store],
+                    backend: store, readBackend: store, reports: store, clicks: store, services: [store],
                     preparing: { () async throws(StoreError) in try await store.open() })
             }
         }
@@ -169,11 +174,12 @@ public enum StoreOpener {
         }
         #if ALSTATS_CORE_ONLY
             return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), preparing: {})
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), clicks: writer,
+                preparing: {})
         #else
             return OpenedStore(
-                backend: writer, readBackend: reader, reports: ReportReader(store: reader), services: [],
-                preparing: {})
+                backend: writer, readBackend: reader, reports: ReportReader(store: reader), clicks: writer,
+                services: [], preparing: {})
         #endif
     }
 

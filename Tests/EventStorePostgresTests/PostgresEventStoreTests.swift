@@ -159,7 +159,7 @@ struct PostgresEventStoreTests {
                 }
             }
             let store = try await PostgresEventStore.open(url: url)
-            #expect(try await store.schemaVersion == 7)
+            #expect(try await store.schemaVersion == PostgresEventStore.latestSchemaVersion)
             let placed = try await PostgresTestDatabase.column(
                 url, "SELECT tableoid::regclass::text || ' ' || id || ' ' || ref FROM events ORDER BY ts_ms",
                 as: String.self)
