@@ -114,7 +114,9 @@ let package = Package(
                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                     ]),
             swiftSettings: strict + (coreOnly ? [.define("ALSTATS_CORE_ONLY")] : [])),
-        .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        // The click token's form and its reading from a pasteboard URL or install referrer are AppLinks' (the app's
+        // library), so that the collector reads a claim's token as the app does.
+        .target(name: "HostedLinks", dependencies: ["MeasurementEvents", "AppLinks"], swiftSettings: strict),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ISA-L writes the uploader's gzip batches on Linux at four times zlib's speed and twice libdeflate's, and
         // inflates the collector's bodies at libdeflate's (Sources/CIsal/shim.h); Apple platforms keep the system

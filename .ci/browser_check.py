@@ -3,7 +3,8 @@
 
     browser_check.py png FILE.png...              each screenshot is a PNG that is not blank
     browser_check.py dom DOM.html REPORT.json [--hostile]
-    browser_check.py link DOM.html HREF           a hosted link page: its first anchor is the prominent button to HREF
+    browser_check.py link DOM.html HREF           a hosted link page: its first anchor is the prominent button to HREF,
+                                                  and nothing loads (its one inline script aside)
 
 `dom` reads the DOM that `chromium --dump-dom` printed after loading the page and the JSON report of
 the same database, and checks: every figure is there with its SVG and table; the totals, the daily
@@ -266,7 +267,9 @@ class Anchors(html.parser.HTMLParser):
         values = dict(attrs)
         if tag == "a":
             self.anchors.append((values.get("class") or "", values.get("href") or ""))
-        if tag in LOADING:
+        # The page's one inline script (the App Store button's copy to the pasteboard, allowed by its hash in the
+        # page's Content-Security-Policy) loads nothing; any other script, or one with a src, would.
+        if tag in LOADING and not (tag == "script" and not attrs):
             self.loading.append(tag)
 
 

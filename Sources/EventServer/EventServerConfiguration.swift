@@ -33,7 +33,12 @@ public struct EventServerConfiguration: Sendable {
     /// How often the store's upkeep runs (``StoreUpkeep``: on PostgreSQL, the summaries of the time index's ranges
     /// that the collector's writes filled).
     public var upkeepInterval: Duration = .seconds(30)
-    /// The clock of `receivedAt` (Segment's clock-skew correction); injected in tests.
+    /// How long a click token can be claimed by the app installed after it (`deferred_window` of the config; 7 days):
+    /// older clicks are refused and deleted, with their install ids (docs/install.md).
+    public var deferredWindow: Duration = .seconds(7 * 86_400)
+    /// How often the clicks past ``deferredWindow`` are deleted.
+    public var clickSweepInterval: Duration = .seconds(300)
+    /// The clock of `receivedAt` (Segment's clock-skew correction), of hits and of clicks; injected in tests.
     public var clock: any EventClock = SystemEventClock()
 
     /// A configuration with the defaults of docs/collector.md.

@@ -18,6 +18,7 @@ final class ServerMetrics: Sendable {
     private let duplicates: Counter
     private let failedUpkeeps: Counter
     private let deferredUpkeeps: Counter
+    private let lostClickTokens: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
 
     /// The labels of one `alstats_http_requests_total` series.
@@ -40,6 +41,7 @@ final class ServerMetrics: Sendable {
         duplicates = Counter(label: "alstats_events_duplicate_total", factory: factory)
         failedUpkeeps = Counter(label: "alstats_upkeep_failed_total", factory: factory)
         deferredUpkeeps = Counter(label: "alstats_upkeep_deferred_total", factory: factory)
+        lostClickTokens = Counter(label: "alstats_click_tokens_lost_total", factory: factory)
     }
 
     /// One answered request of `route` (the route pattern, never the raw path) with `status`. The counter of
@@ -89,6 +91,17 @@ final class ServerMetrics: Sendable {
     /// One call of the store's upkeep that left part of its work for the next call, another session holding what
     /// it needs (``SQLiteEventStore/UpkeepOutcome/deferred(_:)``).
     func upkeepDeferred() { deferredUpkeeps.increment() }
+
+    /// Click tokens minted and not kept (a full buffer, a failed store): their claims will find nothing
+    /// (``ClickTokenRecorder``).
+    func clickTokensLost(_ count: Int) { lostClickTokens.increment(by: count) }
+
+    /// Claims of clicks (`POST /v1/deferred`) by outcome: `claimed`, `claimed_before`, `already_claimed`,
+    /// `unknown_click`, `expired_click`, `no_click`.
+    func claim(_ outcome: String) {
+        Counter(label: "alstats_deferred_claims_total", dimensions: [("outcome", outcome)], factory: factory)
+            .increment()
+    }
 
     /// The Prometheus text exposition of every metric.
     func exposition() -> String { registry.emitToString() }
