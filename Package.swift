@@ -127,11 +127,11 @@ let package = Package(
         // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL). It knows
         // no store: the system SQLite through SQLiteSupport (whose errors and embedded SQL files are
         // EventStoreInterface's, which knows no database), zlib (ISA-L on Linux) for its gzip bodies, and the event
-        // model.
+        // model; AppLinks for the deferred link its claim of a click brings back (DeferredLinkClaim).
         .target(
             name: "EventUpload",
             dependencies: [
-                "MeasurementEvents", "EventStoreInterface", "SQLiteSupport", "CZlib",
+                "MeasurementEvents", "AppLinks", "EventStoreInterface", "SQLiteSupport", "CZlib",
                 .target(name: "CIsal", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Statements"], swiftSettings: strict + urlSession, plugins: ["EmbedSQL"]),
