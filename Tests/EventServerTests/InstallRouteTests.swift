@@ -235,6 +235,23 @@ import Testing
         #expect(try await Self.stored(fixture, EventName.linkInstall, count: 1).count == 1)
     }
 
+    @Test func theClaimWindowOfTheConfigIsADurationOfSecondsMinutesHoursOrDays() throws {
+        let fixture = ServerFixture()
+        let path = fixture.folder.appendingPathComponent("serve.json").path
+        func window(_ json: String) throws -> Duration? {
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            return try ServerConfigFile.read(path).duration("deferred_window")
+        }
+        #expect(try window(#"{"deferred_window": "90s"}"#) == .seconds(90))
+        #expect(try window(#"{"deferred_window": "15m"}"#) == .seconds(900))
+        #expect(try window(#"{"deferred_window": "24h"}"#) == .seconds(86_400))
+        #expect(try window(#"{"deferred_window": "7d"}"#) == .seconds(604_800))
+        #expect(try window(#"{"write_keys": ["w1"]}"#) == nil)
+        for bad in [#""7""#, #""1w""#, #""""#, "3", #""0d""#, #""-1d""#, #""d""#] {
+            #expect(throws: EventServerError.self, "\(bad)") { try window(#"{"deferred_window": \#(bad)}"#) }
+        }
+    }
+
     /// Once the window has ended, the sweep deletes the click and its install id: its claim is unknown.
     @Test func clicksPastTheirWindowAreDeletedWithTheirInstallIDs() async throws {
         let fixture = ServerFixture()

@@ -19,8 +19,10 @@
                     Apps and servers POST NDJSON events to /v1/events (or Segment calls to /v1/batch, /v1/track, ...); \
                     each answer comes once its events are committed. The report is at /report (HTML) and /api/report \
                     (JSON). Keys come from --config FILE ({"write_keys": [...], "read_keys": [...], "admin_keys": [...]}) \
-                    and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). SIGTERM or SIGINT \
-                    finishes the requests in flight, commits them and exits 0.
+                    and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). Hosted App Link \
+                    pages are at /l/SLUG, their store buttons at /l/SLUG/store/ios and /android; installed apps claim \
+                    their click at /v1/deferred within "deferred_window" of the config (default "7d"). SIGTERM or \
+                    SIGINT finishes the requests in flight, commits them and exits 0.
 
                     Examples:
                       ALSTATS_WRITE_KEYS=w1 ALSTATS_READ_KEYS=r1 alstats serve --port 8080
@@ -129,6 +131,7 @@
                 configuration.maximumQueuedEvents = queueEvents
                 configuration.upkeepInterval = .seconds(upkeepSeconds)
                 configuration.verifiedLinks = try verifiedLinks()
+                if let window = try deferredWindow() { configuration.deferredWindow = window }
                 let app: EventServerApplication
                 let location = store.backend.location
                 do throws(EventServerError) {
@@ -160,6 +163,16 @@
                     throw CLIFailure(ExitStatus.usage, error.message)
                 } catch {
                     throw CLIFailure(ExitStatus.usage, "\(config): \(error)")
+                }
+            }
+
+            /// The `deferred_window` of `--config FILE`: how long a click token can be claimed (docs/install.md).
+            private func deferredWindow() throws(CLIFailure) -> Duration? {
+                guard let config else { return nil }
+                do throws(EventServerError) {
+                    return try ServerConfigFile.read(config).duration("deferred_window")
+                } catch {
+                    throw CLIFailure(ExitStatus.usage, error.message)
                 }
             }
 
