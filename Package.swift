@@ -250,7 +250,7 @@ let package = Package(
                 + (coreOnly
                     ? []
                     : [
-                        "EventUpload", "EventUploadHTTPClient", "EventStorePostgres", "PostgresTestSupport",
+                        "EventUpload", "EventUploadHTTPClient", "EventStorePostgres", "PostgresTestSupport", "AppLinks",
                         .product(name: "PostgresNIO", package: "postgres-nio"),
                     ]),
             exclude: coreOnly ? ["Serve", "Upload", "Postgres"] : [],
