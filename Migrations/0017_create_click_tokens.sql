@@ -15,7 +15,7 @@
 --   These events and those of the install path are never packed (0016), so `extra` holds their fields.
 
 CREATE TABLE click_tokens (
-    token         TEXT    NOT NULL PRIMARY KEY, -- 16 random bytes, base64url without padding (22 characters)
+    token         TEXT    NOT NULL PRIMARY KEY, -- 16 bytes in base64url (22 characters): ms time (6), random (10)
     slug          TEXT    NOT NULL,             -- the link whose page or store button minted it
     minted_ms     INTEGER NOT NULL,             -- when, ms since the Unix epoch: the click's time
     query         TEXT    NOT NULL,             -- the passed values: ref=mail&referral=42 ('' when none)

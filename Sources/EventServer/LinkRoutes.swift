@@ -49,7 +49,7 @@ struct LinkRoutes {
             page.map { !alTagsOnly && LinkStoreHop.hasStore($0.link) } == true
             && !HitClassifier.isCrawler(userAgent: hit.header("User-Agent"), method: "GET")
         if let page, withClick, request.method == .get {
-            let click = ClickToken.mint()
+            let click = ClickToken.mint(at: now)
             hit.click = click
             clicks.record(StoredClick(token: click, slug: slug, mintedMilliseconds: now, query: page.passedQuery))
         }
@@ -95,7 +95,9 @@ struct LinkRoutes {
         if let found = catalog.pages.page(for: key) {
             cached = found
         } else if withClick {
-            cached = .withClick(placeholder: ClickToken.mint()) { page.html(platform: platform, click: $0) }
+            cached = .withClick(placeholder: ClickToken.mint(at: clock.nowMilliseconds())) {
+                page.html(platform: platform, click: $0)
+            }
             catalog.pages.store(cached, for: key)
         } else {
             cached = LinkPageCache.Page(html: ByteBuffer(string: page.html(alTagsOnly: alTagsOnly, platform: platform)))

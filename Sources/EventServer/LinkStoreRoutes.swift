@@ -66,7 +66,7 @@ struct LinkStoreRoutes {
             }
         }
         let page = HostedLinkPage(link: link, publicURL: base, query: tap.query)
-        let click = ClickToken.mint()
+        let click = ClickToken.mint(at: now)
         pages.clicks.record(
             StoredClick(token: click, slug: link.slug, mintedMilliseconds: now, query: page.passedQuery))
         return click

@@ -20,7 +20,7 @@ import Testing
     static let token = "3q2-7w_AAAAAAAAAAAAAAQ"
 
     @Test func aClickTokenIsSixteenRandomBytesInBase64URLWithoutPadding() throws {
-        let tokens = (0..<2_000).map { _ in ClickToken.mint() }
+        let tokens = (0..<2_000).map { _ in ClickToken.mint(at: 1_763_683_200_000) }
         #expect(Set(tokens).count == tokens.count)
         for token in tokens.prefix(50) {
             #expect(ClickToken.isToken(token), "\(token)")
@@ -28,9 +28,27 @@ import Testing
             base64 += "=="
             #expect(Data(base64Encoded: base64)?.count == 16)
         }
+        // The encoder against Foundation's, every length and the characters that differ from plain base64.
+        var bytes = SeededGenerator(seed: 3)
+        for length in 0...20 {
+            let input = (0..<length).map { _ in UInt8.random(in: 0...255, using: &bytes) }
+            var expected = Data(input).base64EncodedString()
+            expected = expected.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            #expect(ClickToken.base64URL(input) == expected.replacingOccurrences(of: "=", with: ""), "\(input)")
+        }
+        #expect(ClickToken.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
         var seeded = SeededGenerator(seed: 7)
         var again = SeededGenerator(seed: 7)
-        #expect(ClickToken.mint(using: &seeded) == ClickToken.mint(using: &again))
+        #expect(ClickToken.mint(at: 5, using: &seeded) == ClickToken.mint(at: 5, using: &again))
+        // The time first, big-endian in 6 bytes; the other 10 random.
+        for time: Int64 in [0, 1, 255, 256, 1_763_683_200_000, 281_474_976_710_655] {
+            let token = ClickToken.mint(at: time)
+            var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += "=="
+            let bytes = try #require(Data(base64Encoded: base64))
+            #expect(bytes.prefix(6).reduce(Int64(0)) { $0 << 8 | Int64($1) } == time, "\(token)")
+            #expect(ClickToken.isToken(token) && token != ClickToken.mint(at: time))
+        }
     }
 
     @Test(arguments: [

@@ -7,7 +7,8 @@
 ///                         query: "referral=42&ref=mail")
 /// ```
 public struct StoredClick: Sendable, Hashable {
-    /// The token: 16 random bytes, base64url without padding (22 characters).
+    /// The token: 16 bytes, base64url without padding (22 characters): the time of its minting in ms (6 bytes), then
+    /// 10 random bytes.
     public var token: String
     /// The slug of the link whose page or store button minted it.
     public var slug: String

@@ -59,7 +59,7 @@ struct DemoLinks {
     /// request and the link it found, so that the caller can let the person arrive in the app. A person's GET of a
     /// page with a store button carries a click token, as the server mints one (docs/install.md).
     func hit(
-        random: inout SeededGenerator, clicks: inout SeededGenerator, on bus: MeasurementEventBus
+        random: inout SeededGenerator, clicks: inout SeededGenerator, at now: Int64, on bus: MeasurementEventBus
     ) -> (LinkHitRequest, HostedLink?) {
         let link = random.pick(DemoLinks.links) { $0.slug == "invite" ? 5 : $0.slug == "autumn-sale" ? 3 : 2 }
         let share = random.pick(DemoLinks.shares, weight: \.weight)
@@ -80,7 +80,7 @@ struct DemoLinks {
             method: crawler && random.chance(30) ? "HEAD" : "GET", slug: mistyped ? link.slug + "s" : link.slug,
             status: mistyped ? 404 : 200, query: query, headers: headers, peerAddress: address)
         let found = mistyped ? nil : link
-        if !crawler, !mistyped, LinkStoreHop.hasStore(link) { request.click = ClickToken.mint(using: &clicks) }
+        if !crawler, !mistyped, LinkStoreHop.hasStore(link) { request.click = ClickToken.mint(at: now, using: &clicks) }
         bus.post(LinkHitRequest.eventName, fields: request.fields(link: found, hasher: hasher))
         return (request, found)
     }

@@ -106,7 +106,7 @@ struct DemoSimulation {
         step: Int64, room: Int, installs: inout InstallQueue, on bus: MeasurementEventBus
     ) -> Int {
         clock.advance(by: Int64.random(in: 1...(2 * step), using: &random))
-        let (request, link) = links.hit(random: &random, clicks: &paths, on: bus)
+        let (request, link) = links.hit(random: &random, clicks: &paths, at: clock.nowMilliseconds(), on: bus)
         let agent = request.header("User-Agent")
         guard room > 1, let link, !HitClassifier.isCrawler(userAgent: agent, method: request.method),
             HitClassifier.platform(userAgent: agent) != .web
