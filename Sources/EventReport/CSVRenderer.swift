@@ -50,6 +50,9 @@ struct CSVRenderer {
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Int) {
             rows.append([section, name ?? "", metric, String(value)])
         }
+        func add(_ section: String, _ name: String?, _ metric: String, _ value: Int?) {
+            rows.append([section, name ?? "", metric, value.map { String($0) } ?? ""])
+        }
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Double?) {
             rows.append([section, name ?? "", metric, value.map { $0.description } ?? ""])
         }
@@ -93,7 +96,12 @@ struct CSVRenderer {
         for link in report.links {
             for (metric, value) in link.counts { add("links", link.slug, metric, value) }
             add("links", link.slug, "arrival_rate", link.arrivalRate)
+            for (metric, value) in link.installMetrics { add("links", link.slug, metric, value) }
+            add("links", link.slug, "install_rate", link.installRate)
         }
+        add("installs", "", "first_opens", report.firstOpens.firstOpens)
+        add("installs", "", "attributed", report.firstOpens.attributed)
+        add("installs", "", "organic", report.firstOpens.organic)
         add("completeness", "", "dropped", report.completeness.dropped)
         add("completeness", "", "rejected", report.completeness.rejected)
         add("completeness", "", "altered", report.completeness.altered)

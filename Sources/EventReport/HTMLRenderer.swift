@@ -219,6 +219,7 @@ struct HTMLRenderer {
                 header: ["error", "failed"],
                 rows: report.failureReasonRows(change)),
             linksFigure(report, change: change),
+            installsFigure(report, change: change),
         ]
     }
 

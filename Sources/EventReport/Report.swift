@@ -29,8 +29,11 @@ public struct Report: Sendable, Hashable {
     public var daily: [Day]
     /// Events that never reached the database, and App Links the library rejected.
     public var completeness: Completeness
-    /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending.
+    /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending;
+    /// each with its install path (docs/install.md).
     public var links: [Link] = []
+    /// The apps' first opens after their install, attributed to a hosted link's click or organic (JSON `installs`).
+    public var firstOpens = FirstOpens()
     /// The alerts of a comparison (``AlertRule``), most costly first; `nil` without a comparison.
     public var alerts: [Alert]? = nil
     /// The report of the compared window, boxed (a struct cannot hold itself).

@@ -43,7 +43,8 @@ public struct ReportBuilder: Sendable {
             refCategories: cut(refCategories(tally), query.top),
             daily: daily(rows.buckets, timeZone: query.timeZone),
             completeness: completeness(rows.completeness, linkRejections: tally.linkRejections))
-        report.links = cut(links(rows.links), query.top)
+        report.links = cut(links(rows.links, installs: rows.linkInstalls), query.top)
+        report.firstOpens = rows.firstOpens
         return report
     }
 

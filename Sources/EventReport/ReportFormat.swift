@@ -100,6 +100,7 @@ extension Report {
                     JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
             ]),
             "links": .array(links.map(\.json)),
+            "installs": firstOpens.json,
         ])
     }
 }

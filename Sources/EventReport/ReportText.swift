@@ -22,6 +22,22 @@ enum ReportText {
         return "\(tenths / 10).\(tenths % 10)%"
     }
 
+    /// A delay in ms as its two largest units (`45 s`, `12 min 5 s`, `3 h 12 min`, `2 d 4 h`), or `(none)`.
+    static func duration(_ milliseconds: Int64?) -> String {
+        guard let milliseconds else { return none }
+        let seconds = milliseconds / 1_000
+        let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
+        guard let first = units.firstIndex(where: { seconds >= $0.0 }) else { return "\(milliseconds) ms" }
+        let (size, name) = units[first]
+        var text = "\(seconds / size) \(name)"
+        if first + 1 < units.count {
+            let (next, nextName) = units[first + 1]
+            let rest = seconds % size / next
+            if rest > 0 { text += " \(rest) \(nextName)" }
+        }
+        return text
+    }
+
     /// An integer with thousands separators.
     static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
@@ -174,6 +190,8 @@ extension Report {
                     rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })
             ))
         result.append(("Hosted links", linksTable(change)))
+        result.append(("Installs from hosted links", installsTable(change)))
+        result.append(("First opens", firstOpensTable(change)))
         return result
     }
 

@@ -46,6 +46,8 @@ public struct OpenedStore: Sendable {
     public let ingester: any NDJSONIngester
     /// Where `alstats serve` keeps its alert episodes (the writing connection for SQLite).
     public let alertEpisodes: any AlertEpisodeStore
+    /// Where the install path's click tokens are minted, claimed and deleted (docs/install.md): the writing backend.
+    public let clicks: any ClickTokenStore
     #if Server
     /// What must run while the store is used, for a store opened by
     /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
@@ -108,7 +110,7 @@ public enum StoreOpener {
             // One client (a pool of connections) serves writes, links and the report alike.
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store)
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -132,7 +134,7 @@ public enum StoreOpener {
         case .postgres(let server):
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store,
                 services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
@@ -150,14 +152,14 @@ public enum StoreOpener {
             let store = try SQLiteEventStore(path: path, options: options)
             return OpenedStore(
                 backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
-                alertEpisodes: store)
+                alertEpisodes: store, clicks: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                alertEpisodes: writer, others: [reader])
+                alertEpisodes: writer, clicks: writer, others: [reader])
         }
     }
 }

@@ -65,7 +65,7 @@ struct ReportOutputTests {
         #expect(
             top.keys == [
                 "window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily",
-                "completeness", "links",
+                "completeness", "links", "installs",
             ])
         #expect(json["window"]?.objectValue?.keys == ["since", "until", "timezone"])
         #expect(json["window"]?["timezone"] == "Europe/Paris")
@@ -103,8 +103,13 @@ struct ReportOutputTests {
             links.allSatisfy {
                 $0.objectValue?.keys == [
                     "slug", "hits", "visitors", "crawler_fetches", "not_found", "arrivals", "arrival_rate",
-                ]
+                    "store_taps", "installs", "deferred_opens", "install_rate", "median_delay_ms",
+                ] && $0["store_taps"]?.objectValue?.keys == ["ios", "android"]
+                    && $0["installs"]?.objectValue?.keys == ["ios", "android"]
             })
+        #expect(json["installs"]?.objectValue?.keys == ["first_opens", "attributed", "organic"])
+        #expect(links.contains { $0["median_delay_ms"] != .null }, "the golden data has installs")
+        #expect(json["installs"]?["first_opens"] != .int(0))
     }
 
     @Test func csvQuotesFieldsWithCommasAndQuotes() {

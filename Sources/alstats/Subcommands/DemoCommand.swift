@@ -20,7 +20,10 @@ extension ALStatsCommand {
                 and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
                 app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
                 daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
-                app: the report's links section shows that funnel.
+                app: the report's links section shows that funnel. Some of the people without Readly tap the page's \
+                store button; about half of those install it within two days, and Readly claims their click and \
+                opens on the link (a deferred deep link); other installs come without a link: the report's installs \
+                show that path and the first opens, attributed or organic.
 
                 Every event takes the whole path an app's events take: the measurement-event bus, the uploader \
                 (HTTPEventSink, with an outbox in a temporary file), HTTP to a collector (alstats serve) started \
