@@ -55,7 +55,15 @@ enum ReportText {
         let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
         return
             "\(count(completeness.dropped)) \("event".pluralized(for: completeness.dropped)) dropped, "
-            + "\(count(completeness.rejected)) rejected\(altered)\(detail)"
+            + "\(count(completeness.rejected)) rejected\(altered)\(detail)" + unfiltered(completeness.notFilteredBy)
+    }
+
+    /// What the completeness line says of the filters its losses do not follow: nothing without a filter.
+    static func unfiltered(_ filters: [String]) -> String {
+        guard !filters.isEmpty else { return "" }
+        let names = filters.map { $0.replacingOccurrences(of: "_", with: " ") }
+        let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+        return "; counted for every \(list): a loss other than applink_rejected has no field to filter on"
     }
 }
 

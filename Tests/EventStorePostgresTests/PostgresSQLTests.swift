@@ -24,10 +24,15 @@ struct PostgresSQLTests {
         #expect(PostgresSQL.statements == files, "the embedded statements differ from Statements/*.sql")
     }
 
+    /// Numbers handed to branches not merged yet: a gap there closes when they land (the migrator skips any version
+    /// below the database's, so no other gap may ever ship). Empty this list once they are in.
+    static let reservedVersions: Set<Int> = [8, 9]
+
     @Test func migrationsAreNumberedInOrderWithoutGaps() {
         let versions = PostgresSQL.migrations.compactMap(\.migrationVersion)
-        #expect(versions == Array(1...versions.count))
-        #expect(PostgresEventStore.latestSchemaVersion == versions.count)
+        let last = versions.last ?? 0
+        #expect(versions == Array(1...last).filter { versions.contains($0) || !Self.reservedVersions.contains($0) })
+        #expect(PostgresEventStore.latestSchemaVersion == last)
     }
 
     @Test func splittingDropsCommentsAndKeepsMultiLineStatementsWhole() {
