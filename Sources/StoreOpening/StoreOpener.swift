@@ -42,8 +42,11 @@ public struct OpenedStore: Sendable {
     public let linkStore: any LinkStore
     /// Where the report and the bundled queries are read.
     public let reports: any ReportSource
+
     /// How NDJSON files are imported: the SQLite store's own ingest, the generic one with `COPY` rows on PostgreSQL.
     public let ingester: any NDJSONIngester
+    /// The completeness table row by row, for `alstats backup` and `alstats restore`: the backend itself.
+    public let completenessRecords: any CompletenessRecords
     #if Server
     /// What must run while the store is used, for a store opened by
     /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
@@ -105,7 +108,8 @@ public enum StoreOpener {
             #if Server
             // One client (a pool of connections) serves writes, links and the report alike.
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
-            return OpenedStore(backend: store, linkStore: store, reports: store, ingester: store)
+            return OpenedStore(
+                backend: store, linkStore: store, reports: store, ingester: store, completenessRecords: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -129,7 +133,8 @@ public enum StoreOpener {
         case .postgres(let server):
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, services: [store],
+                backend: store, linkStore: store, reports: store, ingester: store, completenessRecords: store,
+                services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
     }
@@ -144,14 +149,16 @@ public enum StoreOpener {
             options.packFields = packFields
             if case .read = access { options.integrityCheckLimit = 0 }
             let store = try SQLiteEventStore(path: path, options: options)
-            return OpenedStore(backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store)
+            return OpenedStore(
+                backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
+                completenessRecords: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                others: [reader])
+                completenessRecords: writer, others: [reader])
         }
     }
 }

@@ -31,7 +31,7 @@ struct ALStatsCommand: AsyncParsableCommand {
     static let subcommands: [any ParsableCommand.Type] =
         [
             DemoCommand.self, ReportCommand.self, QueryCommand.self, IngestCommand.self, ExportCommand.self,
-            MigrateCommand.self, PackCommand.self, PushCommand.self,
+            BackupCommand.self, RestoreCommand.self, MigrateCommand.self, PackCommand.self, PushCommand.self,
         ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self, LinksCommand.self]
 }
 
