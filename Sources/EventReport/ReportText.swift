@@ -259,6 +259,18 @@ struct ReportChange {
         return "(" + signed(percent) + "%)"
     }
 
+    /// The sign of a count's change as ``percentChange(_:_:)`` writes it: 0 when it rounds to `±0%`, 1 for
+    /// `(new)`.
+    static func shownSign(_ now: Int, _ before: Int) -> Int {
+        if before == 0 { return now == 0 ? 0 : 1 }
+        return Int((Double(now - before) / Double(before) * 100).rounded()).signum()
+    }
+
+    /// The sign of a rate's change as ``points(_:_:)`` writes it: 0 when it rounds to `±0.0 pp`.
+    static func shownSign(_ now: Double, _ before: Double) -> Int {
+        Int(((now - before) * 1_000).rounded()).signum()
+    }
+
     /// The change from `before` to `now` in percentage points with one decimal: `+1.2 pp`, `−4.1 pp`.
     static func points(_ now: Double, _ before: Double) -> String {
         let tenths = Int(((now - before) * 1_000).rounded())
