@@ -39,6 +39,8 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     public var maximumRedirects: Int
     /// The most bytes of body read.
     public var maximumBytes: Int
+    /// The `User-Agent` every request sends; `nil` for none.
+    public var userAgent: String?
     private let client: HTTPClient
 
     /// Creates a resolver.
@@ -47,16 +49,20 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     ///   - timeout: the limit for one fetch (10 s by default).
     ///   - maximumRedirects: redirects followed (5 by default).
     ///   - maximumBytes: body bytes read (1 MiB by default).
+    ///   - userAgent: the `User-Agent` of every request (a tool's own, such as `alstats-resolve/0.1.0`, which a
+    ///     hosted link counts as a tool, not a person); none by default.
     ///   - client: the client that fetches (``pageClient`` by default); one of your own stays yours to shut down,
     ///     and should follow no redirects itself.
     public init(
         platform: AppLinkPlatform = .iphone, timeout: Duration = .seconds(10), maximumRedirects: Int = 5,
-        maximumBytes: Int = 1 << 20, client: HTTPClient = AsyncHTTPClientAppLinkResolver.pageClient
+        maximumBytes: Int = 1 << 20, userAgent: String? = nil,
+        client: HTTPClient = AsyncHTTPClientAppLinkResolver.pageClient
     ) {
         self.platform = platform
         self.timeout = timeout
         self.maximumRedirects = maximumRedirects
         self.maximumBytes = maximumBytes
+        self.userAgent = userAgent
         self.client = client
     }
 
@@ -86,11 +92,13 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
         var maximumRedirects: Int
         var maximumBytes: Int
         var timeoutSeconds: Double
+        var userAgent: String?
 
         init(of resolver: AsyncHTTPClientAppLinkResolver) {
             maximumRedirects = resolver.maximumRedirects
             maximumBytes = resolver.maximumBytes
             timeoutSeconds = resolver.timeout.inSeconds
+            userAgent = resolver.userAgent
         }
     }
 
@@ -103,6 +111,7 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
         while true {
             var request = HTTPClientRequest(url: current.absoluteString)
             request.headers.add(name: "Prefer-Html-Meta-Tags", value: "al")
+            if let userAgent = limits.userAgent { request.headers.add(name: "User-Agent", value: userAgent) }
             let response: HTTPClientResponse
             do {
                 response = try await client.execute(request, deadline: deadline)
