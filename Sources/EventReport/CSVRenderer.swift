@@ -108,6 +108,9 @@ struct CSVRenderer {
         for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
             add("completeness", reason, "by_reason", count)
         }
+        for filter in report.completeness.notFilteredBy {
+            rows.append(["completeness", filter, "not_filtered_by", ""])
+        }
         return rows
     }
 

@@ -12,7 +12,8 @@ extension HTMLRenderer {
                 series: [
                     .init(name: "page views (hits)", values: charted.map(\.hits), style: 2),
                     .init(name: "arrivals (al_nav_in)", values: charted.map(\.arrivals), style: 1),
-                    .init(name: "crawler fetches", values: charted.map(\.crawlerFetches), style: 4),
+                    // Grey: a crawler's fetch is no failure, and red is the failures' colour.
+                    .init(name: "crawler fetches", values: charted.map(\.crawlerFetches), style: 5),
                 ],
                 annotations: charted.map { "arrival rate \(p($0.arrivalRate))" }),
             header: ["slug", "hits", "visitors", "crawler fetches", "not found", "arrivals", "arrival rate"],

@@ -145,5 +145,9 @@ public struct Report: Sendable, Hashable {
         public var altered: Int
         /// Both, by reason.
         public var byReason: [String: Int]
+        /// The filters of the query that the losses counted by the store do not follow, by their query parameter
+        /// names (`ref`, `referer_app`, `source_host`, `link`): a line that never became an event has no field to
+        /// filter on, so those counts are of every value. `applink_rejected:*` counts are events and follow them.
+        public var notFilteredBy: [String] = []
     }
 }

@@ -122,7 +122,7 @@ private func assembleApplication(
     let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
     let reportRoutes = ReportRoutes(reader: reports, clock: configuration.clock)
     reportRoutes.addRoutes(to: readers)
-    DashboardRoutes(reports: reportRoutes).addRoutes(to: readers)
+    DashboardRoutes(reports: reportRoutes, links: catalog).addRoutes(to: readers)
     MetricsRoutes(metrics: metrics).addRoutes(to: readers)
     pages.addRoutes(to: router)
     LinkStoreRoutes(pages: pages, logger: logger).addRoutes(to: router)

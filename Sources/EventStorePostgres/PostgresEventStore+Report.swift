@@ -63,7 +63,8 @@ extension PostgresEventStore {
                 ReportRows.FirstOpens(
                     firstOpens: Int(try row[0].decode(Int64.self)), attributed: Int(try row[1].decode(Int64.self)))
             }
-            let completeness = try await self.completeness(on: connection)
+            // The losses of the UTC days that begin in the window: a loss has no field a filter could match.
+            let completeness = try await self.completeness(on: connection, since: query.since, until: query.until)
             return ReportRows(
                 groups: groups, buckets: buckets, completeness: completeness, links: links, linkInstalls: installs,
                 firstOpens: firstOpens.first ?? ReportRows.FirstOpens())

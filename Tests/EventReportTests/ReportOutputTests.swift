@@ -43,6 +43,27 @@ struct ReportOutputTests {
         #expect(ReportText.completeness(completeness) == line)
     }
 
+    /// With a filter, every format says which filters the store's loss counts cannot follow (a lost line has no
+    /// fields), instead of showing them as if filtered; without one, only JSON's empty list says so.
+    @Test func everyFormatSaysWhichFiltersTheLossesDoNotFollow() throws {
+        let database = try ReportDatabase(events: generatedEvents(count: 20, seed: 5))
+        try database.store.recordLosses([.bufferFull: 2])
+        let reader = ReportReader(store: database.store)
+        let filtered = try reader.report(for: ReportQuery(ref: "feed", link: "invite"))
+        #expect(filtered.completeness.dropped == 2)
+        #expect(filtered.completeness.notFilteredBy == ["ref", "link"])
+        #expect(ReportFormat.json.render(filtered).contains(#""not_filtered_by":["ref","link"]"#))
+        #expect(ReportFormat.csv.render(filtered).contains("completeness,ref,not_filtered_by,\r\n"))
+        for format in [ReportFormat.table, .markdown, .html] {
+            #expect(
+                format.render(filtered).contains("counted for every ref and link: a loss other than applink_rejected"),
+                "\(format)")
+        }
+        let plain = try reader.report(for: ReportQuery())
+        #expect(ReportFormat.json.render(plain).contains(#""not_filtered_by":[]"#))
+        #expect(!ReportFormat.table.render(plain).contains("counted for every"))
+    }
+
     @Test func tableLinesFitOneHundredColumns() throws {
         var events = generatedEvents(count: 200, seed: 11)
         events[0].fields[FieldName.refererAppName] = String(repeating: "A very long referer app name ", count: 8)
@@ -94,7 +115,10 @@ struct ReportOutputTests {
             days.allSatisfy {
                 $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"]
             })
-        #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "altered", "by_reason"])
+        #expect(
+            json["completeness"]?.objectValue?.keys == [
+                "dropped", "rejected", "altered", "by_reason", "not_filtered_by",
+            ])
         guard case .array(let links) = json["links"], !links.isEmpty else {
             Issue.record("links must be a non-empty array here")
             return

@@ -8,7 +8,7 @@ extension DashboardPage {
     /// the slug is the page's path.
     public func renderLink(slug: String, report: Report, days: QueryResult, scriptNonce: String) -> String {
         let path = "/report/links/" + PercentEncoding.encode(slug)
-        var body = header(title: "alstats · \(slug)", path: path)
+        var body = header(title: "alstats · \(slug)", path: path, rowControls: false)
         body.insert(
             "<p class=\"back\"><a href=\"\(view.href().htmlEscaped)\">← the dashboard</a> · "
                 + "<a href=\"\(view.adding(.link, slug).href().htmlEscaped)\">the dashboard filtered to this link</a></p>",

@@ -45,7 +45,7 @@ extension ALStatsCommand {
                 """
         )
 
-        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var database: SQLiteDatabaseOptions
 
         @Option(help: "How many events to simulate.")
         var events = 20_000
@@ -61,10 +61,22 @@ extension ALStatsCommand {
             help: "Write the events straight into the database (bus → SQLite sink), without the uploader and HTTP.")
         var inProcess = false
 
+        @Option(
+            help: ArgumentHelp(
+                "The loopback port of the collector the demo starts (0: a free one); not with --in-process.",
+                valueName: "port"))
+        var port = 0
+
         func validate() throws {
             guard events > 0, events <= 50_000_000 else {
                 throw ValidationError("--events must be between 1 and 50000000, not \(events)")
             }
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+            #if Server
+            if inProcess, port != 0 { throw ValidationError("--port is the collector's: leave out --in-process") }
+            #else
+            if port != 0 { throw ValidationError("--port is the collector's, which this build has not") }
+            #endif
         }
 
         /// Stores the demo's links and records their public URL, so that `alstats links list` shows them and the
@@ -124,7 +136,9 @@ extension ALStatsCommand {
         #if Server
         /// Bus → uploader → HTTP → in-process collector → the database; returns the stderr line.
         private func runThroughCollector() async throws(CLIFailure) -> String {
-            let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
+            let outcome = try await DemoCollectorRun(
+                events: events, seed: seed, databasePath: database.path, port: port
+            ).run()
             let upload = outcome.upload
             let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
             let counts =

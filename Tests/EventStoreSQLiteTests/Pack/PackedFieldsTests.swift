@@ -250,7 +250,7 @@ struct PackedFieldsTests {
     }
 
     /// The install path's events (store taps, installs, first opens) and the `al_nav_in` of deferred opens, which the
-    /// report's install funnel reads from `extra` through the partial indexes of Migrations/0017, stay unpacked:
+    /// report's install funnel reads from `extra` through the partial indexes of Migrations/0019, stay unpacked:
     /// written before a pack, by a writer that packs, and when a later pack meets them.
     @Test func theInstallPathsEventsStayUnpackedWhereTheReportReadsThem() throws {
         func installPath(_ prefix: String, at start: Int64) -> [MeasurementEvent] {
