@@ -47,6 +47,17 @@ struct SameBytesTests {
         #expect(Optional("caf\u{E9}").hasSameBytes(as: "caf\u{E9}"))
     }
 
+    /// `containsBytes(_:)` finds a run of bytes anywhere, never a canonically equivalent spelling.
+    @Test func textContainsBytesOnlyWhereTheyAre() {
+        let extra = #"{"deferred":"1","slug":"invite"}"#
+        #expect(extra.containsBytes(#""deferred":"1""#) && extra.containsBytes(#"invite"}"#))
+        #expect(!extra.containsBytes(#""deferred":"0""#) && !#"{"deferred":"#.containsBytes(#""deferred":"1""#))
+        #expect("".containsBytes("") && "a".containsBytes("") && !"".containsBytes("a"))
+        #expect("cafe\u{301}".containsBytes("cafe") && !"caf\u{E9}".containsBytes("cafe\u{301}"))
+        let long = String(repeating: "ab", count: 400) + "abc"
+        #expect(long.containsBytes("babc") && !long.containsBytes("abcab"))
+    }
+
     /// Equal bytes hash alike; the normalisations of a text hash apart (with `String`'s hash they all collide).
     @Test func textHashesByItsBytes() {
         func hash(_ text: String?) -> Int {

@@ -91,7 +91,7 @@ extension EventColumns {
         guard let extra else { return false }
         switch name {
         case EventName.linkStore, EventName.linkInstall, EventName.firstOpen: return true
-        case EventName.navIn: return extra.contains(#""deferred":"1""#)
+        case EventName.navIn: return extra.containsBytes(#""deferred":"1""#)
         default: return false
         }
     }
