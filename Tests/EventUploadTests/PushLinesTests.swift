@@ -294,7 +294,7 @@ extension PushLinesTests {
 /// A collector that stores every line: records each request's decompressed body as its lines (bytes, newline
 /// dropped), and checks that the body ends its last line with a newline.
 final class CapturingTransport: UploadTransport {
-    private let recorded = Mutex<[[[UInt8]]]>([])
+    private let recorded = StateLock<[[[UInt8]]]>([])
 
     /// Each request's lines, in the order the requests were sent.
     var bodies: [[[UInt8]]] { recorded.withLock { $0 } }

@@ -36,7 +36,7 @@ struct PushPendingTests {
         // Rowid gaps: the events are counted, not the keys.
         try PushLinesTests.insert(["DELETE FROM events WHERE rowid BETWEEN 100 AND 165"], into: store)
         let transport = CapturingTransport()
-        let seen = Mutex<[Int]>([])
+        let seen = StateLock<[Int]>([])
         let pusher = try Self.pusher(path, transport)
         #expect(pusher.status.pending == 1_234)
         try await pusher.push { status in seen.withLock { $0.append(status.pending) } }
@@ -52,7 +52,7 @@ struct PushPendingTests {
         let store = try SQLiteEventStore(path: path)
         #expect(try store.write(Self.events(1_500, from: 0)) == 1_500)
         let transport = CapturingTransport()
-        let seen = Mutex<[Int]>([])
+        let seen = StateLock<[Int]>([])
         let pusher = try Self.pusher(path, transport)
         #expect(pusher.status.pending == 1_500)
         try await pusher.push { status in

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Virtual time: `sleep` returns at once and moves `now` forward, recording every wait.
 final class ManualUploadClock: UploadClock {
-    private let state = Mutex<(now: Date, sleeps: [Duration])>((Date(timeIntervalSince1970: 1_763_683_200), []))
+    private let state = StateLock<(now: Date, sleeps: [Duration])>((Date(timeIntervalSince1970: 1_763_683_200), []))
 
     func now() -> Date { state.withLock { $0.now } }
 
@@ -52,7 +52,7 @@ final class ScriptedTransport: UploadTransport {
         case partial(lines: Int)
     }
 
-    private let state = Mutex<(replies: [Reply], requests: [SentRequest], stored: [String: Int])>(([], [], [:]))
+    private let state = StateLock<(replies: [Reply], requests: [SentRequest], stored: [String: Int])>(([], [], [:]))
 
     init(_ replies: [Reply]) {
         state.withLock { $0.replies = replies }

@@ -164,7 +164,8 @@ private final class MemorySource: UploadSource, @unchecked Sendable {
 /// back out of the order the batches were read.
 private final class SecondFirstTransport: UploadTransport {
     private let inner = ScriptedTransport([.accept])
-    private let state = Mutex<(sent: Int, answered: [Int], waiting: CheckedContinuation<Void, Never>?)>((0, [], nil))
+    private let state = StateLock<(sent: Int, answered: [Int], waiting: CheckedContinuation<Void, Never>?)>(
+        (0, [], nil))
 
     /// The requests in the order they were answered (1 is the first sent).
     var answered: [Int] { state.withLock { $0.answered } }

@@ -31,7 +31,7 @@ public enum SkippedTests {
     }
 
     /// The skips so far, by need, in the order first met.
-    private static let skips = Mutex<[Skips]>([])
+    private static let skips = StateLock<[Skips]>([])
 
     /// Notes that the test being planned is skipped for want of `need`, which `command` provides. A suite's
     /// condition is evaluated for the suite and again for each of its tests: only tests are counted, each once. The

@@ -93,6 +93,19 @@ enum HostileFile: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// Makes `folder` writable again so that it can be removed.
+    /// Copies the executable at `source` to `destination` through a descriptor opened close-on-exec.
+    /// `FileManager.copyItem` opens its destination without `O_CLOEXEC`: a test forking a process meanwhile (another
+    /// case of the suite) hands the child a descriptor open for writing, and running the copy then fails with
+    /// "Text file busy" for as long as the child lives.
+    static func copyExecutable(from source: String, to destination: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(descriptor) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     static func restore(_ folder: URL) {
         try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
     }

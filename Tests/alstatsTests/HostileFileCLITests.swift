@@ -21,7 +21,7 @@ struct HostileFileCLITests {
         if !file.commandPrefix.isEmpty {
             // `nobody` may not reach the build folder (a clone under /root): it runs a copy in the test's folder.
             executable = database.file("alstats-copy")
-            try FileManager.default.copyItem(atPath: BuiltAlstats.require(), toPath: executable)
+            try HostileFile.copyExecutable(from: BuiltAlstats.require(), to: executable)
         }
         let before = TemporaryDatabase.bytes(path)
         let listing = try FileManager.default.contentsOfDirectory(atPath: database.folder.path).sorted()

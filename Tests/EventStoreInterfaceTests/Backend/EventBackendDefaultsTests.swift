@@ -10,7 +10,7 @@ import Testing
 struct EventBackendDefaultsTests {
     /// A backend that keeps every default: it records the batches its one write is given, and fails when told to.
     final class RecordingBackend: EventBackend {
-        let written = Mutex<[[String]]>([])
+        let written = StateLock<[[String]]>([])
         let failing = Mutex(false)
         var location: String { "memory" }
         var schemaVersion: Int { 0 }

@@ -35,8 +35,8 @@ import Glibc
         let config = try Self.config(
             #"{"limits": {"header_timeout": "1s", "body_timeout": "2s", "idle_timeout": "3s"}}"#, in: fixture)
         let server = try ServeProcess(database: fixture.path, arguments: ["--config", config])
-        let problems = Mutex<[String]>([])
-        let normalLatencies = Mutex<[Double]>([])
+        let problems = StateLock<[String]>([])
+        let normalLatencies = StateLock<[Double]>([])
         let slowHeads = 20
         let silent = 5
         let slowBodies = 20
@@ -197,10 +197,10 @@ import Glibc
 
         let baseline = modest("base", seconds: 2)
         let flooding = Atomic<Bool>(true)
-        let floodStatuses = Mutex<[Int: Int]>([:])
+        let floodStatuses = StateLock<[Int: Int]>([:])
         let floodAcknowledged = Atomic<Int>(0)
         let retryAfterMissing = Atomic<Int>(0)
-        let loaded = Mutex<(statuses: [Int: Int], latencies: [Double])>(([:], []))
+        let loaded = StateLock<(statuses: [Int: Int], latencies: [Double])>(([:], []))
         onThreads(33) { index in
             if index == 32 {
                 usleep(500_000)  // once the flood has spent its burst

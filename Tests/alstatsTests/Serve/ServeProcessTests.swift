@@ -18,7 +18,7 @@ import Glibc
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path)
         let accepted = Atomic<Int>(0)
-        let wrong = Mutex<[String]>([])
+        let wrong = StateLock<[String]>([])
         // 8 clients, 10 requests of 50 ids each, drawn from 400 shared ids.
         onThreads(8) { client in
             var generator = SeededGenerator(seed: UInt64(client + 1))
@@ -49,7 +49,7 @@ import Glibc
     func aFullQueueAnswers503WithRetryAfterAndMemoryStaysBounded() throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path, arguments: ["--queue-events", "100"])
-        let statuses = Mutex<[Int: Int]>([:])
+        let statuses = StateLock<[Int: Int]>([:])
         let retryAfterMissing = Atomic<Int>(0)
         onThreads(24) { client in
             for request in 0..<8 {
@@ -73,9 +73,9 @@ import Glibc
     func everyAcknowledgedEventIsStoredWhenTheServerIsStoppedDuringLoad(signal: Int32) throws {
         let fixture = ServerFixture()
         let server = try ServeProcess(database: fixture.path)
-        let acknowledged = Mutex<Set<String>>([])
+        let acknowledged = StateLock<Set<String>>([])
         let stopped = Atomic<Bool>(false)
-        let status = Mutex<Int32?>(nil)
+        let status = StateLock<Int32?>(nil)
         onThreads(7) { client in
             if client == 0 {
                 // Stop once enough has been acknowledged, while the others keep sending (or after two minutes

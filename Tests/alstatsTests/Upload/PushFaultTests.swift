@@ -233,7 +233,7 @@ final class RecordingTransport: UploadTransport {
     }
 
     private let wrapped: any UploadTransport
-    private let recorded = Mutex<[Try]>([])
+    private let recorded = StateLock<[Try]>([])
 
     init(_ wrapped: any UploadTransport) {
         self.wrapped = wrapped
