@@ -9,6 +9,10 @@ public struct ReportRows: Sendable, Hashable {
     public var completeness: [String: [String: Int]]
     /// The hosted links funnel per slug: what `Queries/report_links.sql` returns.
     public var links: [Link]
+    /// From when raw events exist, when the store was pruned (``EventRetention/rawEventsSince()``): the rows were
+    /// then read for the query's window aligned to buckets before it (``ReportQuery/alignedToBuckets(before:)``).
+    /// `nil` for a store never pruned.
+    public var rawEventsSince: Int64? = nil
 
     /// Creates rows.
     public init(

@@ -17,13 +17,16 @@ public struct ReportReader: ReportSource {
     /// SQLite: the portable `Queries/NAME.sql`.
     public var dialect: QueryCatalog.Dialect { .sqlite }
 
-    /// The grouped counts for `query`.
+    /// The grouped counts for `query`; once the store was pruned, for its window aligned to buckets before the
+    /// horizon (``ReportQuery/alignedToBuckets(before:)``), with ``ReportRows/rawEventsSince``.
     public func rows(for query: ReportQuery) throws(StoreError) -> ReportRows {
         let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
         let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
         let linksSQL = try ReportReader.querySQL("report_links", path: store.path)
         return try store.withStore { store throws(SQLiteError) -> ReportRows in
             let connection = store.connection
+            let rawEventsSince = try SQLiteEventStore.rawEventsSince(on: connection)
+            let query = query.alignedToBuckets(before: rawEventsSince)
             var groups: [ReportRows.Group] = []
             let groupStatement = try connection.prepare(groupsSQL)
             ReportReader.bind(query, to: groupStatement)
@@ -49,7 +52,9 @@ public struct ReportReader: ReportSource {
             }
             let completeness = try SQLiteEventStore.completeness(on: connection)
             let links = try ReportReader.links(for: query, on: connection, sql: linksSQL)
-            return ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            var rows = ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            rows.rawEventsSince = rawEventsSince
+            return rows
         }
     }
 

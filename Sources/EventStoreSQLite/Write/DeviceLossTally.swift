@@ -1,9 +1,10 @@
 import EventStoreInterface
 import MeasurementEvents
 
-/// The completeness counts of the ``DeviceLoss`` records that ``EventWriter`` stores as new: those of the write
-/// in progress (forgotten when it fails) and those of the open transaction (added to completeness at commit).
-/// A record stored again (its id already stored) is a duplicate and never reaches the tally.
+/// The completeness counts of the ``DeviceLoss`` records that ``EventWriter`` stores as new, and of the events it
+/// refuses itself (older than the retention horizon): those of the write in progress (forgotten when it fails) and
+/// those of the open transaction (added to completeness at commit). A record stored again (its id already stored)
+/// is a duplicate and never reaches the tally.
 struct DeviceLossTally {
     /// What the collector's completeness reasons for device losses begin with.
     static let prefix = DropReason.devicePrefix
@@ -27,6 +28,11 @@ struct DeviceLossTally {
     /// Counts `loss`, a loss record newly stored.
     mutating func add(_ loss: DeviceLoss) {
         batch[loss.collectorReason, default: 0] += loss.count
+    }
+
+    /// Counts an event the writer refused for `reason` (``DropReason/beforeRetention``).
+    mutating func refuse(_ reason: DropReason) {
+        batch[reason, default: 0] += 1
     }
 
     /// Keeps the counts of the write that succeeded for the commit.
