@@ -10,9 +10,13 @@ extension PostgresEventStore {
     /// ```swift
     /// let report = ReportBuilder().report(from: try await store.rows(for: query), query: query)
     /// ```
+    /// Once the database was pruned, the rows are those of the window aligned to buckets before the horizon
+    /// (``ReportQuery/alignedToBuckets(before:)``), with ``ReportRows/rawEventsSince``.
     /// - Throws: ``StoreError`` when the database cannot be read.
     public func rows(for query: ReportQuery) async throws(StoreError) -> ReportRows {
         try await withConnection(doing: "reading the report") { connection in
+            let rawEventsSince = try await self.rawEventsSince(on: connection)
+            let query = query.alignedToBuckets(before: rawEventsSince)
             let groups = try await self.rows(
                 Self.reportGroups.text, Self.bindings(query, Self.reportGroups), on: connection
             ) {
@@ -43,7 +47,9 @@ extension PostgresEventStore {
                     notFound: Int(try row[4].decode(Int64.self)), arrivals: Int(try row[5].decode(Int64.self)))
             }
             let completeness = try await self.completeness(on: connection)
-            return ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            var rows = ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            rows.rawEventsSince = rawEventsSince
+            return rows
         }
     }
 

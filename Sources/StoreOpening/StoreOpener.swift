@@ -46,6 +46,9 @@ public struct OpenedStore: Sendable {
     public let ingester: any NDJSONIngester
     /// Where `alstats serve` keeps its alert episodes (the writing connection for SQLite).
     public let alertEpisodes: any AlertEpisodeStore
+    /// How raw events are pruned (`alstats prune`, the `retention` of `alstats serve`): the backend itself (an SQLite
+    /// prune opens a connection of its own beside the writer's).
+    public let retention: any EventRetention
     #if Server
     /// What must run while the store is used, for a store opened by
     /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
@@ -108,7 +111,8 @@ public enum StoreOpener {
             // One client (a pool of connections) serves writes, links and the report alike.
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store)
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
+                retention: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -133,7 +137,7 @@ public enum StoreOpener {
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
                 backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
-                services: [store],
+                retention: store, services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
     }
@@ -150,14 +154,14 @@ public enum StoreOpener {
             let store = try SQLiteEventStore(path: path, options: options)
             return OpenedStore(
                 backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
-                alertEpisodes: store)
+                alertEpisodes: store, retention: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                alertEpisodes: writer, others: [reader])
+                alertEpisodes: writer, retention: writer, others: [reader])
         }
     }
 }
