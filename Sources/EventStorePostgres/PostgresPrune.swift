@@ -70,6 +70,7 @@ struct PostgresPrune {
         }
         var summary = PruneSummary(cutoff: cutoff, rawEventsSince: horizon, events: 0)
         for partition in partitions {
+            try stopIfCancelled()
             if partition.isDroppable(before: horizon) {
                 if let events = try await drop(partition) {
                     summary.events += events
@@ -86,6 +87,13 @@ struct PostgresPrune {
         try await deleteLinkVisitors(before: horizon)
         summary.transactions = transactions
         return summary
+    }
+
+    /// Stops a prune whose task was cancelled (a server shutting down) before its next transaction: what was
+    /// deleted stays deleted, and the next prune deletes the rest.
+    private func stopIfCancelled() throws(StoreError) {
+        guard Task.isCancelled else { return }
+        throw StoreError(.io, path: store.location, "the prune of \(store.location) was stopped before its end")
     }
 
     /// Counts a transaction committed and calls ``PruneOptions/afterTransaction``.
@@ -186,6 +194,7 @@ struct PostgresPrune {
         let (store, batch) = (self.store, options.batchSize)
         var total = 0
         while true {
+            try stopIfCancelled()
             let deleted = try await store.inTransaction(doing: what) { connection in
                 var binds = PostgresBindings()
                 binds.append(horizon)

@@ -98,7 +98,14 @@ final class SQLitePrune {
 
     /// Runs `body` in a transaction of its own (`BEGIN IMMEDIATE`, waiting at most the busy timeout for another
     /// writer's), counts it and calls ``PruneOptions/afterTransaction``.
+    ///
+    /// A cancelled task (a server shutting down) stops before the next transaction: what was deleted stays deleted,
+    /// and the next prune deletes the rest.
     private func transaction(doing what: String, _ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        if Task.isCancelled {
+            throw SQLiteError(
+                .io, path: connection.path, "the prune of \(connection.path) was stopped before its end: prune again")
+        }
         try connection.immediateTransaction(doing: what, body)
         transactions += 1
         options.afterTransaction?(transactions)
