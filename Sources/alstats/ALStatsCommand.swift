@@ -34,7 +34,7 @@ struct ALStatsCommand: AsyncParsableCommand {
         [
             DemoCommand.self, ReportCommand.self, AlertsCommand.self, QueryCommand.self, IngestCommand.self,
             ExportCommand.self,
-            MigrateCommand.self, PackCommand.self, PushCommand.self,
+            MigrateCommand.self, PackCommand.self, PruneCommand.self, PushCommand.self,
         ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self] + checkSubcommands + [LinksCommand.self]
 }
 
