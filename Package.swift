@@ -96,7 +96,9 @@ let package = Package(
                 server("NIOCore", package: "swift-nio"), server("NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        .target(name: "HostedLinks", dependencies: ["MeasurementEvents"], swiftSettings: strict),
+        // The click token's form and its reading from a pasteboard URL or install referrer are AppLinks' (the app's
+        // library), so that the collector reads a claim's token as the app does.
+        .target(name: "HostedLinks", dependencies: ["MeasurementEvents", "AppLinks"], swiftSettings: strict),
 
         // MARK: SQL embedded in the binary, and the system libraries (module maps only).
         // The EmbedSQL plugin embeds each module's SQL in its code (a lone copied `alstats` binary still migrates and
@@ -171,11 +173,12 @@ let package = Package(
         // MARK: The device side: the uploader and its Linux transport.
         // Its tables are its own: migrated from Migrations/upload/, used through its Statements/ (EmbedSQL). It knows
         // no store: the system SQLite through SQLiteSupport, zlib (ISA-L on Linux) for its gzip bodies, the event
-        // model and Foundation, so that an iOS app can embed it.
+        // model and Foundation, so that an iOS app can embed it, and AppLinks for the deferred link its claim of a
+        // click brings back (DeferredLinkClaim).
         .target(
             name: "EventUpload",
             dependencies: [
-                "MeasurementEvents", "SQLiteSupport", "EmbeddedSQLFiles", "CZlib",
+                "MeasurementEvents", "AppLinks", "SQLiteSupport", "EmbeddedSQLFiles", "CZlib",
                 .target(name: "CIsal", condition: .when(platforms: [.linux])),
             ],
             exclude: ["Statements"], swiftSettings: strict + urlSession, plugins: ["EmbedSQL"]),
@@ -335,7 +338,7 @@ let package = Package(
             name: "EventUploadTests",
             dependencies: [
                 "EventUpload", "EventStoreSQLite", "EventStoreInterface", "EventIngest", "SQLiteSupport",
-                "EmbeddedSQLFiles", "MeasurementEvents", "TestSupport",
+                "EmbeddedSQLFiles", "MeasurementEvents", "AppLinks", "TestSupport",
             ],
             exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(
@@ -357,7 +360,7 @@ let package = Package(
             name: "alstatsTests",
             dependencies: [
                 "EventStoreSQLite", "EventStoreInterface", "SQLiteSupport", "MeasurementEvents", "TestSupport",
-                "EventUpload", server("EventUploadHTTPClient"), server("EventStorePostgres"),
+                "EventUpload", "AppLinks", server("EventUploadHTTPClient"), server("EventStorePostgres"),
                 "PostgresTestSupport", server("PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict),

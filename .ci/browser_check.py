@@ -3,11 +3,12 @@
 
     browser_check.py png FILE.png...              each screenshot is a PNG that is not blank
     browser_check.py dom DOM.html REPORT.json [--hostile]
-    browser_check.py link DOM.html HREF           a hosted link page: its first anchor is the prominent button to HREF
+    browser_check.py link DOM.html HREF           a hosted link page: its first anchor is the prominent button to HREF,
+                                                  and nothing loads (its one inline script aside)
 
 `dom` reads the DOM that `chromium --dump-dom` printed after loading the page and the JSON report of
 the same database, and checks: every figure is there with its SVG and table; the totals, the daily
-rows, the referer apps and the hosted links show the JSON's numbers; the page loads nothing (no script, img, link,
+rows, the referer apps and the hosted links (their install path too) show the JSON's numbers; the page loads nothing (no script, img, link,
 iframe, object or embed element, no src/href attribute, no url() in a style) and no element carries an
 event handler attribute. With --hostile it also checks that the hostile field values of .ci/browser
 appear as text, and that none of their payloads ran (they would set data-pwned on <html>).
@@ -24,7 +25,7 @@ import numpy
 
 FIGURES = [
     "fig-daily", "fig-outbound-daily", "fig-outbound-type", "fig-referer-apps", "fig-ref-categories",
-    "fig-failure-reasons", "fig-links",
+    "fig-failure-reasons", "fig-links", "fig-installs",
 ]
 HOSTILE = [
     "<script>window.__pwned=1</script>",
@@ -223,6 +224,16 @@ def check_dom(dom_path, json_path, hostile):
                count(link["not_found"]), count(link["arrivals"]), percent]
         if row not in page.rows:
             fail(f"no hosted link row {row}")
+        taps, installs = link["store_taps"], link["installs"]
+        if sum(taps.values()) + sum(installs.values()) + link["deferred_opens"] == 0:
+            continue
+        rate = link["install_rate"]
+        tenths = None if rate is None else int(rate * 1000 + 0.5)
+        percent = "(none)" if tenths is None else f"{tenths // 10}.{tenths % 10}%"
+        row = [link["slug"], count(sum(taps.values())), count(taps["ios"]), count(taps["android"]),
+               count(sum(installs.values())), percent, count(link["deferred_opens"])]
+        if not any(found[:7] == row for found in page.rows):
+            fail(f"no install path row {row} of a hosted link")
     completeness = page.text_of("completeness")
     dropped = report['completeness']['dropped']
     events = "event" if dropped == 1 else "events"  # as String(counting:) words it
@@ -266,7 +277,9 @@ class Anchors(html.parser.HTMLParser):
         values = dict(attrs)
         if tag == "a":
             self.anchors.append((values.get("class") or "", values.get("href") or ""))
-        if tag in LOADING:
+        # The page's one inline script (the App Store button's copy to the pasteboard, allowed by its hash in the
+        # page's Content-Security-Policy) loads nothing; any other script, or one with a src, would.
+        if tag in LOADING and not (tag == "script" and not attrs):
             self.loading.append(tag)
 
 

@@ -12,7 +12,9 @@ the same view:
 - the period picker moves the window;
 - events posted while the page is open show within the refresh interval, without a reload;
 - with JavaScript disabled, the row links still filter;
-- hostile field values show as text and none of their payloads runs, also after a refresh swapped them in.
+- hostile field values show as text and none of their payloads runs, also after a refresh swapped them in;
+- a hosted link's page shows its install path, and a tap on a hosted page's App Store button copies the page's URL
+  with its click token to the clipboard (docs/install.md) and is counted by the store hop.
 Exits 1 on the first failure, with what was expected.
 """
 import json
@@ -260,7 +262,62 @@ def check_link_page(driver):
         fail(f"the page of the link {slug!r} polls {polled!r}, not the report of that link")
     if not driver.find_elements(By.CSS_SELECTOR, "#fig-link-daily svg"):
         fail(f"the page of {slug!r} should chart its days")
-    print(f"dashboard: the page of the hosted link {slug!r} shows its funnel and days")
+    # The install path's funnel (docs/install.md): the cards are the API's, the chart draws every step.
+    shown = {card: number(driver, card) for card in ["link-store-taps", "link-installs", "link-deferred-opens"]}
+    expected = {"link-store-taps": sum(entry["store_taps"].values()), "link-installs": sum(entry["installs"].values()),
+                "link-deferred-opens": entry["deferred_opens"]}
+    if shown != expected or expected["link-installs"] == 0:
+        fail(f"the page of {slug!r} should show the API's install path {expected}, not {shown}")
+    steps = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#fig-link-funnel-table tbody th")]
+    if steps != ["page views", "store taps", "installs", "deferred opens", "arrivals with the app"]:
+        fail(f"the funnel of {slug!r} should have its five steps, not {steps}")
+    print(f"dashboard: the page of the hosted link {slug!r} shows its funnel, install path and days")
+
+
+IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148"
+# The --public-url of the serve in .ci/dashboard, which the pasteboard URL of a hosted page starts with.
+
+
+def check_store_button_copies_the_click():
+    """A tap on a hosted page's App Store button, as an iPhone: its script puts the page's URL with the click token
+    on the clipboard, then the button leads through the store hop, which counts the tap."""
+    request = urllib.request.Request(f"{BASE}/api/links/clip", method="PUT", data=json.dumps({
+        "slug": "clip", "ios": [{"url": "clip://open", "app_store_id": "123", "app_name": "Clip"}]}).encode())
+    urllib.request.urlopen(request).read()
+    before = next((sum(item["store_taps"].values()) for item in api("link=clip")["links"]), 0)
+    options = Options()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", f"--user-agent={IPHONE}",
+                     "--window-size=390,900"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    try:
+        driver.execute_cdp_cmd("Browser.grantPermissions", {
+            "origin": BASE, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        driver.get(f"{BASE}/l/clip?ref=mail")
+        button = driver.find_element(By.CSS_SELECTOR, "a[data-alstats-copy]")
+        copy = button.get_attribute("data-alstats-copy")
+        token = urllib.parse.parse_qs(urllib.parse.urlparse(copy).query).get("alstats_click", [""])[0]
+        if not copy.startswith("https://go.example.com/l/clip?alstats_click=") or len(token) != 22:
+            fail(f"the App Store button should carry the page's URL with its click token, not {copy!r}")
+        if f"alstats_click={token}" not in button.get_attribute("href"):
+            fail("the App Store button should lead through the store hop with the same token")
+        button.click()
+        WebDriverWait(driver, 10).until(lambda d: "/l/clip?" not in d.current_url)
+        driver.get(f"{BASE}/healthz")
+        copied = driver.execute_async_script(
+            "navigator.clipboard.readText().then(arguments[0], e => arguments[0]('no clipboard: ' + e))")
+        if copied != copy:
+            fail(f"the tap should have copied {copy!r} to the clipboard, not {copied!r}")
+    finally:
+        driver.quit()
+    for _ in range(50):
+        after = next((sum(item["store_taps"].values()) for item in api("link=clip")["links"]), 0)
+        if after == before + 1:
+            break
+        time.sleep(0.1)
+    else:
+        fail("the tap's store hop should have been counted as a store tap")
+    print("dashboard: a tap on a hosted page's App Store button copies its URL with the click token, then hops")
 
 
 def main():
@@ -273,6 +330,7 @@ def main():
         check_hostile(driver)
         check_link_page(driver)
         check_without_javascript()
+        check_store_button_copies_the_click()
         check_live_refresh(driver)
         if SHOTS:
             phone.get(f"{BASE}/report")

@@ -30,6 +30,8 @@ public struct HTTPAppLinkResolver: AppLinkPageFetching {
     public var maximumRedirects: Int
     /// The most bytes of body read.
     public var maximumBytes: Int
+    /// The `User-Agent` every request sends; `nil` for URLSession's own.
+    public var userAgent: String?
 
     /// Creates a resolver.
     /// - Parameters:
@@ -37,14 +39,17 @@ public struct HTTPAppLinkResolver: AppLinkPageFetching {
     ///   - timeout: the limit for one fetch (10 s by default).
     ///   - maximumRedirects: redirects followed (5 by default).
     ///   - maximumBytes: body bytes read (1 MiB by default).
+    ///   - userAgent: the `User-Agent` of every request (a tool's own, such as `alstats-resolve/0.1.0`, which a
+    ///     hosted link counts as a tool, not a person); URLSession's by default.
     public init(
         platform: AppLinkPlatform = .iphone, timeout: Duration = .seconds(10), maximumRedirects: Int = 5,
-        maximumBytes: Int = 1 << 20
+        maximumBytes: Int = 1 << 20, userAgent: String? = nil
     ) {
         self.platform = platform
         self.timeout = timeout
         self.maximumRedirects = maximumRedirects
         self.maximumBytes = maximumBytes
+        self.userAgent = userAgent
     }
 
     /// The page body of `url`, within the limits.
@@ -56,6 +61,7 @@ public struct HTTPAppLinkResolver: AppLinkPageFetching {
         let backstop = seconds.rounded(.up) + 1
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: backstop)
         request.setValue("al", forHTTPHeaderField: "Prefer-Html-Meta-Tags")
+        if let userAgent { request.setValue(userAgent, forHTTPHeaderField: "User-Agent") }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstop
         configuration.timeoutIntervalForResource = backstop

@@ -39,6 +39,8 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     public var maximumRedirects: Int
     /// The most bytes of body read.
     public var maximumBytes: Int
+    /// The `User-Agent` every request sends; `nil` for none.
+    public var userAgent: String?
     private let client: HTTPClient
 
     /// Creates a resolver.
@@ -47,16 +49,20 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     ///   - timeout: the limit for one fetch (10 s by default).
     ///   - maximumRedirects: redirects followed (5 by default).
     ///   - maximumBytes: body bytes read (1 MiB by default).
+    ///   - userAgent: the `User-Agent` of every request (a tool's own, such as `alstats-resolve/0.1.0`, which a
+    ///     hosted link counts as a tool, not a person); none by default.
     ///   - client: the client that fetches (``pageClient`` by default); one of your own stays yours to shut down,
     ///     and should follow no redirects itself.
     public init(
         platform: AppLinkPlatform = .iphone, timeout: Duration = .seconds(10), maximumRedirects: Int = 5,
-        maximumBytes: Int = 1 << 20, client: HTTPClient = AsyncHTTPClientAppLinkResolver.pageClient
+        maximumBytes: Int = 1 << 20, userAgent: String? = nil,
+        client: HTTPClient = AsyncHTTPClientAppLinkResolver.pageClient
     ) {
         self.platform = platform
         self.timeout = timeout
         self.maximumRedirects = maximumRedirects
         self.maximumBytes = maximumBytes
+        self.userAgent = userAgent
         self.client = client
     }
 
@@ -64,7 +70,8 @@ public struct AsyncHTTPClientAppLinkResolver: AppLinkPageFetching {
     public func fetch(_ url: URL) async throws(AppLinkError) -> [UInt8] {
         let get = BoundedGet(
             client: client, maximumRedirects: maximumRedirects, maximumBytes: maximumBytes, timeout: timeout)
-        let response = try await get.run(url, headers: [("Prefer-Html-Meta-Tags", "al")], followRedirects: true)
+        let headers = [("Prefer-Html-Meta-Tags", "al")] + (userAgent.map { [("User-Agent", $0)] } ?? [])
+        let response = try await get.run(url, headers: headers, followRedirects: true)
         guard (200..<300).contains(response.status) else { throw .httpStatus(response.status) }
         return response.body
     }

@@ -50,6 +50,9 @@ struct CSVRenderer {
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Int) {
             rows.append([section, name ?? "", metric, String(value)])
         }
+        func add(_ section: String, _ name: String?, _ metric: String, _ value: Int?) {
+            rows.append([section, name ?? "", metric, value.map { String($0) } ?? ""])
+        }
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Double?) {
             rows.append([section, name ?? "", metric, value.map { $0.description } ?? ""])
         }
@@ -99,12 +102,20 @@ struct CSVRenderer {
         for link in report.links {
             for (metric, value) in link.counts { add("links", link.slug, metric, value) }
             add("links", link.slug, "arrival_rate", link.arrivalRate)
+            for (metric, value) in link.installMetrics { add("links", link.slug, metric, value) }
+            add("links", link.slug, "install_rate", link.installRate)
         }
+        add("installs", "", "first_opens", report.firstOpens.firstOpens)
+        add("installs", "", "attributed", report.firstOpens.attributed)
+        add("installs", "", "organic", report.firstOpens.organic)
         add("completeness", "", "dropped", report.completeness.dropped)
         add("completeness", "", "rejected", report.completeness.rejected)
         add("completeness", "", "altered", report.completeness.altered)
         for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
             add("completeness", reason, "by_reason", count)
+        }
+        for filter in report.completeness.notFilteredBy {
+            rows.append(["completeness", filter, "not_filtered_by", ""])
         }
         return rows
     }

@@ -78,11 +78,15 @@ extension HTMLRenderer {
         ]
         return pairs.map { pair in
             var text = ReportChange.percentChange(pair.now, pair.before) + " vs \(ReportText.count(pair.before))"
-            var direction = pair.now > pair.before ? "up" : pair.now < pair.before ? "down" : ""
+            // The colour is the change as written: a change that rounds to zero is neutral. The success rate's
+            // change decides when it has one; else the count's.
+            var sign = ReportChange.shownSign(pair.now, pair.before)
             if let (now, before) = pair.rate, let now, let before {
                 text += "; success " + ReportChange.points(now, before)
-                direction = now > before ? "up" : now < before ? "down" : ""
+                let rate = ReportChange.shownSign(now, before)
+                if rate != 0 { sign = rate }
             }
+            let direction = sign > 0 ? "up" : sign < 0 ? "down" : ""
             return "<span class=\"delta \(direction)\">\(text.htmlEscaped)</span>"
         }
     }

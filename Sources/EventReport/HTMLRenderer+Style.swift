@@ -5,12 +5,12 @@ extension HTMLRenderer {
         :root {
           color-scheme: light dark;
           --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --grid: #d1d9e0; --panel: #f6f8fa; --line: #d1d9e0;
-          --c1: #0969da; --c2: #bc4c00; --c3: #1a7f37; --c4: #cf222e;
+          --c1: #0969da; --c2: #bc4c00; --c3: #1a7f37; --c4: #cf222e; --c5: #6e7781;
         }
         @media (prefers-color-scheme: dark) {
           :root {
             --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --grid: #3d444d; --panel: #151b23; --line: #3d444d;
-            --c1: #4493f8; --c2: #f0883e; --c3: #3fb950; --c4: #ff7b72;
+            --c1: #4493f8; --c2: #f0883e; --c3: #3fb950; --c4: #ff7b72; --c5: #8b949e;
           }
         }
         * { box-sizing: border-box; }
@@ -35,7 +35,7 @@ extension HTMLRenderer {
           display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 0.75rem 1.25rem; align-items: start;
         }
         section.hosts, figure.chart.wide { display: block; }
-        figure.chart.wide .plot { margin-bottom: 0.75rem; max-width: 600px; }
+        figure.chart.wide .plot { margin-bottom: 0.75rem; }
         figcaption { grid-column: 1 / -1; font-weight: 650; font-size: 1.1rem; }
         .note { grid-column: 1 / -1; margin: 0; }
         @media (max-width: 760px) {
@@ -43,20 +43,22 @@ extension HTMLRenderer {
           figure.chart { grid-template-columns: minmax(0, 1fr); padding: 0.6rem; }
           svg.chart { font-size: 13px; }
         }
-        svg.chart { display: block; width: 100%; height: auto; font-size: 12px; overflow: visible; }
+        svg.chart { display: block; width: 100%; max-width: 440px; height: auto; font-size: 12px; overflow: visible; }
         svg.chart text { fill: var(--fg); }
         svg.chart text.muted, svg.chart .axis text { fill: var(--muted); }
         svg.chart .axis-title { fill: var(--fg); font-weight: 600; }
         svg.chart .axis-line { stroke: var(--muted); stroke-width: 1; }
         svg.chart .grid { stroke: var(--grid); stroke-width: 1; stroke-dasharray: 2 3; }
-        svg.chart .value { font-size: 11px; font-variant-numeric: tabular-nums; }
+        svg.chart .value { font-variant-numeric: tabular-nums; }
         svg.chart .line { fill: none; stroke-width: 2; }
         .s1 { fill: var(--c1); stroke: var(--c1); }
         .s2 { fill: var(--c2); stroke: var(--c2); }
         .s3 { fill: var(--c3); stroke: var(--c3); }
         .s4 { fill: var(--c4); stroke: var(--c4); }
-        rect.s1, rect.s2, rect.s3, rect.s4, .s1 rect, .s2 rect, .s3 rect, .s4 rect { stroke: none; }
-        .table { max-height: 26rem; overflow: auto; }
+        .s5 { fill: var(--c5); stroke: var(--c5); }
+        rect.s1, rect.s2, rect.s3, rect.s4, rect.s5, .s1 rect, .s2 rect, .s3 rect, .s4 rect, .s5 rect { stroke: none; }
+        .table { overflow-x: auto; }
+        .table.long { max-height: 32rem; overflow-y: auto; }
         .table:focus { outline: 2px solid var(--c1); }
         table { border-collapse: collapse; width: 100%; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
         caption { text-align: left; color: var(--muted); font-size: 0.8rem; padding-bottom: 0.25rem; }

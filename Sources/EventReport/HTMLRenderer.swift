@@ -169,9 +169,15 @@ struct HTMLRenderer {
                     title: "Outbound navigations per day, by type",
                     xLabel: "date (\(zone))", yLabel: "al_nav_out events", categories: axis.map(\.date),
                     series: [
-                        .init(name: "app opened", values: axis.map { $0.navOutByType["app", default: 0] }, style: 3),
-                        .init(name: "web fallback", values: axis.map { $0.navOutByType["web", default: 0] }, style: 2),
-                        .init(name: "failed", values: axis.map { $0.navOutByType["fail", default: 0] }, style: 4),
+                        .init(
+                            name: "app opened", values: axis.map { $0.navOutByType["app", default: 0] },
+                            style: HTMLRenderer.typeStyle("app")),
+                        .init(
+                            name: "web fallback", values: axis.map { $0.navOutByType["web", default: 0] },
+                            style: HTMLRenderer.typeStyle("web")),
+                        .init(
+                            name: "failed", values: axis.map { $0.navOutByType["fail", default: 0] },
+                            style: HTMLRenderer.typeStyle("fail")),
                     ]),
                 header: ["date", "attempts", "app", "web", "fail", "success rate"],
                 rows: days.map { day in
@@ -188,7 +194,8 @@ struct HTMLRenderer {
                     series: [
                         .init(name: "navigations", values: types.map { navigation.byType[$0, default: 0] }, style: 2)
                     ],
-                    annotations: types.map { p(navigation.share(ofType: $0)) }),
+                    annotations: types.map { p(navigation.share(ofType: $0)) },
+                    categoryStyles: types.map(HTMLRenderer.typeStyle)),
                 header: ["type", "navigations", "share"],
                 rows: report.outboundTypeRows(change)),
             Figure(
@@ -224,8 +231,22 @@ struct HTMLRenderer {
                 header: ["error", "failed"],
                 rows: report.failureReasonRows(change)),
             linksFigure(report, change: change),
+            installsFigure(report, change: change),
         ]
     }
+
+    /// The colour class of an outbound navigation's type, the same in every chart: `app` green, `web` orange,
+    /// `fail` the failure red (which nothing else uses).
+    static func typeStyle(_ type: String) -> Int {
+        switch type {
+        case "app": 3
+        case "web": 2
+        default: 4
+        }
+    }
+
+    /// The most rows a table shows without a scroll box of its own: a longer one (a year of days) scrolls.
+    static let scrolledTableRows = 31
 
     /// The columns from which a figure's table goes under its chart instead of beside it.
     static let wideTableColumns = 5
@@ -265,11 +286,13 @@ struct HTMLRenderer {
         return filter.values.map { value in value.map { view.adding(filter.dimension, $0).href() } }
     }
 
-    /// An accessible table in a scrollable region; every cell escaped. A row with a link in `rowLinks` (same
+    /// An accessible table in a region that scrolls sideways when it must, and down only when it has more than
+    /// ``scrolledTableRows`` rows; every cell escaped. A row with a link in `rowLinks` (same
     /// order as `rows`) has its first cell as that link.
     func table(id: String, caption: String, header: [String], rows: [[String]], rowLinks: [String?] = []) -> [String] {
+        let kind = rows.count > HTMLRenderer.scrolledTableRows ? "table long" : "table"
         var lines = [
-            "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-labelledby=\"\(id)-caption\">",
+            "<div class=\"\(kind)\" role=\"region\" tabindex=\"0\" aria-labelledby=\"\(id)-caption\">",
             "<table id=\"\(id)\">", "<caption id=\"\(id)-caption\">\(caption.htmlEscaped)</caption>",
             "<thead><tr>" + header.map { "<th scope=\"col\">\($0.htmlEscaped)</th>" }.joined() + "</tr></thead>",
             "<tbody>",

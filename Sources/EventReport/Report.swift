@@ -29,8 +29,11 @@ public struct Report: Sendable, Hashable {
     public var daily: [Day]
     /// Events that never reached the database, and App Links the library rejected.
     public var completeness: Completeness
-    /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending.
+    /// The hosted links funnel, one entry per slug with hits or arrivals (docs/hosted-links.md), by hits descending;
+    /// each with its install path (docs/install.md).
     public var links: [Link] = []
+    /// The apps' first opens after their install, attributed to a hosted link's click or organic (JSON `installs`).
+    public var firstOpens = FirstOpens()
     /// The alerts of a comparison (``AlertRule``), most costly first; `nil` without a comparison.
     public var alerts: [Alert]? = nil
     /// The report of the compared window, boxed (a struct cannot hold itself).
@@ -150,5 +153,9 @@ public struct Report: Sendable, Hashable {
         public var altered: Int
         /// Both, by reason.
         public var byReason: [String: Int]
+        /// The filters of the query that the losses counted by the store do not follow, by their query parameter
+        /// names (`ref`, `referer_app`, `source_host`, `link`): a line that never became an event has no field to
+        /// filter on, so those counts are of every value. `applink_rejected:*` counts are events and follow them.
+        public var notFilteredBy: [String] = []
     }
 }

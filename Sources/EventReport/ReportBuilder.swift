@@ -43,7 +43,9 @@ public struct ReportBuilder: Sendable {
             refCategories: cut(refCategories(tally), query.top),
             daily: daily(rows.buckets, timeZone: query.timeZone),
             completeness: completeness(rows.completeness, linkRejections: tally.linkRejections))
-        report.links = cut(links(rows.links), query.top)
+        report.completeness.notFilteredBy = Self.fieldFilters(of: query)
+        report.links = cut(links(rows.links, installs: rows.linkInstalls), query.top)
+        report.firstOpens = rows.firstOpens
         return report
     }
 
@@ -138,6 +140,15 @@ public struct ReportBuilder: Sendable {
             rejected += count
         }
         return Report.Completeness(dropped: dropped, rejected: rejected, altered: altered, byReason: byReason)
+    }
+
+    /// The field filters `query` sets, by their query parameter names, in the order of docs/cli.md.
+    static func fieldFilters(of query: ReportQuery) -> [String] {
+        [
+            ("ref", query.ref), ("referer_app", query.refererApp), ("source_host", query.sourceHost),
+            ("link", query.link),
+        ]
+        .filter { $0.1 != nil }.map(\.0)
     }
 
     // MARK: Helpers

@@ -103,8 +103,10 @@ extension Report {
                 "altered": int(completeness.altered),
                 "by_reason": .object(
                     JSONObject(completeness.byReason.sorted { $0.key < $1.key }.map { ($0.key, int($0.value)) })),
+                "not_filtered_by": .array(completeness.notFilteredBy.map { .string($0) }),
             ]),
             "links": .array(links.map(\.json)),
+            "installs": firstOpens.json,
         ])
     }
 }

@@ -22,6 +22,22 @@ enum ReportText {
         return "\(tenths / 10).\(tenths % 10)%"
     }
 
+    /// A delay in ms as its two largest units (`45 s`, `12 min 5 s`, `3 h 12 min`, `2 d 4 h`), or `(none)`.
+    static func duration(_ milliseconds: Int64?) -> String {
+        guard let milliseconds else { return none }
+        let seconds = milliseconds / 1_000
+        let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
+        guard let first = units.firstIndex(where: { seconds >= $0.0 }) else { return "\(milliseconds) ms" }
+        let (size, name) = units[first]
+        var text = "\(seconds / size) \(name)"
+        if first + 1 < units.count {
+            let (next, nextName) = units[first + 1]
+            let rest = seconds % size / next
+            if rest > 0 { text += " \(rest) \(nextName)" }
+        }
+        return text
+    }
+
     /// An integer with thousands separators.
     static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
@@ -71,29 +87,58 @@ enum ReportText {
         let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
         return
             "\(count(completeness.dropped)) \("event".pluralized(for: completeness.dropped)) dropped, "
-            + "\(count(completeness.rejected)) rejected\(altered)\(detail)"
+            + "\(count(completeness.rejected)) rejected\(altered)\(detail)" + unfiltered(completeness.notFilteredBy)
+    }
+
+    /// What the completeness line says of the filters its losses do not follow: nothing without a filter.
+    static func unfiltered(_ filters: [String]) -> String {
+        guard !filters.isEmpty else { return "" }
+        let names = filters.map { $0.replacingOccurrences(of: "_", with: " ") }
+        let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+        return "; counted for every \(list): a loss other than applink_rejected has no field to filter on"
     }
 }
 
 /// A table of text cells: the first column left-aligned (names), the others right-aligned (numbers),
-/// the first column cut with `…` so that a row fits `width` columns.
+/// cut with `…` where a row would not fit `width` columns (``Cutting``).
 struct TextTable {
     var header: [String]
     var rows: [[String]]
+    /// Which cells are cut to fit the width.
+    var cutting: Cutting = .firstColumn
+
+    /// Which cells a table cuts when a row would not fit.
+    enum Cutting {
+        /// The first column only (the report's names; its other columns are numbers).
+        case firstColumn
+        /// The widest columns first, but never the columns of `kept` (a query's times: a time cut short is no time).
+        case widestBut(kept: Set<Int>)
+    }
 
     /// The table's lines, each at most `width` characters when that is possible.
     func lines(width: Int = 100, indent: String = "  ") -> [String] {
         let gap = 2
         var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        let numbers = widths.dropFirst().reduce(0, +) + gap * (widths.count - 1) + indent.count
-        if widths[0] + numbers > width { widths[0] = max(12, width - numbers) }
+        switch cutting {
+        case .firstColumn:
+            let numbers = widths.dropFirst().reduce(0, +) + gap * (widths.count - 1) + indent.count
+            if widths[0] + numbers > width { widths[0] = max(12, width - numbers) }
+        case .widestBut(let kept):
+            var excess = widths.reduce(0, +) + gap * (widths.count - 1) + indent.count - width
+            while excess > 0 {
+                let cuttable = widths.indices.filter { !kept.contains($0) && widths[$0] > 12 }
+                guard let widest = cuttable.max(by: { widths[$0] < widths[$1] }) else { break }
+                let next = cuttable.filter { $0 != widest }.map { widths[$0] }.max() ?? 0
+                let cut = min(excess, max(1, widths[widest] - max(12, next)))
+                widths[widest] -= cut
+                excess -= cut
+            }
+        }
         return ([header] + rows).map { row in
             let cells = row.enumerated().map { column, cell -> String in
-                if column == 0 {
-                    let cut = cell.count > widths[0] ? String(cell.prefix(widths[0] - 1)) + "…" : cell
-                    return cut.padding(toLength: widths[0], withPad: " ", startingAt: 0)
-                }
-                return String(repeating: " ", count: max(0, widths[column] - cell.count)) + cell
+                let cut = cell.count > widths[column] ? String(cell.prefix(widths[column] - 1)) + "…" : cell
+                if column == 0 { return cut.padding(toLength: widths[0], withPad: " ", startingAt: 0) }
+                return String(repeating: " ", count: max(0, widths[column] - cut.count)) + cut
             }
             var line = indent + cells.joined(separator: String(repeating: " ", count: gap))
             while line.hasSuffix(" ") { line.removeLast() }
@@ -190,6 +235,8 @@ extension Report {
                     rows: daily.map { [$0.date, n($0.navIn), n($0.navOut), n($0.refBackOut), p($0.navOutSuccessRate)] })
             ))
         result.append(("Hosted links", linksTable(change)))
+        result.append(("Installs from hosted links", installsTable(change)))
+        result.append(("First opens", firstOpensTable(change)))
         return result
     }
 
@@ -285,6 +332,18 @@ struct ReportChange {
         if before == 0 { return now == 0 ? "(±0%)" : "(new)" }
         let percent = Int((Double(now - before) / Double(before) * 100).rounded())
         return "(" + signed(percent) + "%)"
+    }
+
+    /// The sign of a count's change as ``percentChange(_:_:)`` writes it: 0 when it rounds to `±0%`, 1 for
+    /// `(new)`.
+    static func shownSign(_ now: Int, _ before: Int) -> Int {
+        if before == 0 { return now == 0 ? 0 : 1 }
+        return Int((Double(now - before) / Double(before) * 100).rounded()).signum()
+    }
+
+    /// The sign of a rate's change as ``points(_:_:)`` writes it: 0 when it rounds to `±0.0 pp`.
+    static func shownSign(_ now: Double, _ before: Double) -> Int {
+        Int(((now - before) * 1_000).rounded()).signum()
     }
 
     /// The change from `before` to `now` in percentage points with one decimal: `+1.2 pp`, `−4.1 pp`.

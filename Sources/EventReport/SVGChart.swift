@@ -1,8 +1,13 @@
 import MeasurementEvents
 
 /// A chart drawn as inline SVG text: lines over a series of dates, stacked columns, or horizontal bars
-/// for named categories. Colours come from the page's CSS classes (`s1` to `s4`), so the same SVG reads
-/// in light and dark schemes; the `viewBox` with `width: 100%` scales it to a phone's width.
+/// for named categories. Colours come from the page's CSS classes (`s1` to `s5`), so the same SVG reads
+/// in light and dark schemes; the `viewBox` with `width: 100%` scales it to the width it gets.
+///
+/// The drawing is 320 units wide, about a phone's width, so that its text (12 units, 13 on a narrow screen) is
+/// drawn at 11 px or more on a phone; a wider screen draws it larger, up to the page's `max-width`. Every text is
+/// placed whole inside the drawing: category names wrap onto more lines instead of being cut (up to three lines;
+/// the whole name is in the bar's title and in the table beside the chart).
 ///
 /// Every text that can come from events (category names, annotations) is escaped.
 ///
@@ -19,7 +24,7 @@ struct SVGChart {
         case lines
         /// One column per category, the series stacked bottom up.
         case stackedColumns
-        /// One row per category, a bar per series side by side.
+        /// One row per category: its name, then a bar per series.
         case horizontalBars
     }
 
@@ -27,7 +32,7 @@ struct SVGChart {
     struct Series {
         var name: String
         var values: [Int]
-        /// The colour class `s1` to `s4`.
+        /// The colour class `s1` to `s5`.
         var style: Int
     }
 
@@ -39,11 +44,17 @@ struct SVGChart {
     var yLabel: String
     var categories: [String]
     var series: [Series]
-    /// A note per category shown under its name in horizontal bars (for example a rate), or empty.
+    /// A note per category shown beside its name in horizontal bars (for example a rate), or empty.
     var annotations: [String] = []
+    /// For horizontal bars of one series: the colour class of each category's bar (the outbound types in their
+    /// own colours); empty for the series' colour.
+    var categoryStyles: [Int] = []
 
-    static let width = 420.0
-    static let maxLabelCharacters = 17
+    static let width = 320.0
+    /// The widest a character of the chart's text may be, in drawing units (13 px text, on a narrow screen).
+    static let characterWidth = 7.4
+    /// The most lines a category name takes in horizontal bars.
+    static let maximumNameLines = 3
 
     /// The chart as an `<svg>` element with `role="img"`, labelled by `labelledBy` (the figure's caption).
     func svg(labelledBy: String) -> String {
@@ -68,22 +79,26 @@ struct SVGChart {
             + body.content + ["</svg>"]).joined(separator: "\n")
     }
 
+    /// The width of `text` in drawing units, at most.
+    static func textWidth(_ text: String) -> Double { Double(text.count) * characterWidth }
+
     // MARK: Lines and columns over categories (dates)
 
     private func columnsOrLines() -> (Double, [String]) {
         let key = legend()
-        let left = 56.0
-        let right = 34.0
-        let top = key.bottom + 2
-        let plotHeight = 170.0
-        let plotWidth = Self.width - left - right
-        let bottom = top + plotHeight
-        let height = bottom + 46
         let totals = categories.indices.map { index in
             kind == .stackedColumns
                 ? series.reduce(0) { $0 + $1.values[index] } : series.map { $0.values[index] }.max() ?? 0
         }
         let scale = Scale(maximum: totals.max() ?? 0)
+        // Room for the rotated axis title, then for the widest tick label.
+        let left = 24 + Self.textWidth(ReportText.count(scale.top)) + 6
+        let right = 8.0
+        let top = key.bottom + 2
+        let plotHeight = 170.0
+        let plotWidth = Self.width - left - right
+        let bottom = top + plotHeight
+        let height = bottom + 46
         func y(_ value: Int) -> Double { bottom - Double(value) / Double(scale.top) * plotHeight }
         let band = plotWidth / Double(categories.count)
         func x(_ index: Int) -> Double {
@@ -92,20 +107,29 @@ struct SVGChart {
         }
         var content = key.content
         content += yAxis(scale: scale, left: left, right: Self.width - right, y: y, top: top, bottom: bottom)
-        // X tick labels: at most one per 80 units, evenly spread, always the first and the last.
-        let labelCount = min(categories.count, max(2, Int(plotWidth / 80)))
-        let labelled = Set(
-            (0..<labelCount).map { labelCount == 1 ? 0 : $0 * (categories.count - 1) / (labelCount - 1) })
         content.append("<g class=\"axis\">")
         content.append(line(x1: left, y1: bottom, x2: Self.width - right, y2: bottom, className: "axis-line"))
-        for index in labelled.sorted() {
+        for (index, anchor) in xTicks(plotWidth: plotWidth) {
             content.append(line(x1: x(index), y1: bottom, x2: x(index), y2: bottom + 4, className: "axis-line"))
-            content.append(text(categories[index], x: x(index), y: bottom + 16, anchor: "middle"))
+            content.append(text(categories[index], x: x(index), y: bottom + 16, anchor: anchor))
         }
         content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
         content.append("</g>")
         content += marks(x: x, y: y, band: band)
         return (height, content)
+    }
+
+    /// The categories that get an x tick label, evenly spread, always the first and the last: the first starts at
+    /// its tick, the last ends at its tick, the others are centred, so that none leaves the drawing.
+    private func xTicks(plotWidth: Double) -> [(index: Int, anchor: String)] {
+        let labelWidth = Self.textWidth(categories.max { $0.count < $1.count } ?? "")
+        let fitting = Int((plotWidth + labelWidth) / (labelWidth + 12))
+        let count = min(categories.count, max(1, fitting))
+        guard count > 1 else { return [(0, "start")] }
+        let indices = (0..<count).map { $0 * (categories.count - 1) / (count - 1) }
+        return indices.enumerated().map { position, index in
+            (index, position == 0 ? "start" : position == count - 1 ? "end" : "middle")
+        }
     }
 
     /// The lines (with a dot per value, up to 62) or the stacked columns of every series.
@@ -154,102 +178,45 @@ struct SVGChart {
         }
         let middle = (top + bottom) / 2
         content.append(
-            "<text class=\"axis-title\" x=\"14\" y=\"\(middle.svg)\" text-anchor=\"middle\""
-                + " transform=\"rotate(-90 14 \(middle.svg))\">\(yLabel.htmlEscaped)</text>")
-        content.append("</g>")
-        return content
-    }
-
-    // MARK: Horizontal bars for named categories
-
-    private func horizontalBars() -> (Double, [String]) {
-        let key = legend()
-        let left = 150.0
-        let right = 48.0
-        let top = key.bottom
-        let barHeight = 13.0
-        let gap = 3.0
-        let rowHeight = max(Double(series.count) * (barHeight + gap) + 10, annotations.isEmpty ? 24 : 36)
-        let plotWidth = Self.width - left - right
-        let bottom = top + rowHeight * Double(categories.count)
-        let height = bottom + 44
-        let scale = Scale(maximum: series.flatMap(\.values).max() ?? 0)
-        func x(_ value: Int) -> Double { left + Double(value) / Double(scale.top) * plotWidth }
-        var content = key.content
-        content.append("<g class=\"axis\">")
-        for tick in stride(from: 0, through: scale.top, by: scale.step) {
-            content.append(
-                line(x1: x(tick), y1: top, x2: x(tick), y2: bottom, className: tick == 0 ? "axis-line" : "grid"))
-            content.append(text(ReportText.count(tick), x: x(tick), y: bottom + 14, anchor: "middle"))
-        }
-        content.append(text(xLabel, x: left + plotWidth / 2, y: height - 8, anchor: "middle", className: "axis-title"))
-        let middle = (top + bottom) / 2
-        content.append(
             "<text class=\"axis-title\" x=\"12\" y=\"\(middle.svg)\" text-anchor=\"middle\""
                 + " transform=\"rotate(-90 12 \(middle.svg))\">\(yLabel.htmlEscaped)</text>")
         content.append("</g>")
-        for index in categories.indices {
-            let rowTop = top + rowHeight * Double(index)
-            let name = categories[index]
-            let shown =
-                name.count > Self.maxLabelCharacters ? String(name.prefix(Self.maxLabelCharacters - 1)) + "…" : name
-            let hasNote = index < annotations.count && !annotations[index].isEmpty
-            let nameY = rowTop + (hasNote ? rowHeight / 2 - 2 : rowHeight / 2 + 4)
-            content.append(
-                "<text class=\"category\" x=\"\((left - 8).svg)\" y=\"\(nameY.svg)\" text-anchor=\"end\">"
-                    + "<title>\(name.htmlEscaped)</title>\(shown.htmlEscaped)</text>")
-            if hasNote {
-                content.append(text(annotations[index], x: left - 8, y: nameY + 13, anchor: "end", className: "muted"))
-            }
-            let barsTop = rowTop + (rowHeight - Double(series.count) * (barHeight + gap) + gap) / 2
-            for (position, series) in series.enumerated() {
-                let value = series.values[index]
-                let barY = barsTop + Double(position) * (barHeight + gap)
-                content.append(
-                    "<rect class=\"s\(series.style)\" x=\"\(left.svg)\" y=\"\(barY.svg)\" width=\"\((x(value) - left).svg)\""
-                        + " height=\"\(barHeight.svg)\"><title>\(name.htmlEscaped) \(series.name.htmlEscaped): "
-                        + "\(ReportText.count(value))</title></rect>")
-                content.append(
-                    text(
-                        ReportText.count(value), x: x(value) + 4, y: barY + barHeight - 2.5, anchor: "start",
-                        className: "value"))
-            }
-        }
-        return (height, content)
+        return content
     }
 
     // MARK: Parts
 
     /// The legend: a swatch and a name per series, wrapped onto more rows when they do not fit the width;
     /// empty for a single series (the title names it). Returns the y where the plot may start.
-    private func legend() -> (content: [String], bottom: Double) {
+    func legend() -> (content: [String], bottom: Double) {
         guard series.count > 1 else { return ([], 12) }
         var content = ["<g class=\"legend\">"]
-        var x = 56.0
-        var y = 12.0
+        let start = 8.0
+        var x = start
+        var y = 14.0
         for series in series {
-            let itemWidth = 17 + Double(series.name.count) * 6.8 + 14
-            if x > 56, x + itemWidth > Self.width {
-                x = 56
+            let itemWidth = 17 + Self.textWidth(series.name) + 10
+            if x > start, x + itemWidth > Self.width {
+                x = start
                 y += 18
             }
             content.append(
-                "<rect class=\"s\(series.style)\" x=\"\(x.svg)\" y=\"\((y - 9).svg)\" width=\"12\" height=\"12\" rx=\"2\"/>"
+                "<rect class=\"s\(series.style)\" x=\"\(x.svg)\" y=\"\((y - 10).svg)\" width=\"12\" height=\"12\" rx=\"2\"/>"
             )
-            content.append(text(series.name, x: x + 17, y: y + 1, anchor: "start"))
+            content.append(text(series.name, x: x + 17, y: y, anchor: "start"))
             x += itemWidth
         }
         content.append("</g>")
-        return (content, y + 22)
+        return (content, y + 14)
     }
 
-    private func text(_ value: String, x: Double, y: Double, anchor: String, className: String? = nil) -> String {
+    func text(_ value: String, x: Double, y: Double, anchor: String, className: String? = nil) -> String {
         let classAttribute = className.map { " class=\"\($0)\"" } ?? ""
         return
             "<text\(classAttribute) x=\"\(x.svg)\" y=\"\(y.svg)\" text-anchor=\"\(anchor)\">\(value.htmlEscaped)</text>"
     }
 
-    private func line(x1: Double, y1: Double, x2: Double, y2: Double, className: String) -> String {
+    func line(x1: Double, y1: Double, x2: Double, y2: Double, className: String) -> String {
         "<line class=\"\(className)\" x1=\"\(x1.svg)\" y1=\"\(y1.svg)\" x2=\"\(x2.svg)\" y2=\"\(y2.svg)\"/>"
     }
 }

@@ -8,8 +8,8 @@ import NIOCore
 import ServiceLifecycle
 import StoreOpening
 
-/// The application `alstats serve` runs: its router, and the store's client, the writer, the hit recorder and
-/// upkeep it runs as services before the HTTP server (so that at shutdown the server drains first, then the
+/// The application `alstats serve` runs: its router, and the store's client, the writer, the hit recorder, the click
+/// token recorder and upkeep it runs as services before the HTTP server (so that at shutdown the server drains first, then the
 /// writer commits what is queued, and the store's client closes last).
 public typealias EventServerApplication = Application<RouterResponder<ServerRequestContext>>
 
@@ -100,25 +100,32 @@ private func assembleApplication(
     let (backend, links, reports) = (store.backend, store.linkStore, store.reports)
     let writer = groupCommitWriter(on: backend, configuration: configuration, metrics: metrics)
     let recorder = LinkHitRecorder(writer: writer, logger: logger)
+    let clicks = ClickTokenRecorder(
+        store: store.clicks, window: configuration.deferredWindow, clock: configuration.clock, metrics: metrics,
+        logger: logger, sweepInterval: configuration.clickSweepInterval)
     let upkeep = StoreUpkeep(
         backend: backend, interval: configuration.upkeepInterval, metrics: metrics, logger: logger)
     let catalog = LinkCatalog(store: links)
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     HealthRoutes(writer: writer).addRoutes(to: router)
+    let pages = LinkRoutes(
+        catalog: catalog, recorder: recorder, clicks: clicks, hasher: VisitorHasher(),
+        publicURL: configuration.publicURL,
+        trustProxy: configuration.trustProxy, verifiedLinks: configuration.verifiedLinks, clock: configuration.clock)
+    let writers = router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write))
     CollectorRoutes(
         writer: writer, metrics: metrics, codec: NDJSONCodec(), clock: configuration.clock, limiter: limiter
     )
-    .addRoutes(to: router.group("v1").add(middleware: AccessMiddleware(keys: configuration.keys, role: .write)))
+    .addRoutes(to: writers)
+    DeferredRoutes(pages: pages, writer: writer, metrics: metrics).addRoutes(to: writers)
     let readers = router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .read))
     let reportRoutes = ReportRoutes(reader: reports, clock: configuration.clock)
     reportRoutes.addRoutes(to: readers)
-    DashboardRoutes(reports: reportRoutes).addRoutes(to: readers)
+    DashboardRoutes(reports: reportRoutes, links: catalog).addRoutes(to: readers)
     MetricsRoutes(metrics: metrics).addRoutes(to: readers)
-    LinkRoutes(
-        catalog: catalog, recorder: recorder, hasher: VisitorHasher(), publicURL: configuration.publicURL,
-        trustProxy: configuration.trustProxy, verifiedLinks: configuration.verifiedLinks, clock: configuration.clock
-    ).addRoutes(to: router)
+    pages.addRoutes(to: router)
+    LinkStoreRoutes(pages: pages, logger: logger).addRoutes(to: router)
     LinkAdminRoutes(catalog: catalog).addRoutes(
         to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
     metrics.limits(configuration.limits)
@@ -137,7 +144,7 @@ private func assembleApplication(
         router: router,
         server: LimitedHTTP1Channel.builder(limits: configuration.limits, gate: gate, metrics: metrics),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: store.services + [writer, recorder, upkeep] + (pruner.map { [$0] } ?? [])
+        services: store.services + [writer, recorder, clicks, upkeep] + (pruner.map { [$0] } ?? [])
             + (notifier.map { [$0] } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress

@@ -35,8 +35,13 @@ public struct EventServerConfiguration: Sendable {
     public var upkeepInterval: Duration = .seconds(30)
     /// The timeouts, the connection cap and the write keys' rates (the config's `limits`).
     public var limits = ServerLimits()
-    /// The clock of `receivedAt` (Segment's clock-skew correction) and of the write keys' rate limits; injected in
-    /// tests.
+    /// How long a click token can be claimed by the app installed after it (`deferred_window` of the config; 7 days):
+    /// older clicks are refused and deleted, with their install ids (docs/install.md).
+    public var deferredWindow: Duration = .seconds(7 * 86_400)
+    /// How often the clicks past ``deferredWindow`` are deleted.
+    public var clickSweepInterval: Duration = .seconds(300)
+    /// The clock of `receivedAt` (Segment's clock-skew correction), of the write keys' rate limits, of hits and of
+    /// clicks; injected in tests.
     public var clock: any EventClock = SystemEventClock()
     /// Where and how often the alerts are posted (the config file's `alerts`); `nil`: they are not.
     public var alerts: AlertDeliveryConfiguration?

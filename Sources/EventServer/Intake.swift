@@ -47,16 +47,22 @@ struct Intake: Sendable {
         return losses
     }
 
-    mutating func reject(line: Int, code: String, _ reason: String, as dropReason: DropReason = .invalidEvent) {
-        rejections.append(Rejection(line: line, code: code, reason: reason, dropReason: dropReason))
+    /// Refuses line `line` with the receipt's `code` and `reason`, counted in completeness as `dropReason`, by
+    /// default ``DropReason/invalidEvent(code:)``: the receipt's code is the report's reason too.
+    mutating func reject(line: Int, code: String, _ reason: String, as dropReason: DropReason? = nil) {
+        rejections.append(
+            Rejection(line: line, code: code, reason: reason, dropReason: dropReason ?? .invalidEvent(code: code)))
     }
 }
 
 extension DropReason {
     /// An event over 32 KiB of JSON (docs/http-api.md, "Bodies"): refused, counted.
     public static let tooLarge: DropReason = "too_large"
-    /// A line or call that is not a valid event (bad JSON, a missing name or time): refused, counted.
-    public static let invalidEvent: DropReason = "invalid_event"
+    /// A line or call that is not a valid event (bad JSON, a missing name or time), refused and counted under
+    /// `invalid_event:CODE`, the code the receipt gives it (`invalid_event:bad_json`, `invalid_event:missing_name`),
+    /// so that the report and the receipts name it alike. Counts from before the code was part of the reason are
+    /// under `invalid_event` alone.
+    public static func invalidEvent(code: String) -> DropReason { DropReason(rawValue: "invalid_event:" + code) }
 }
 
 /// The size limits of docs/http-api.md ("Bodies").
@@ -144,7 +150,7 @@ extension Intake {
             events.append(event)
             if truncatedValues > 0 { truncated += 1 }
         } catch {
-            reject(line: line, code: error.code, error.reason, as: error.dropReason ?? .invalidEvent)
+            reject(line: line, code: error.code, error.reason, as: error.dropReason)
         }
     }
 

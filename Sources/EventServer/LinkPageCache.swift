@@ -11,7 +11,49 @@ import NIOCore
 ///
 /// Bounded by bytes, not entries (the passed values are the visitor's: every new value is a new page): the
 /// pages and their keys together hold at most ``maximumBytes``; the oldest pages are dropped first.
+///
+/// A page for a visitor with a click token (docs/install.md) is kept with a placeholder token where the token goes
+/// and the byte offsets of each: ``Page/filled(with:)`` writes a visitor's token over them.
 final class LinkPageCache: Sendable {
+    /// A rendered page, and where a click token goes in it.
+    struct Page: Sendable, Equatable {
+        /// The page's bytes.
+        var html: ByteBuffer
+        /// The offsets of the click token's places in ``html``, each ``clickLength`` bytes long (none for a page
+        /// without a token).
+        var clickOffsets: [Int] = []
+
+        /// The length of a click token (22 ASCII characters, as the placeholder's).
+        static let clickLength = 22
+
+        /// The page with `click` (``clickLength`` ASCII bytes) at each of its places.
+        func filled(with click: String) -> ByteBuffer {
+            guard !clickOffsets.isEmpty, click.utf8.count == Self.clickLength else { return html }
+            var page = html
+            for offset in clickOffsets { page.setString(click, at: page.readerIndex + offset) }
+            return page
+        }
+
+        /// The page rendered by `render` with a fresh random `placeholder` token (`render(placeholder)`), and the
+        /// places of the placeholder in it: a random token is found nowhere else in a page.
+        static func withClick(placeholder: String, _ render: (String) -> String) -> Page {
+            let text = render(placeholder)
+            var offsets: [Int] = []
+            let bytes = Array(text.utf8)
+            let marker = Array(placeholder.utf8)
+            var index = 0
+            while index + marker.count <= bytes.count {
+                if bytes[index] == marker[0], bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                    offsets.append(index)
+                    index += marker.count
+                } else {
+                    index += 1
+                }
+            }
+            return Page(html: ByteBuffer(bytes: bytes), clickOffsets: offsets)
+        }
+    }
+
     /// What one cached page is made of.
     struct Key: Hashable, Sendable {
         /// The requested slug.
@@ -26,6 +68,8 @@ final class LinkPageCache: Sendable {
         var passed: String
         /// The visitor's platform, whose buttons the body puts first.
         var platform: HitPlatform
+        /// Whether the page has places for a click token (a person's page), or none (a crawler's).
+        var click: Bool = false
 
         /// The bytes the key holds, counted against the bound with a fixed overhead per entry.
         var byteCount: Int { slug.utf8.count + base.utf8.count + passed.utf8.count + LinkPageCache.entryOverhead }
@@ -38,7 +82,7 @@ final class LinkPageCache: Sendable {
     private let state = StateLock(State())
 
     private struct State {
-        var pages: [Key: ByteBuffer] = [:]
+        var pages: [Key: Page] = [:]
         /// Keys in the order they were stored, oldest at `head`: the eviction order.
         var order: [Key] = []
         var head = 0
@@ -51,18 +95,18 @@ final class LinkPageCache: Sendable {
     }
 
     /// The page stored under `key`, if any.
-    func page(for key: Key) -> ByteBuffer? {
+    func page(for key: Key) -> Page? {
         state.withLock { $0.pages[key] }
     }
 
     /// Keeps `page` under `key`, dropping the oldest pages until it fits; a page larger than the whole bound
     /// is not kept.
-    func store(_ page: ByteBuffer, for key: Key) {
-        let size = page.readableBytes + key.byteCount
+    func store(_ page: Page, for key: Key) {
+        let size = page.html.readableBytes + key.byteCount
         guard size <= maximumBytes else { return }
         state.withLock { state in
             if let old = state.pages.updateValue(page, forKey: key) {
-                state.bytes -= old.readableBytes + key.byteCount
+                state.bytes -= old.html.readableBytes + key.byteCount
             } else {
                 state.order.append(key)
             }
@@ -71,7 +115,7 @@ final class LinkPageCache: Sendable {
                 let oldest = state.order[state.head]
                 state.head += 1
                 if let dropped = state.pages.removeValue(forKey: oldest) {
-                    state.bytes -= dropped.readableBytes + oldest.byteCount
+                    state.bytes -= dropped.html.readableBytes + oldest.byteCount
                 }
             }
             if state.head > 1024, state.head * 2 > state.order.count {

@@ -43,4 +43,25 @@ public struct ServerConfigFile: Sendable {
         }
         return strings
     }
+
+    /// The duration of the member `name` (`90s`, `15m`, `24h`, `7d`: a whole number and one unit), or `nil` when
+    /// absent.
+    /// - Throws: ``EventServerError`` (configuration) when the member is not such a duration, or is zero.
+    public func duration(_ name: String) throws(EventServerError) -> Duration? {
+        guard let member = object[name], member != .null else { return nil }
+        guard let text = member.stringValue, let duration = Self.duration(text), duration > .zero else {
+            throw .configuration(
+                "\"\(name)\" in \(path) must be a duration such as \"90s\", \"15m\", \"24h\" or \"7d\"")
+        }
+        return duration
+    }
+
+    /// `90s`, `15m`, `24h` or `7d` as a duration; `nil` for any other text.
+    static func duration(_ text: String) -> Duration? {
+        let units: [(Character, Int64)] = [("s", 1), ("m", 60), ("h", 3_600), ("d", 86_400)]
+        guard let unit = text.last, let seconds = units.first(where: { $0.0 == unit })?.1,
+            let count = Int64(text.dropLast()), count >= 0, count < 1 << 32
+        else { return nil }
+        return .seconds(count * seconds)
+    }
 }

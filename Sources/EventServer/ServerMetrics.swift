@@ -20,6 +20,7 @@ final class ServerMetrics: Sendable {
     private let deferredUpkeeps: Counter
     private let alertEvaluations: Counter
     private let failedAlertEvaluations: Counter
+    private let lostClickTokens: Counter
     private let requestCounters = StateLock<[RequestCounterKey: Counter]>([:])
     private let openConnections: Gauge
     private let refusedConnections: Counter
@@ -54,6 +55,7 @@ final class ServerMetrics: Sendable {
             label: "alstats_connections_timed_out_total", dimensions: [("phase", "header")], factory: factory)
         bodyTimeouts = Counter(
             label: "alstats_connections_timed_out_total", dimensions: [("phase", "body")], factory: factory)
+        lostClickTokens = Counter(label: "alstats_click_tokens_lost_total", factory: factory)
         // Made at start so that a scrape shows them at 0 before the first refusal.
         refusedConnections.increment(by: 0)
         headerTimeouts.increment(by: 0)
@@ -174,6 +176,17 @@ final class ServerMetrics: Sendable {
     /// A post of a notice that failed, by reason (`status_500`, `timeout`, `unreachable`, ...): it is tried again.
     func alertNoticeFailed(reason: String) {
         Counter(label: "alstats_alert_notices_failed_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
+
+    /// Click tokens minted and not kept (a full buffer, a failed store): their claims will find nothing
+    /// (``ClickTokenRecorder``).
+    func clickTokensLost(_ count: Int) { lostClickTokens.increment(by: count) }
+
+    /// Claims of clicks (`POST /v1/deferred`) by outcome: `claimed`, `claimed_before`, `already_claimed`,
+    /// `unknown_click`, `expired_click`, `no_click`.
+    func claim(_ outcome: String) {
+        Counter(label: "alstats_deferred_claims_total", dimensions: [("outcome", outcome)], factory: factory)
             .increment()
     }
 

@@ -3,7 +3,7 @@ import MeasurementEvents
 import PostgresNIO
 
 extension PostgresEventStore {
-    /// The completeness counts, keyed by kind (`dropped`, `rejected`, `altered`) and reason.
+    /// The completeness counts of every day, keyed by kind (`dropped`, `rejected`, `altered`) and reason.
     /// - Throws: ``StoreError`` when the database cannot be read.
     public func completeness() async throws(StoreError) -> [String: [String: Int]] {
         try await withConnection(doing: "reading completeness") { connection in
@@ -11,8 +11,15 @@ extension PostgresEventStore {
         }
     }
 
-    func completeness(on connection: PostgresConnection) async throws -> [String: [String: Int]] {
-        let rows = try await rows("SELECT kind, reason, count FROM completeness", on: connection) { row in
+    /// The completeness counts of the UTC days that begin in `[since, until)` (`nil`: no bound), keyed by kind and
+    /// reason (Statements/select_completeness.sql).
+    func completeness(
+        on connection: PostgresConnection, since: Int64? = nil, until: Int64? = nil
+    ) async throws -> [String: [String: Int]] {
+        var binds = PostgresBindings()
+        binds.append(since)
+        binds.append(until)
+        let rows = try await rows(PostgresSQL.statement("select_completeness"), binds, on: connection) { row in
             (try row[0].decode(String.self), try row[1].decode(String.self), try row[2].decode(Int64.self))
         }
         var result: [String: [String: Int]] = [:]

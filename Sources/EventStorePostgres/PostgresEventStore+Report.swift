@@ -4,7 +4,8 @@ import PostgresNIO
 extension PostgresEventStore {
     /// The grouped counts of a report for `query`, the same rows as the SQLite store's
     /// ``ReportReader/rows(for:)`` for the same events, from the bundled queries' PostgreSQL forms
-    /// (`Queries/postgres/report_groups.sql`, `report_daily` and `report_links`, which
+    /// (`Queries/postgres/report_groups.sql`, `report_daily`, `report_links`, `report_installs` and
+    /// `report_first_opens`, which
     /// `alstats query` runs as well): ``ReportBuilder`` turns them into the report.
     ///
     /// ```swift
@@ -46,8 +47,31 @@ extension PostgresEventStore {
                     visitors: Int(try row[2].decode(Int64.self)), crawlerFetches: Int(try row[3].decode(Int64.self)),
                     notFound: Int(try row[4].decode(Int64.self)), arrivals: Int(try row[5].decode(Int64.self)))
             }
-            let completeness = try await self.completeness(on: connection)
-            var rows = ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            let installs = try await self.rows(
+                Self.reportInstalls.text, Self.bindings(query, Self.reportInstalls), on: connection
+            ) {
+                row in
+                ReportRows.LinkInstalls(
+                    slug: try row[0].decode(String.self),
+                    storeTaps: .init(
+                        ios: Int(try row[1].decode(Int64.self)), android: Int(try row[2].decode(Int64.self))),
+                    installs: .init(
+                        ios: Int(try row[3].decode(Int64.self)), android: Int(try row[4].decode(Int64.self))),
+                    deferredOpens: Int(try row[5].decode(Int64.self)),
+                    medianDelayMilliseconds: try row[6].decode(Int64?.self))
+            }
+            let firstOpens = try await self.rows(
+                Self.reportFirstOpens.text, Self.bindings(query, Self.reportFirstOpens), on: connection
+            ) {
+                row in
+                ReportRows.FirstOpens(
+                    firstOpens: Int(try row[0].decode(Int64.self)), attributed: Int(try row[1].decode(Int64.self)))
+            }
+            // The losses of the UTC days that begin in the window: a loss has no field a filter could match.
+            let completeness = try await self.completeness(on: connection, since: query.since, until: query.until)
+            var rows = ReportRows(
+                groups: groups, buckets: buckets, completeness: completeness, links: links, linkInstalls: installs,
+                firstOpens: firstOpens.first ?? ReportRows.FirstOpens())
             rows.rawEventsSince = rawEventsSince
             return rows
         }
@@ -56,6 +80,8 @@ extension PostgresEventStore {
     static let reportGroups = reportSQL("report_groups")
     static let reportDaily = reportSQL("report_daily")
     static let reportLinks = reportSQL("report_links")
+    static let reportInstalls = reportSQL("report_installs")
+    static let reportFirstOpens = reportSQL("report_first_opens")
 
     /// The PostgreSQL form of the bundled query `name`; a missing one is a programmer error that every report
     /// test would catch.

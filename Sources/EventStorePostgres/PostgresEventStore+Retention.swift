@@ -6,7 +6,7 @@ import PostgresNIO
 /// month partitions of `events` that lie wholly before its cut-off and deletes the rest in batches
 /// (``PostgresPrune``); every write reads the horizon in its transaction and refuses older events.
 extension PostgresEventStore: EventRetention {
-    /// From when raw events exist: the retention horizon (Migrations/postgres/0011_create_retention_horizon.sql), or
+    /// From when raw events exist: the retention horizon (Migrations/postgres/0012_create_retention_horizon.sql), or
     /// `nil` when the database was never pruned.
     /// - Throws: ``StoreError`` when the database cannot be read.
     public func rawEventsSince() async throws(StoreError) -> Int64? {

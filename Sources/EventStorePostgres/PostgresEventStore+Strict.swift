@@ -95,8 +95,8 @@ package final class PostgresIngestTransaction: IngestRowTransaction {
     private(set) var madeHere: Set<Int64> = []
     /// The rollups of every write so far.
     private var rollups = PostgresRollups()
-    /// The completeness counts of every write so far, by kind and reason.
-    private var counts: [String: [String: Int]] = [:]
+    /// The completeness counts of every write so far, by kind, reason and day.
+    private var counts: [CompletenessKey: Int] = [:]
     let limits: Limits
 
     /// How much a strict ingest's transaction holds back before it sends it.
@@ -133,9 +133,8 @@ package final class PostgresIngestTransaction: IngestRowTransaction {
         do {
             let events = try await store.write(prepared.plan, prepared.ids, skipping: [], claimed: nil, on: connection)
             rollups.merge(events.rollups)
-            for count in PostgresEventStore.adding(events.deviceLosses, to: prepared.counts) {
-                counts[count.kind, default: [:]][count.reason, default: 0] += count.count
-            }
+            counts.merge(events.deviceLosses, uniquingKeysWith: +)
+            counts.merge(prepared.counts(at: store.clock.nowMilliseconds()), uniquingKeysWith: +)
             if rollups.groups.count + rollups.links.count + rollups.visitors.count > limits.rollupEntries {
                 try await rollups.write(on: connection, store: store)
                 rollups = PostgresRollups()
@@ -150,8 +149,7 @@ package final class PostgresIngestTransaction: IngestRowTransaction {
     func finish() async throws(StoreError) {
         do {
             try await rollups.write(on: connection, store: store)
-            let flat = counts.flatMap { kind, reasons in reasons.map { (kind: kind, reason: $0.key, count: $0.value) } }
-            try await store.addCompleteness(flat, now: store.clock.nowMilliseconds(), on: connection)
+            try await store.addCompleteness(counts, now: store.clock.nowMilliseconds(), on: connection)
         } catch {
             throw store.storeError(error, doing: "writing the rollups of an ingest (--strict)")
         }

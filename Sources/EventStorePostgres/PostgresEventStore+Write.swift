@@ -101,7 +101,8 @@ extension PostgresEventStore {
         let written = try await write(
             prepared.plan, prepared.ids, skipping: held, claimed: claimed, on: connection)
         try await written.rollups.write(on: connection, store: self)
-        let counts = PostgresEventStore.adding(written.deviceLosses, to: prepared.counts)
+        var counts = written.deviceLosses
+        counts.merge(prepared.counts(at: now), uniquingKeysWith: +)
         try await addCompleteness(counts, now: now, on: connection)
         return written.stored
     }
@@ -136,13 +137,13 @@ extension PostgresEventStore {
         claimed turn: WriteTurn?, on connection: PostgresConnection
     ) async throws -> WrittenEvents {
         var stored = Array(repeating: 0, count: plan.batchCount)
-        var deviceLosses: [DropReason: Int] = [:]
+        var deviceLosses: [CompletenessKey: Int] = [:]
         var rollups = PostgresRollups()
         guard let ids else { return WrittenEvents(stored, deviceLosses, rollups) }
         let order = plan.timeOrder()
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
         let refused = try await refuseBeforeHorizon(plan, skipping: &skipped, on: connection)
-        if refused > 0 { deviceLosses[.beforeRetention] = refused }
+        if refused > 0 { deviceLosses[CompletenessKey(.beforeRetention, at: clock.nowMilliseconds())] = refused }
         if skipped?.contains(true) != true { skipped = nil }
         let claimed =
             skipped?.contains(false) == false
@@ -166,7 +167,9 @@ extension PostgresEventStore {
                 }
                 stored[batch] += 1
                 if let loss = batches[batch].losses.isEmpty ? nil : batches[batch].losses[position] {
-                    deviceLosses[loss.collectorReason, default: 0] += loss.count
+                    // Counted on the day of the record: when the device counted the loss.
+                    let day = CompletenessKey(loss.collectorReason, at: batches[batch].timestamps[position])
+                    deviceLosses[day, default: 0] += loss.count
                 } else {
                     groupCounts[batch][batches[batch].group[position]] += 1
                     if !batches[batch].links.isEmpty, let link = batches[batch].links[position] {
@@ -262,29 +265,15 @@ extension PostgresEventStore {
         }
     }
 
-    /// `counts` with `losses` added, one entry per kind and reason (one upsert may touch a row only once).
-    static func adding(
-        _ losses: [DropReason: Int], to counts: [(kind: String, reason: String, count: Int)]
-    ) -> [(kind: String, reason: String, count: Int)] {
-        guard !losses.isEmpty else { return counts }
-        var merged: [String: [String: Int]] = [:]
-        for count in counts { merged[count.kind, default: [:]][count.reason, default: 0] += count.count }
-        for (reason, count) in losses {
-            merged[reason.completenessKind, default: [:]][reason.rawValue, default: 0] += count
-        }
-        return merged.flatMap { kind, reasons in reasons.map { (kind, $0.key, $0.value) } }
-    }
-
-    /// Adds `counts` to completeness inside the open transaction.
-    func addCompleteness(
-        _ counts: [(kind: String, reason: String, count: Int)], now: Int64, on connection: PostgresConnection
-    ) async throws {
-        guard !counts.isEmpty else { return }
-        let sorted = counts.sorted { ($0.kind, $0.reason) < ($1.kind, $1.reason) }
+    /// Adds `counts` to completeness inside the open transaction, stamped `now`.
+    func addCompleteness(_ counts: [CompletenessKey: Int], now: Int64, on connection: PostgresConnection) async throws {
+        let sorted = counts.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        guard !sorted.isEmpty else { return }
         var binds = PostgresBindings()
-        binds.append(sorted.map(\.kind))
-        binds.append(sorted.map(\.reason))
-        binds.append(sorted.map { Int64($0.count) })
+        binds.append(sorted.map(\.key.kind))
+        binds.append(sorted.map(\.key.reason))
+        binds.append(sorted.map(\.key.day))
+        binds.append(sorted.map { Int64($0.value) })
         binds.append(now)
         try await run(PostgresSQL.statement("upsert_completeness"), binds, on: connection)
     }
@@ -347,12 +336,12 @@ extension PostgresEventStore: IngestRowWriter, NDJSONIngester {
 }
 
 /// What a write sends, made before its transaction: the plan of its events, their ids' lines for the claim, and the
-/// counts it adds to completeness.
+/// counts it adds to completeness (on the UTC day of the write: ``counts(at:)``).
 struct PreparedWrite {
     let plan: PostgresWritePlan
     /// The plan's ``PostgresWritePlan/idLines()``, or nil when it has no event.
     let ids: ByteBuffer?
-    let counts: [(kind: String, reason: String, count: Int)]
+    let losses: [DropReason: Int]
 
     /// Plans the events of `rows` (one batch each), with `losses` and the count of values their redaction replaced
     /// whole.
@@ -361,25 +350,33 @@ struct PreparedWrite {
         // each other's counts, and a write that fails drops its count with its events.
         let altered = rows.reduce(0) { $0 + $1.redactor.takeConservativeRedactions() }
         plan = PostgresWritePlan(rows: rows)
-        var counts: [(kind: String, reason: String, count: Int)] = losses.filter { $0.value > 0 }
-            .map { ($0.key.completenessKind, $0.key.rawValue, $0.value) }
-        if altered > 0 { counts.append(("altered", Redactor.conservativeReason, altered)) }
-        self.counts = counts
+        var losses = losses.filter { $0.value > 0 }
+        if altered > 0 { losses[DropReason(rawValue: Redactor.conservativeReason), default: 0] += altered }
+        self.losses = losses
         ids = plan.candidates.isEmpty ? nil : plan.idLines()
     }
 
+    /// The write's own counts on the UTC day of `now`, the time it is written: what it refused, cut or redacted
+    /// whole happened as it was received.
+    func counts(at now: Int64) -> [CompletenessKey: Int] {
+        var counts: [CompletenessKey: Int] = [:]
+        counts.add(losses, at: now)
+        return counts
+    }
+
     /// Whether there is nothing to write: no event and no count.
-    var isEmpty: Bool { plan.candidates.isEmpty && counts.isEmpty }
+    var isEmpty: Bool { plan.candidates.isEmpty && losses.isEmpty }
 }
 
 /// What ``PostgresEventStore/write(_:_:skipping:claimed:on:)`` did: how many events of each batch it stored, the
 /// loss counts of the new device loss records, and the rollups of the stored events (not written yet).
 struct WrittenEvents {
     var stored: [Int]
-    var deviceLosses: [DropReason: Int]
+    /// By the UTC day of each record.
+    var deviceLosses: [CompletenessKey: Int]
     var rollups: PostgresRollups
 
-    init(_ stored: [Int], _ deviceLosses: [DropReason: Int], _ rollups: PostgresRollups) {
+    init(_ stored: [Int], _ deviceLosses: [CompletenessKey: Int], _ rollups: PostgresRollups) {
         (self.stored, self.deviceLosses, self.rollups) = (stored, deviceLosses, rollups)
     }
 }

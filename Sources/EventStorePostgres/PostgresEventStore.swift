@@ -75,7 +75,10 @@ public final class PostgresEventStore: Service, Sendable {
     /// until ``close()``.
     private let runner = StateLock<Task<Void, Never>?>(nil)
     /// How long ``open()`` waits for a first connection (``Options/connectTimeout``).
-    private let connectTimeout: Duration
+    let connectTimeout: Duration
+    /// The server's host and port, for ``failIfNothingListens()``.
+    let host: String
+    let port: Int
 
     /// A store of the database at `url` (`postgres://user[:password]@host[:port]/database[?sslmode=disable]`). It
     /// starts nothing and connects to nothing: run its pool (``run()``) and then ``open()`` it, or use
@@ -92,6 +95,8 @@ public final class PostgresEventStore: Service, Sendable {
         redactor = options.redactor
         clock = options.clock
         connectTimeout = options.connectTimeout
+        host = server.host
+        port = server.port
         var configuration = parsed.configuration
         connectionLimit = max(1, options.maximumConnections)
         configuration.options.maximumConnections = connectionLimit
@@ -104,7 +109,8 @@ public final class PostgresEventStore: Service, Sendable {
         await cancelWhenGracefulShutdown { await self.client.run() }
     }
 
-    /// Connects (giving up after ``Options/connectTimeout``) and applies pending migrations. The pool must be
+    /// Connects (failing at once when nothing listens at the server's address, else giving up after
+    /// ``Options/connectTimeout``) and applies pending migrations. The pool must be
     /// running (``run()``): in a server, call it before the server takes requests (Hummingbird's
     /// `beforeServerStarts`).
     /// - Throws: ``StoreError`` naming the server: `.newerSchema` for a database migrated by a newer alstats, `.io`
@@ -113,6 +119,7 @@ public final class PostgresEventStore: Service, Sendable {
         // Only reaching the server is timed: a migration may wait for another process's (which holds the lock of
         // migrations while it applies them) or run long on a large database, and says so itself if it fails.
         try await PostgresEventStore.within(connectTimeout, location: location) { () async throws(StoreError) in
+            try await self.failIfNothingListens()  // a refused connection at once, not after the timeout
             _ = try await self.withConnection(doing: "connecting") { connection in
                 try await connection.query("SELECT 1", logger: self.logger)
             }

@@ -76,13 +76,23 @@ public struct AsyncHTTPClientUploadTransport: UploadTransport {
             } catch let error as HTTPClientError where error == .deadlineExceeded {
                 throw AsyncHTTPClientUploadTransportError.timedOut(timeout)
             } catch {
-                throw AsyncHTTPClientUploadTransportError.noAnswer(String(describing: error))
+                throw AsyncHTTPClientUploadTransportError.noAnswer(Self.describe(error))
             }
             guard let first, let response = first else {
                 throw AsyncHTTPClientUploadTransportError.timedOut(timeout)
             }
             return response
         }
+    }
+}
+
+extension AsyncHTTPClientUploadTransport {
+    /// `error` in words for a message: SwiftNIO's `IOError` as `Connection refused (errno 111)` (its own text has
+    /// one closing parenthesis too many), anything else as it describes itself.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? IOError else { return String(describing: error) }
+        let text = strerror(error.errnoCode).map { String(cString: $0) } ?? "error"
+        return "\(text) (errno \(error.errnoCode))"
     }
 }
 

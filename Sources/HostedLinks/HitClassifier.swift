@@ -44,12 +44,25 @@ public enum HitClassifier {
         return .web
     }
 
-    /// Whether the hit is a crawler's: every `HEAD`, and every User-Agent with a ``crawlerMarkers`` entry
-    /// (ASCII case-insensitively).
+    /// The product name every alstats tool gives in its User-Agent: `alstats-resolve/0.1.0`, `alstats-check/0.1.0`.
+    public static let toolPrefix = "alstats-"
+
+    /// Whether the hit is a crawler's or a tool's, not a person's: every `HEAD`, every User-Agent with a
+    /// ``crawlerMarkers`` entry (ASCII case-insensitively), and every User-Agent with a product whose name starts
+    /// with ``toolPrefix`` (`alstats-resolve/0.1.0`, alone or after other products): alstats' own tools fetch a
+    /// page to check it, and no person follows the link then.
     public static func isCrawler(userAgent: String?, method: String) -> Bool {
         if method.uppercased() == "HEAD" { return true }
         guard let agent = userAgent else { return false }
-        return crawlerMarkerBytes.contains { ASCIIText.contains(agent, marker: $0) }
+        return crawlerMarkerBytes.contains { ASCIIText.contains(agent, marker: $0) } || isTool(userAgent: agent)
+    }
+
+    /// Whether one of the products of `agent` (its words, between spaces, parentheses and semicolons) is an alstats
+    /// tool's, `alstats-NAME`.
+    static func isTool(userAgent agent: String) -> Bool {
+        agent.split(whereSeparator: { " ();,".contains($0) }).contains { product in
+            product.count > toolPrefix.count && product.lowercased().hasPrefix(toolPrefix)
+        }
     }
 
     /// The lowercased host of a `Referer` header, or `nil` when absent or not a URL with a host.

@@ -50,10 +50,16 @@ public struct HostedLinkPage: Sendable {
     /// description and image (shown only when it is on the page's own origin: the page loads nothing from
     /// elsewhere), then the buttons for the visitor's `platform` first, the first of them prominent, the web
     /// fallback, and the other platforms' buttons below. It needs no script; its style is inline.
-    public func html(alTagsOnly: Bool = false, platform: HitPlatform = .web) -> String {
+    ///
+    /// The store buttons go through the store hop (`/l/{slug}/store/ios`, `/android`), which counts the tap and
+    /// redirects to the store, with the visitor's `click` token when there is one (docs/install.md); the App Store
+    /// button also carries the URL that the page's one inline script (``script``, allowed by its hash in the page's
+    /// Content-Security-Policy) copies to the pasteboard when it is tapped, for the app to claim once installed.
+    public func html(alTagsOnly: Bool = false, platform: HitPlatform = .web, click: String? = nil) -> String {
         if alTagsOnly { return "<!DOCTYPE html>\n<html><head>\n" + alTags() + "</head></html>\n" }
         let title = PageText.html(link.title ?? link.slug)
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head>\n<meta charset=\"utf-8\">\n"
+        page += "<meta http-equiv=\"Content-Security-Policy\" content=\"\(Self.contentSecurityPolicy)\">\n"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         page += "<title>\(title)</title>\n" + alTags() + ogTags() + "<style>\(Self.style)</style>\n</head>\n"
         page += "<body>\n<main>\n"
@@ -62,7 +68,7 @@ public struct HostedLinkPage: Sendable {
         }
         page += "<h1>\(title)</h1>\n"
         if let description = link.description { page += "<p class=\"description\">\(PageText.html(description))</p>\n" }
-        let buttons = self.buttons(for: platform)
+        let buttons = self.buttons(for: platform, click: click)
         page += buttons.mine.enumerated().map { index, button in
             button.html(class: index == 0 ? "button primary" : "button")
         }.joined()
@@ -73,9 +79,28 @@ public struct HostedLinkPage: Sendable {
             page += "<section class=\"more\">\n<h2>For a different device</h2>\n"
             page += buttons.others.map { $0.html(class: "alt") }.joined() + "</section>\n"
         }
-        page += "</main>\n</body></html>\n"
+        page += "</main>\n<script>\(Self.script)</script>\n</body></html>\n"
         return page
     }
+
+    /// The page's one script: a tap on a button with `data-alstats-copy` copies that URL to the pasteboard, then
+    /// follows the button (at once when the browser has no clipboard API, else once the copy is done or after a
+    /// second). Without script the button is followed as any link.
+    public static let script = """
+        document.addEventListener("click",function(e){var a=e.target.closest&&e.target.closest("a[data-alstats-copy]");\
+        if(!a||!navigator.clipboard||!navigator.clipboard.writeText)return;e.preventDefault();var done=false;\
+        var go=function(){if(!done){done=true;location.href=a.href}};\
+        navigator.clipboard.writeText(a.getAttribute("data-alstats-copy")).then(go,go);setTimeout(go,1000)});
+        """
+
+    /// The Content-Security-Policy source of ``script``: `'sha256-...'` of its text.
+    public static let scriptHash = "'sha256-" + Data(SHA256.digest(Array(script.utf8))).base64EncodedString() + "'"
+
+    /// The page's Content-Security-Policy: nothing loads but images of its own origin, its inline style and its one
+    /// script (by hash).
+    public static let contentSecurityPolicy =
+        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src \(scriptHash); base-uri 'none'; "
+        + "form-action 'none'"
 
     /// The page's inline style: readable on a phone, the first button large, light and dark.
     static let style = """
@@ -167,10 +192,13 @@ public struct HostedLinkPage: Sendable {
         var url: String
         /// The text.
         var text: String
+        /// The URL the page's script copies to the pasteboard when the button is tapped, if any.
+        var copy: String? = nil
 
         /// The anchor, with `class`.
         func html(class name: String) -> String {
-            "<a class=\"\(name)\" href=\"\(PageText.html(url))\">\(PageText.html(text))</a>\n"
+            let copied = copy.map { " data-alstats-copy=\"\(PageText.html($0))\"" } ?? ""
+            return "<a class=\"\(name)\" href=\"\(PageText.html(url))\"\(copied)>\(PageText.html(text))</a>\n"
         }
     }
 
@@ -186,32 +214,42 @@ public struct HostedLinkPage: Sendable {
 
     /// The body's buttons: those of the visitor's platform (open in the app, then its store), the web fallback,
     /// and every other platform's, each group in the link's order.
-    func buttons(for platform: HitPlatform) -> (mine: [Button], web: Button?, others: [Button]) {
+    func buttons(for platform: HitPlatform, click: String?) -> (mine: [Button], web: Button?, others: [Button]) {
         let mine = Self.groups(for: platform)
         let others = LinkPlatformGroup.allCases.filter { !mine.contains($0) }
         let web = link.web?.url.flatMap(dynamicURL).map { Button(url: $0, text: "Continue on the web") }
-        return (mine.flatMap { buttons(of: $0, naming: false) }, web, others.flatMap { buttons(of: $0, naming: true) })
+        return (
+            mine.flatMap { buttons(of: $0, naming: false, click: click) }, web,
+            others.flatMap { buttons(of: $0, naming: true, click: click) }
+        )
     }
 
     /// The buttons of a group's targets: open in the app (naming the device when `naming`, for the other
-    /// platforms' buttons), the App Store, Google Play.
-    func buttons(of group: LinkPlatformGroup, naming: Bool) -> [Button] {
+    /// platforms' buttons), the App Store, Google Play; the store buttons through the store hop with `click`.
+    func buttons(of group: LinkPlatformGroup, naming: Bool, click: String?) -> [Button] {
         var buttons: [Button] = []
         for target in link.targets[group] ?? [] {
             let app = target.appName ?? "the app"
             if let url = target.url.flatMap(dynamicURL) {
                 buttons.append(Button(url: url, text: "Open in \(app)" + (naming ? Self.deviceSuffix(group) : "")))
             }
-            if let id = target.appStoreId {
-                let url = "https://apps.apple.com/app/id" + PageText.percentEncoded(id)
-                buttons.append(Button(url: url, text: "Get \(app) on the App Store"))
+            if target.appStoreId != nil {
+                let copy = click.map { link.canonicalURL(publicURL: publicURL) + "?\(ClickToken.parameter)=" + $0 }
+                buttons.append(Button(url: hopURL(.ios, click: click), text: "Get \(app) on the App Store", copy: copy))
             }
-            if let package = target.package {
-                let url = "https://play.google.com/store/apps/details?id=" + PageText.percentEncoded(package)
-                buttons.append(Button(url: url, text: "Get \(app) on Google Play"))
+            if target.package != nil {
+                buttons.append(Button(url: hopURL(.android, click: click), text: "Get \(app) on Google Play"))
             }
         }
         return buttons
+    }
+
+    /// The store hop of `platform` for this page: `/l/{slug}/store/{platform}?alstats_click=TOKEN&` and the passed
+    /// values, as the page's own URLs carry them.
+    func hopURL(_ platform: StorePlatform, click: String?) -> String {
+        let token = click.map { "\(ClickToken.parameter)=" + PageText.percentEncoded($0) }
+        let query = [token, encodedQuery.isEmpty ? nil : encodedQuery].compactMap { $0 }.joined(separator: "&")
+        return LinkStoreHop.path(slug: link.slug, platform: platform) + (query.isEmpty ? "" : "?" + query)
     }
 
     /// What a button of `group` adds after the app's name, so that the other platforms' buttons say which is

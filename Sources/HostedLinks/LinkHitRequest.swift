@@ -24,11 +24,14 @@ public struct LinkHitRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The client address: the socket's peer (or `X-Forwarded-For`, decided by the server).
     public var peerAddress: String
+    /// The click token the server minted (or took) for this request, recorded as the field `click`; `nil` for a
+    /// crawler's or `HEAD` request, and where the page has no store button (docs/install.md).
+    public var click: String?
 
     /// Creates a request description.
     public init(
         method: String, slug: String, status: Int, query: [(name: String, value: String?)],
-        headers: [(name: String, value: String)], peerAddress: String
+        headers: [(name: String, value: String)], peerAddress: String, click: String? = nil
     ) {
         self.method = method
         self.slug = slug
@@ -36,6 +39,7 @@ public struct LinkHitRequest: Sendable {
         self.query = query
         self.headers = headers
         self.peerAddress = peerAddress
+        self.click = click
     }
 
     /// The items of a request's query in order, percent-decoded with `+` as a space; a name without `=` has
@@ -61,8 +65,8 @@ public struct LinkHitRequest: Sendable {
     }
 
     /// The hit's fields: `slug`, `status`, `ref`, `query/NAME` for each passed `pass_query` value of `link`
-    /// (none for an unknown slug), `platform`, `crawler`, `referrerHost` and `visitor`. The address itself
-    /// is never among them.
+    /// (none for an unknown slug), `platform`, `crawler`, `referrerHost`, `visitor` and `click` (when ``click`` is
+    /// set). The address itself is never among them.
     public func fields(link: HostedLink?, hasher: VisitorHasher) -> [String: String] {
         let userAgent = header("User-Agent")
         var fields = [
@@ -76,6 +80,7 @@ public struct LinkHitRequest: Sendable {
             if let item = query.first(where: { $0.name == name }) { fields["query/\(name)"] = item.value ?? "" }
         }
         if let host = HitClassifier.referrerHost(header("Referer")) { fields["referrerHost"] = host }
+        if let click { fields["click"] = click }
         return fields
     }
 }

@@ -11,6 +11,7 @@ extension DropReason {
             return DropReason(rawValue: String(rawValue.dropFirst(Self.devicePrefix.count))).completenessKind
         }
         if rawValue == "outbox_full" { return "dropped" }  // the device's uploader lost what the bus accepted
+        if rawValue == Redactor.conservativeReason { return "altered" }  // stored, a value redacted whole
         switch self {
         case .bufferFull, .sinkError: return "dropped"
         case .valueTruncated: return "altered"

@@ -102,6 +102,12 @@ public enum EventTime {
         }
     }
 
+    /// The start of the UTC day of `milliseconds` (ms since the Unix epoch, before 1970 too): the day a loss is
+    /// counted on in completeness.
+    package static func utcDayStart(of milliseconds: Int64) -> Int64 {
+        floorDivide(milliseconds, 86_400_000) * 86_400_000
+    }
+
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
         value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
     }

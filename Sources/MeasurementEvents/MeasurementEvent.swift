@@ -43,6 +43,13 @@ public enum EventName {
     /// object, another version); its `error` field says why. Reports count it under completeness.
     public static let linkRejected = "alstats_link_rejected"
 
+    /// The install path (docs/install.md): a tap on a hosted link's store button, recorded by `alstats serve`.
+    public static let linkStore = "alstats_link_store"
+    /// The install path: an installed app's claim of a click, recorded by `alstats serve` once per click.
+    public static let linkInstall = "alstats_link_install"
+    /// The install path: an app's first open after its install, posted by the app once (`AppInstall`).
+    public static let firstOpen = "alstats_first_open"
+
     /// The three App Links event names, in catalogue order.
     public static let appLinks: [String] = [navIn, navOut, refBackOut]
 }
@@ -84,6 +91,11 @@ public enum FieldName {
     // ours, on all three
     /// The category breadcrumb of the link.
     public static let ref = "ref"
+
+    // ours, on al_nav_in
+    /// "1" on the `al_nav_in` of an app opened on a deferred link: the link a person clicked before installing it
+    /// (docs/install.md).
+    public static let deferred = "deferred"
 }
 
 /// The values of the `type` field of `al_nav_out` and `al_ref_back_out`.

@@ -42,10 +42,15 @@ public struct OpenedStore: Sendable {
     public let linkStore: any LinkStore
     /// Where the report and the bundled queries are read.
     public let reports: any ReportSource
+
     /// How NDJSON files are imported: the SQLite store's own ingest, the generic one with `COPY` rows on PostgreSQL.
     public let ingester: any NDJSONIngester
     /// Where `alstats serve` keeps its alert episodes (the writing connection for SQLite).
     public let alertEpisodes: any AlertEpisodeStore
+    /// Where the install path's click tokens are minted, claimed and deleted (docs/install.md): the writing backend.
+    public let clicks: any ClickTokenStore
+    /// The completeness table row by row, for `alstats backup` and `alstats restore`: the backend itself.
+    public let completenessRecords: any CompletenessRecords
     /// How raw events are pruned (`alstats prune`, the `retention` of `alstats serve`): the backend itself (an SQLite
     /// prune opens a connection of its own beside the writer's).
     public let retention: any EventRetention
@@ -111,8 +116,8 @@ public enum StoreOpener {
             // One client (a pool of connections) serves writes, links and the report alike.
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
-                retention: store)
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store,
+                completenessRecords: store, retention: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -136,8 +141,9 @@ public enum StoreOpener {
         case .postgres(let server):
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
-                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store,
-                retention: store, services: [store],
+                backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store,
+                completenessRecords: store, retention: store,
+                services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
     }
@@ -154,14 +160,15 @@ public enum StoreOpener {
             let store = try SQLiteEventStore(path: path, options: options)
             return OpenedStore(
                 backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
-                alertEpisodes: store, retention: store)
+                alertEpisodes: store, clicks: store,
+                completenessRecords: store, retention: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                alertEpisodes: writer, retention: writer, others: [reader])
+                alertEpisodes: writer, clicks: writer, completenessRecords: writer, retention: writer, others: [reader])
         }
     }
 }

@@ -8,7 +8,7 @@ extension IngestBenchmark {
     /// against the NDJSON's, the peak resident memory, and the share of lines the codec reads in one pass (its fast
     /// path) printed beside them.
     static func runFeed(_ arguments: BenchArguments, count: Int, seed: UInt64, folder: URL) throws -> [Measure] {
-        let runs = Int(arguments.values["runs"] ?? "") ?? (arguments.quick ? 1 : 3)
+        let runs = max(1, Int(arguments.values["runs"] ?? "") ?? (arguments.quick ? 1 : 3))
         let input = folder.appendingPathComponent("events-feed.ndjson").path
         var lines = FeedLines(seed: seed)
         let inputBytes = try writeNDJSON(&lines, count: count, to: input)
@@ -114,13 +114,6 @@ extension IngestBenchmark {
         defer { try? FileManager.default.removeItem(atPath: database) }
         let theirs = try spawn(python, [script, database, input])
         return theirs.status == 0 ? theirs.seconds : nil
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted.count % 2 == 1
-            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     static func rate(_ count: Int, _ seconds: Double) -> String {

@@ -13,7 +13,8 @@ import Glibc
 /// for ``RealisticLines``) over the
 /// ingest rate (goal >= 0.8); requests/s in batches of 20 (goal >= 5,100, 3x RudderStack's published 1.7K on
 /// 2 cores); p99 latency at 80% of that peak, paced open-loop (goal <= 100 ms); and an overload run with a
-/// small write queue and `--durability full` (the server's peak RSS < 256 MB, every answer 2xx or 503).
+/// small write queue and `--durability full` (the server's peak RSS < 256 MB, every answer 2xx or 503); and the
+/// realistic feed (``FeedLines``) in bodies of 20 against `alstats ingest` of it (goal >= 1.0, p99 <= 50 ms).
 /// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--seed S`, `--workload W`, `--runs R` (default 3, 1 with
 /// `--quick`): the ingest and the events/s run alternate R times, each rate a median of its R runs, and the
 /// requests/s figure is the median of R runs, each on a fresh server (on 2 cores one run of either swings by a
@@ -94,6 +95,7 @@ enum ServeBenchmark {
                 suite: suite, name: "serve_p99_ms_at_80_percent_of_peak", value: p99, unit: "ms",
                 goal: "<= 100 ms at \(Int(peak * 0.8)) requests/s", met: p99 <= 100))
         measures += try overload(folder: folder, lines: lines)
+        measures += try feed(count: count, seed: seed, runs: runs, folder: folder)
         return measures
     }
 

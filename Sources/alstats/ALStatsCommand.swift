@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `alstats` command: App Links analytics from the command line.
 ///
@@ -30,11 +31,52 @@ struct ALStatsCommand: AsyncParsableCommand {
     static let checkSubcommands: [any ParsableCommand.Type] = [CheckCommand.self]
     #endif
 
+    /// Runs the command line as ArgumentParser does, but for its errors: a usage error (an unknown option, a value
+    /// that cannot be read, a `validate()` refusal) is one line on standard error starting `alstats:` and naming the
+    /// help to read, as every other error of the CLI (docs/cli.md, "Output"), with exit status 64. Help, the version
+    /// and the statuses of errors already reported (``CLIFailure``) are ArgumentParser's.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code != .success, !(error is ExitCode) else { exit(withError: error) }
+            let line = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            printError("alstats: \(lowercasedFirst(line)) (`\(helpCommand())` shows the options)")
+            Foundation.exit(code.rawValue)
+        }
+    }
+
+    /// `alstats SUBCOMMAND --help` for the subcommands named first on the command line, `alstats --help` without.
+    static func helpCommand(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String {
+        var names = ["alstats"]
+        var level: [any ParsableCommand.Type] = subcommands
+        for argument in arguments {
+            guard let command = level.first(where: { $0._commandName == argument }) else { break }
+            names.append(argument)
+            level = command.configuration.subcommands
+        }
+        return (names + ["--help"]).joined(separator: " ")
+    }
+
+    /// ArgumentParser's message with its first letter lowercased, as the CLI's other errors read.
+    private static func lowercasedFirst(_ line: String) -> String {
+        guard let first = line.first, first.isUppercase, line.dropFirst().first?.isLowercase ?? true else {
+            return line
+        }
+        return first.lowercased() + line.dropFirst()
+    }
+
     static let subcommands: [any ParsableCommand.Type] =
         [
             DemoCommand.self, ReportCommand.self, AlertsCommand.self, QueryCommand.self, IngestCommand.self,
-            ExportCommand.self,
-            MigrateCommand.self, PackCommand.self, PruneCommand.self, PushCommand.self,
+            ExportCommand.self, BackupCommand.self, RestoreCommand.self, MigrateCommand.self, PackCommand.self,
+            PruneCommand.self, PushCommand.self,
         ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self] + checkSubcommands + [LinksCommand.self]
 }
 

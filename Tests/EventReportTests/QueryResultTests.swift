@@ -30,6 +30,27 @@ struct QueryResultTests {
         #expect(!page.contains("<script>"))
     }
 
+    /// A row too wide for the table cuts its widest text (here the URLs), never a time column, however wide.
+    @Test func aTableNeverCutsATimeColumn() {
+        let url = "https://video.example.org/item/397?" + String(repeating: "long=1&", count: 12)
+        let result = QueryResult(
+            columns: ["occurred_at", "ref", "source_url", "output_url", "day"],
+            rows: [
+                [
+                    .string("2025-11-16T13:10:42.123Z"), .string("ad"), .string(url), .string(url),
+                    .string("2025-11-16"),
+                ],
+                [.null, .string("feed"), .string("https://a.example/"), .null, .string("2025-11-17")],
+            ])
+        #expect(result.timeColumns == [0, 4])
+        let lines = result.render(.table).split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.count <= 100 }, "\(lines)")
+        #expect(lines[1].hasPrefix("2025-11-16T13:10:42.123Z  ") && lines[1].hasSuffix("2025-11-16"), "\(lines[1])")
+        #expect(lines[1].contains("  https://video.example.org/…  "), "the URLs are cut instead")
+        #expect(lines[1].contains("…"))
+    }
+
     @Test func queryCSVQuotesLineBreaksAndLeavesNullEmpty() {
         let result = QueryResult(
             columns: ["reason", "count"], rows: [[.string("a\nb"), .null], [.string("c,d"), .int(1)]])

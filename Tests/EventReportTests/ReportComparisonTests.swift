@@ -49,6 +49,7 @@ struct ReportComparisonTests {
             // And it is the right report: the independent computation of that window.
             var expected = ReportOracle.report(events, query: previousQuery)
             expected.links = LinkOracle.links(events, query: previousQuery, publicURLs: [LinkOracle.publicURL])
+            expected.firstOpens = LinkOracle.firstOpens(events, query: previousQuery)
             #expect(previous == expected, "\(query)")
             // The rest is the plain report; previous and alerts are added at the end of the JSON.
             var plain = compared

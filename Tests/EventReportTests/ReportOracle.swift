@@ -122,7 +122,12 @@ enum ReportOracle {
             completeness: Report.Completeness(
                 dropped: 0, rejected: rejected.values.map(\.count).reduce(0, +), altered: 0,
                 byReason: Dictionary(
-                    uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) }))
+                    uniqueKeysWithValues: rejected.map { ("applink_rejected:\($0.key ?? "unknown")", $0.value.count) }),
+                // A loss has no field: every filter the query sets is one the losses do not follow.
+                notFilteredBy: [
+                    ("ref", query.ref), ("referer_app", query.refererApp), ("source_host", query.sourceHost),
+                    ("link", query.link),
+                ].compactMap { $0.1 == nil ? nil : $0.0 })
         )
     }
 }

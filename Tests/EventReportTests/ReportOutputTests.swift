@@ -43,6 +43,27 @@ struct ReportOutputTests {
         #expect(ReportText.completeness(completeness) == line)
     }
 
+    /// With a filter, every format says which filters the store's loss counts cannot follow (a lost line has no
+    /// fields), instead of showing them as if filtered; without one, only JSON's empty list says so.
+    @Test func everyFormatSaysWhichFiltersTheLossesDoNotFollow() throws {
+        let database = try ReportDatabase(events: generatedEvents(count: 20, seed: 5))
+        try database.store.recordLosses([.bufferFull: 2])
+        let reader = ReportReader(store: database.store)
+        let filtered = try reader.report(for: ReportQuery(ref: "feed", link: "invite"))
+        #expect(filtered.completeness.dropped == 2)
+        #expect(filtered.completeness.notFilteredBy == ["ref", "link"])
+        #expect(ReportFormat.json.render(filtered).contains(#""not_filtered_by":["ref","link"]"#))
+        #expect(ReportFormat.csv.render(filtered).contains("completeness,ref,not_filtered_by,\r\n"))
+        for format in [ReportFormat.table, .markdown, .html] {
+            #expect(
+                format.render(filtered).contains("counted for every ref and link: a loss other than applink_rejected"),
+                "\(format)")
+        }
+        let plain = try reader.report(for: ReportQuery())
+        #expect(ReportFormat.json.render(plain).contains(#""not_filtered_by":[]"#))
+        #expect(!ReportFormat.table.render(plain).contains("counted for every"))
+    }
+
     @Test func tableLinesFitOneHundredColumns() throws {
         var events = generatedEvents(count: 200, seed: 11)
         events[0].fields[FieldName.refererAppName] = String(repeating: "A very long referer app name ", count: 8)
@@ -65,7 +86,7 @@ struct ReportOutputTests {
         #expect(
             top.keys == [
                 "window", "totals", "navigation", "back_navigation", "referer_apps", "ref_categories", "daily",
-                "completeness", "links",
+                "completeness", "links", "installs",
             ])
         #expect(json["window"]?.objectValue?.keys == ["since", "until", "timezone"])
         #expect(json["window"]?["timezone"] == "Europe/Paris")
@@ -94,7 +115,10 @@ struct ReportOutputTests {
             days.allSatisfy {
                 $0.objectValue?.keys == ["date", "al_nav_in", "al_nav_out", "al_ref_back_out", "nav_out_success_rate"]
             })
-        #expect(json["completeness"]?.objectValue?.keys == ["dropped", "rejected", "altered", "by_reason"])
+        #expect(
+            json["completeness"]?.objectValue?.keys == [
+                "dropped", "rejected", "altered", "by_reason", "not_filtered_by",
+            ])
         guard case .array(let links) = json["links"], !links.isEmpty else {
             Issue.record("links must be a non-empty array here")
             return
@@ -103,8 +127,13 @@ struct ReportOutputTests {
             links.allSatisfy {
                 $0.objectValue?.keys == [
                     "slug", "hits", "visitors", "crawler_fetches", "not_found", "arrivals", "arrival_rate",
-                ]
+                    "store_taps", "installs", "deferred_opens", "install_rate", "median_delay_ms",
+                ] && $0["store_taps"]?.objectValue?.keys == ["ios", "android"]
+                    && $0["installs"]?.objectValue?.keys == ["ios", "android"]
             })
+        #expect(json["installs"]?.objectValue?.keys == ["first_opens", "attributed", "organic"])
+        #expect(links.contains { $0["median_delay_ms"] != .null }, "the golden data has installs")
+        #expect(json["installs"]?["first_opens"] != .int(0))
     }
 
     @Test func csvQuotesFieldsWithCommasAndQuotes() {

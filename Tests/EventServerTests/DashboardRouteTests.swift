@@ -52,6 +52,10 @@ import Testing
                 #expect(main.hasPrefix("<main id=\"dashboard\""))
                 #expect(main.contains("<span class=\"number\" id=\"total-events\">23</span>"))
             }
+            try await client.execute(
+                uri: "/api/links/invite", method: .put, headers: headers(key: ServerFixture.adminKey),
+                body: ByteBuffer(string: #"{"slug":"invite","web":{"url":"https://example.com/i"}}"#)
+            ) { #expect($0.status == .ok) }
             try await client.execute(uri: "/report/links/invite?period=all", method: .get, headers: read) {
                 #expect($0.status == .ok)
                 let page = String(buffer: $0.body)
@@ -63,6 +67,50 @@ import Testing
                 try await client.execute(uri: bad, method: .get, headers: read) { #expect($0.status == .badRequest) }
             }
             try await client.execute(uri: "/report", method: .get) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    /// Every parameter of `/report` (and of a link's page) is read as `/api/report` reads it: one it cannot read is
+    /// the API's status and message, on an HTML page of the dashboard. A link page of a slug that no link has and
+    /// no hit named is 404.
+    @Test func aParameterTheAPIRefusesIsAnErrorPageWithTheAPIsStatusAndMessage() async throws {
+        let fixture = ServerFixture()
+        try await fixture.application().test(.router) { client in
+            let read = headers(key: ServerFixture.readKey)
+            for bad in [
+                "compare=bogus", "since=yesterday", "until=soon", "tz=Mars/Base", "top=-1", "period=fortnight",
+                "period=7d&since=garbage", "compare=previous&since=2025-11-22&until=2025-11-21",
+            ] {
+                var message = ""
+                try await client.execute(uri: "/api/report?\(bad)", method: .get, headers: read) { response in
+                    #expect(response.status == .badRequest, "\(bad)")
+                    message = json(response)["error"]?.stringValue ?? ""
+                }
+                #expect(!message.isEmpty)
+                for path in ["/report", "/report/links/invite"] {
+                    try await client.execute(uri: "\(path)?\(bad)", method: .get, headers: read) { response in
+                        #expect(response.status == .badRequest, "\(path)?\(bad)")
+                        #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                        let page = String(buffer: response.body)
+                        #expect(page.contains("<p id=\"error-message\">\(message.htmlEscaped)</p>"), "\(bad)")
+                    }
+                }
+            }
+            try await client.execute(uri: "/report/links/nope", method: .get, headers: read) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("no hosted link is named &#39;nope&#39;"))
+            }
+            // A slug that was asked for (a 404 hit) has a page, though no link is stored under it.
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(),
+                body: ByteBuffer(
+                    string:
+                        #"{"name":"alstats_link_hit","ts":\#(ServerFixture.now),"fields":{"slug":"old","status":"404","crawler":"0"}}"#
+                )
+            ) { #expect(json($0)["accepted"] == .int(1)) }
+            try await client.execute(uri: "/report/links/old?period=all", method: .get, headers: read) {
+                #expect($0.status == .ok)
+            }
         }
     }
 }

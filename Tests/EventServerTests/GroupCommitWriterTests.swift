@@ -124,11 +124,12 @@ import Testing
         let pages = (try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? Int ?? 0) / 4_096
         let store = try SQLiteEventStore(path: fixture.path, options: .init(maximumPageCount: pages + 1))
         let writer = GroupCommitWriter(store: store)
+        // Values that do not compress (the store packs fields with zstd by default): a megabyte over the one page.
         let big = { (prefix: String) in
             (0..<500).map {
                 MeasurementEvent(
-                    id: EventID("\(prefix)-\($0)"), name: "x", fields: ["v": String(repeating: "z", count: 2_000)],
-                    timestamp: 1)
+                    id: EventID("\(prefix)-\($0)"), name: "x",
+                    fields: ["v": (0..<56).map { _ in UUID().uuidString }.joined()], timestamp: 1)
             }
         }
         let results = try await Self.commitTogether([big("a"), big("b")], writer: writer)

@@ -101,7 +101,8 @@ import Testing
         let receipt = Receipt(
             lines: 3, accepted: 0, duplicates: 0,
             rejections: [2, 3, 5].map {
-                Intake.Rejection(line: $0, code: "rate_limited", reason: reason, dropReason: .invalidEvent)
+                Intake.Rejection(
+                    line: $0, code: "rate_limited", reason: reason, dropReason: .invalidEvent(code: "rate_limited"))
             })
         let text = Receipt.allRejectedText(
             lines: 3, numbers: [2, 3, 5], code: "rate_limited", reason: reason, success: success)

@@ -77,6 +77,41 @@ import Testing
             }
         }
     }
+
+    /// Lines refused on receipt count on the UTC day they arrived: the report of that day shows them under the
+    /// receipt's codes, the report of another window does not, and a filter says it cannot apply to them.
+    @Test func rejectedLinesShowInTheWindowOfTheDayTheyArrivedOnly() async throws {
+        let fixture = ServerFixture()
+        let today = EventTime.utcDayStart(of: SystemEventClock().nowMilliseconds())
+        let yesterday = String(EventTime.rfc3339(milliseconds: today - 86_400_000).prefix(10))
+        let afterTomorrow = String(EventTime.rfc3339(milliseconds: today + 2 * 86_400_000).prefix(10))
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/v1/events", method: .post, headers: headers(),
+                body: ByteBuffer(string: "not json\n{\"ts\":1763683200000}\n" + eventLine(id: "kept"))
+            ) { #expect(json($0)["rejected"] == .int(2)) }
+            func completeness(_ parameters: String) async throws -> JSONValue? {
+                var answer: JSONValue?
+                try await client.execute(
+                    uri: "/api/report?\(parameters)", method: .get, headers: headers(key: ServerFixture.readKey)
+                ) { answer = json($0)["completeness"] }
+                return answer
+            }
+            let around = "since=\(yesterday)&until=\(afterTomorrow)"
+            let received = try await completeness(around)
+            #expect(received?["rejected"] == .int(2))
+            #expect(
+                received?["by_reason"]
+                    == .object(["invalid_event:bad_json": .int(1), "invalid_event:missing_name": .int(1)]))
+            #expect(received?["not_filtered_by"] == .array([]))
+            let before = try await completeness("since=2020-01-01&until=2020-01-02")
+            #expect(before?["rejected"] == .int(0))
+            #expect(before?["by_reason"] == .object([:]))
+            let filtered = try await completeness(around + "&ref=feed")
+            #expect(filtered?["rejected"] == .int(2))
+            #expect(filtered?["not_filtered_by"] == .array([.string("ref")]))
+        }
+    }
 }
 
 #endif

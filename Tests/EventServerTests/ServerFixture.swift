@@ -4,6 +4,7 @@ import EventServer
 import EventStoreInterface
 import EventStoreSQLite
 import Foundation
+import HostedLinks
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -81,6 +82,19 @@ func json(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLoc
 struct FixtureError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A hosted page without its own inline script (``HostedLinkPage/script``), for checks that no other script is in it.
+func withoutOwnScript(_ page: String) -> String {
+    page.replacingOccurrences(of: "<script>\(HostedLinkPage.script)</script>", with: "")
+}
+
+/// A hosted page with each click token (22 characters after `alstats_click=`) replaced by `TOKEN`: two people's
+/// pages differ only there.
+func maskingClicks(_ page: String) -> String {
+    var parts = page.components(separatedBy: "alstats_click=")
+    for index in parts.indices.dropFirst() { parts[index] = "TOKEN" + parts[index].dropFirst(22) }
+    return parts.joined(separator: "alstats_click=")
 }
 
 #endif

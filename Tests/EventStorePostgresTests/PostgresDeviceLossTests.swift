@@ -63,6 +63,51 @@ struct PostgresDeviceLossTests {
             await store.close()
         }
     }
+
+    /// Each loss counts on the UTC day it happened (Migrations/postgres/0010): the store's own on the day of its
+    /// clock, a device's record on the day of the record; the report's window shows the days that begin in it.
+    @Test func aLossCountsOnItsDayAndAReportShowsTheLossesOfItsWindow() async throws {
+        let day: Int64 = 86_400_000
+        let friday: Int64 = 1_763_683_200_000  // 2025-11-21
+        try await PostgresTestDatabase.with { url in
+            let clock = ManualEventClock(milliseconds: friday + 3_600_000)
+            let store = try await PostgresEventStore.open(url: url, options: .init(clock: clock))
+            let record = DeviceLoss(reason: .bufferFull, count: 12).event(timestamp: friday - 2 * day + 5)
+            #expect(try await store.writeBatches([[record]], losses: [.tooManyFields: 3]) == [1])
+            clock.advance(by: day)
+            try await store.recordLosses([.tooManyFields: 1])
+            func completeness(_ since: Int64?, _ until: Int64?) async throws -> [String: [String: Int]] {
+                try await store.rows(for: ReportQuery(since: since, until: until)).completeness
+            }
+            #expect(try await completeness(friday, friday + day) == ["rejected": ["too_many_fields": 3]])
+            #expect(try await completeness(friday - 2 * day, friday) == ["dropped": ["device:buffer_full": 12]])
+            #expect(try await completeness(1_577_836_800_000, 1_577_923_200_000).isEmpty)  // 2020-01-01
+            #expect(
+                try await store.completeness()
+                    == ["rejected": ["too_many_fields": 4], "dropped": ["device:buffer_full": 12]])
+            await store.close()
+        }
+    }
+
+    /// The counts kept before 0010 have no day: they move whole to the UTC day the migration runs on.
+    @Test func theCountsOfAnOlderDatabaseMoveToTheDayOfTheMigration() async throws {
+        try await PostgresTestDatabase.with { url in
+            try await PostgresTestDatabase.withConnection(url) { connection in
+                try await PostgresMigrator(location: "test").migrate(
+                    connection, upTo: 9, logger: PostgresTestDatabase.logger)
+                try await connection.query(
+                    "INSERT INTO completeness VALUES ('rejected', 'invalid_event', 4, 1000)",
+                    logger: PostgresTestDatabase.logger)
+            }
+            let before = EventTime.utcDayStart(of: SystemEventClock().nowMilliseconds())
+            let store = try await PostgresEventStore.open(url: url)
+            let after = EventTime.utcDayStart(of: SystemEventClock().nowMilliseconds())
+            #expect(try await store.completeness() == ["rejected": ["invalid_event": 4]])
+            let days = try await PostgresTestDatabase.column(url, "SELECT day_ms FROM completeness", as: Int64.self)
+            #expect(days == [before] || days == [after])
+            await store.close()
+        }
+    }
 }
 
 #endif

@@ -74,6 +74,10 @@ struct PostgresParityTests {
             #expect(postgresStored == sqliteStored)
             #expect(try await postgres.count() == (try sqlite.count()))
             #expect(try await postgres.completeness() == (try sqlite.completeness()))
+            // The install path is there to compare: taps, installs, medians, deferred opens and first opens.
+            let rows = try ReportReader(store: sqlite).rows(for: ReportQuery())
+            #expect(rows.linkInstalls.contains { $0.storeTaps.total > 0 && $0.medianDelayMilliseconds != nil })
+            #expect(rows.linkInstalls.contains { $0.deferredOpens > 0 } && rows.firstOpens.attributed > 0)
             try await Self.expectSameReports(sqlite: sqlite, postgres: postgres)
             try await Self.expectSameComparisons(sqlite: sqlite, postgres: postgres)
             try await Self.expectSameExports(sqlite: sqlite, postgres: postgres)
@@ -94,8 +98,11 @@ struct PostgresParityTests {
             #expect(actual.groups == expected.groups, "\(query)")
             #expect(actual.buckets == expected.buckets, "\(query)")
             #expect(actual.links == expected.links, "\(query)")
+            #expect(actual.linkInstalls == expected.linkInstalls, "\(query)")
+            #expect(actual.firstOpens == expected.firstOpens, "\(query)")
             #expect(actual.completeness == expected.completeness)
             #expect(!expected.groups.isEmpty)
+
             let expectedJSON = ReportFormat.json.render(ReportBuilder().report(from: expected, query: query))
             let actualJSON = ReportFormat.json.render(try await postgres.readReport(for: query))
             #expect(actualJSON == expectedJSON, "\(query)")

@@ -56,6 +56,7 @@ struct PostgresTimeIndexTests {
             url,
             """
             SELECT t.relname || ' ' || am.amname FROM pg_index AS i
+            JOIN pg_partition_tree('events_by_time'::regclass) AS tree ON tree.relid = i.indexrelid
             JOIN pg_class AS x ON x.oid = i.indexrelid JOIN pg_am AS am ON am.oid = x.relam
             JOIN pg_class AS t ON t.oid = i.indrelid JOIN pg_inherits AS h ON h.inhrelid = t.oid
             WHERE h.inhparent = 'events'::regclass ORDER BY t.relname
@@ -180,6 +181,7 @@ struct PostgresTimeIndexTests {
             url,
             """
             SELECT brin_summarize_new_values(i.indexrelid::regclass)::bigint FROM pg_index AS i
+            JOIN pg_partition_tree('events_by_time'::regclass) AS tree ON tree.relid = i.indexrelid
             WHERE i.indrelid = 'events_2026_03'::regclass
             """, as: Int.self
         ).reduce(0, +)
@@ -256,7 +258,8 @@ struct PostgresTimeIndexTests {
                 "DROP TABLE events_before_1900", "DROP TABLE events_after_9999",
                 "CREATE TABLE events_other PARTITION OF events DEFAULT", "DROP INDEX events_by_time",
                 "CREATE INDEX events_by_time ON events (ts_ms, id)", "DROP TABLE alert_episodes",
-                "DELETE FROM schema_migrations WHERE version >= 6",
+                "DROP TABLE click_tokens", "DROP INDEX events_install_path", "DROP INDEX events_deferred_opens",
+                "DROP TABLE retention_horizon", "DELETE FROM schema_migrations WHERE version >= 6",
             ] {
                 try await PostgresTestDatabase.admin(url, statement)
             }

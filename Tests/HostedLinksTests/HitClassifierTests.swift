@@ -36,6 +36,15 @@ import Testing
         ("Mozilla/5.0 (compatible; bingbot/2.0)", "GET", true),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", "HEAD", true),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", "GET", false),
+        // alstats' own tools: any product named alstats-NAME, alone, after others, or in a comment.
+        ("alstats-resolve/0.1.0", "GET", true),
+        ("alstats-check/0.2.0", "GET", true),
+        ("ALSTATS-Navigate/1.0", "GET", true),
+        ("Mozilla/5.0 (compatible; alstats-check/0.2.0)", "GET", true),
+        ("curl/8.5 alstats-report-bot/1", "GET", true),
+        ("alstats/0.1.0", "GET", false),
+        ("myalstats-check/1.0", "GET", false),
+        ("alstats-", "GET", false),
     ])
     func crawlers(agent: String, method: String, crawler: Bool) {
         #expect(HitClassifier.isCrawler(userAgent: agent, method: method) == crawler)

@@ -28,7 +28,7 @@ public func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [Measurem
         var fields: [String: String] = [:]
         fields["ref"] = refs.randomElement(using: &random)!
         fields["refererAppName"] = apps.randomElement(using: &random)!
-        let name: String
+        var name: String
         switch Int.random(in: 0..<10, using: &random) {
         case 0...2:
             name = EventName.navIn
@@ -58,6 +58,34 @@ public func parityEvents(count: Int, seed: UInt64, days: Int64 = 9) -> [Measurem
             name = "custom_thing"
             fields["password"] = "hunter2"
             fields["note"] = "line \"quoted\"\nand ünïcode"
+        }
+        // Every sixth event is one of the install path instead (docs/install.md): store taps, installs with numeric
+        // and other delays, deferred opens at link URLs (and at URLs that only look like them), first opens.
+        if index % 6 == 5 {
+            let slug = slugs.randomElement(using: &random)!
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                name = EventName.linkStore
+                fields = ["slug": slug, FieldName.ref: fields[FieldName.ref]].compactMapValues { $0 }
+                fields["platform"] = ["ios", "android", "web"].randomElement(using: &random)!
+                fields["crawler"] = ["0", "0", "1"].randomElement(using: &random)!
+            case 1:
+                name = EventName.linkInstall
+                fields = ["slug": slug, FieldName.ref: fields[FieldName.ref]].compactMapValues { $0 }
+                fields["platform"] = ["ios", "android"].randomElement(using: &random)!
+                fields["delay_ms"] = ["\(Int.random(in: 0..<5_000_000, using: &random))", "12x", "99"]
+                    .randomElement(using: &random)!
+            case 2:
+                name = EventName.navIn
+                fields[FieldName.deferred] = "1"
+                fields[FieldName.targetURL] = [
+                    "https://go.example.com/l/\(slug)?ref=feed", "HTTPS://GO.example.com/l/\(slug)",
+                    "https://go.example.com/L/\(slug)",
+                ].randomElement(using: &random)!
+            default:
+                name = EventName.firstOpen
+                fields = ["attributed": ["1", "0"].randomElement(using: &random)!]
+            }
         }
         events.append(
             MeasurementEvent(id: id, name: name, fields: fields.compactMapValues { $0 }, timestamp: timestamp))

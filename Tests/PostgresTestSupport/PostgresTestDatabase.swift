@@ -86,14 +86,16 @@ public enum PostgresTestDatabase {
     /// only alstats summarises the time index's ranges there (tests of that summarising, which fail without it).
     public static func leaveSummariesToAlstats(_ url: String, partition: String) async throws {
         let index = try await column(
-            url, "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = '\(partition)'::regclass",
-            as: String.self)
+            url,
+            "SELECT i.indexrelid::regclass::text FROM pg_index AS i "
+                + "JOIN pg_partition_tree('events_by_time'::regclass) AS tree ON tree.relid = i.indexrelid "
+                + "WHERE i.indrelid = '\(partition)'::regclass", as: String.self)
         guard index.count == 1 else { throw PartitionIndexMissing(partition: partition, found: index) }
         try await admin(url, "ALTER TABLE \(partition) SET (autovacuum_enabled = off)")
         try await admin(url, "ALTER INDEX \(index[0]) SET (autosummarize = off)")
     }
 
-    /// A partition without exactly one index.
+    /// A partition without exactly one index of `events_by_time`.
     public struct PartitionIndexMissing: Error {
         public var partition: String
         public var found: [String]

@@ -5,12 +5,14 @@ import Glibc
 #endif
 
 extension ServeProcess {
-    /// One request on a new connection; nil when the connection failed (the server is gone).
+    /// One request on a new connection, with `headers` besides the key's and the content type; nil when the
+    /// connection failed (the server is gone).
     public func request(
         _ method: String, _ path: String, key: String? = "w1", contentType: String = "application/x-ndjson",
-        body: String = ""
+        body: String = "", headers: [(name: String, value: String)] = []
     ) -> HTTPAnswer? {
-        HTTPAnswer.fetch(port: port, method, path, key: key, contentType: contentType, body: Array(body.utf8))
+        HTTPAnswer.fetch(
+            port: port, method, path, key: key, contentType: contentType, body: Array(body.utf8), headers: headers)
     }
 }
 
@@ -25,7 +27,8 @@ public struct HTTPAnswer: Sendable {
 
     /// Sends one request to `127.0.0.1:port` and reads the whole answer; nil when the connection failed.
     public static func fetch(
-        port: Int, _ method: String, _ path: String, key: String?, contentType: String, body: [UInt8]
+        port: Int, _ method: String, _ path: String, key: String?, contentType: String, body: [UInt8],
+        headers: [(name: String, value: String)] = []
     ) -> HTTPAnswer? {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return nil }
@@ -42,6 +45,7 @@ public struct HTTPAnswer: Sendable {
         guard connected == 0 else { return nil }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let key { head += "Authorization: Bearer \(key)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
         let request = Array(head.utf8) + body
         var sent = 0

@@ -82,4 +82,34 @@ struct CLITests {
         #expect(result.output.hasPrefix("schema version "))
         #expect(FileManager.default.fileExists(atPath: folder.file("fresh.sqlite")))
     }
+
+    /// A usage error is one line starting `alstats:` (docs/cli.md, "Output"), naming the help to read, exit 64.
+    @Test(
+        .enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"),
+        arguments: [
+            (["report", "--since", "yesterday"], "alstats: --since 'yesterday' is not", "alstats report --help"),
+            (["report", "--bogus"], "alstats: unknown option '--bogus'", "alstats report --help"),
+            (["links", "put"], "alstats: missing expected argument", "alstats links put --help"),
+            (["nonsense"], "alstats: unexpected argument 'nonsense'", "alstats --help"),
+        ])
+    func aUsageErrorIsOneLineStartingWithAlstats(arguments: [String], start: String, help: String) throws {
+        let result = try BuiltAlstats.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.errors.hasPrefix(start), "\(result.errors)")
+        #expect(result.errors.contains("`\(help)` shows the options"), "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").count == 1, "\(result.errors)")
+        #expect(!result.errors.contains("Error:") && !result.errors.contains("Usage:"))
+    }
+
+    /// `push` and `demo` work on an SQLite file only: their help offers no PostgreSQL URL.
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func theHelpOfTheSQLiteOnlyCommandsOffersNoPostgresURL() throws {
+        for command in ["push", "demo"] {
+            let help = try BuiltAlstats.run([command, "--help"])
+            #expect(help.status == 0)
+            #expect(help.output.contains("--database <path>"), "\(command): \(help.output)")
+            #expect(!help.output.contains("postgres"), "\(command): \(help.output)")
+        }
+        #expect(try BuiltAlstats.run(["report", "--help"]).output.contains("postgres://"))
+    }
 }

@@ -2,10 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `--database` with a PostgreSQL URL of a server that does not answer: one clear line, exit 74 (EX_IOERR), no
-/// password, no file created. Not serialized: each run mostly waits out the connect timeout (10 s), so they wait
-/// side by side. The core-only build (no `Server` trait) has no PostgreSQL backend: there the same line says so,
-/// with exit 78 (EX_CONFIG), before any connection.
+/// `--database` with a PostgreSQL URL of a server that refuses the connection: one clear line naming the URL and
+/// what to check, at once (not after the 10 s connect timeout: PostgresReachabilityTests), exit 74 (EX_IOERR), no
+/// password, no file created. The core-only build (no `Server` trait) has no PostgreSQL backend: there the same line
+/// says so, with exit 78 (EX_CONFIG), before any connection.
 struct DatabaseURLCLITests {
     #if !Server
     static let unreachableStatus: Int32 = 78
@@ -29,6 +29,9 @@ struct DatabaseURLCLITests {
         let result = try BuiltAlstats.run(command + ["--database", Self.url], in: folder.folder)
         #expect(result.status == Self.unreachableStatus, "\(result.errors)")
         #expect(result.errors.contains("127.0.0.1:9"), "\(result.errors)")
+        #if Server
+        #expect(result.errors.contains("was refused"), "\(result.errors)")
+        #endif
         #expect(!result.errors.contains("Hunter2"))
         #expect(result.output.isEmpty)
         let created = try FileManager.default.contentsOfDirectory(atPath: folder.folder.path)

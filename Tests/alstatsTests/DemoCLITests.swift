@@ -78,6 +78,21 @@ struct DemoCLITests {
         #expect(result.status == 64)
     }
 
+    /// `--port` is the port of the collector the demo starts inside the process; refused with `--in-process`.
+    @Test(.enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
+    func theDemosCollectorListensOnTheGivenPort() throws {
+        let database = TemporaryDatabase()
+        #if Server
+        let (listener, port) = try Wire.listen()
+        Wire.stopListening(listener)  // a free port
+        let result = try BuiltAlstats.run(["demo", "--events", "200", "--port", "\(port)", "--database", database.path])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.errors.contains("http://127.0.0.1:\(port)/v1/events into"), "\(result.errors)")
+        #endif
+        let refused = try BuiltAlstats.run(["demo", "--in-process", "--port", "8080", "--database", database.path])
+        #expect(refused.status == 64 && refused.errors.hasPrefix("alstats: --port"), "\(refused.errors)")
+    }
+
     /// What an analyst does after the demo: `sqlite3 alstats.sqlite < Queries/NAME.sql` for every SQLite query of
     /// the top-level `Queries/` runs cleanly on the demo's database and gives the rows `alstats query NAME` gives.
     @Test(.enabled(if: BuiltAlstats.shouldRun && (Self.hasSqlite3 || BuiltAlstats.isCI), "needs alstats and sqlite3"))

@@ -48,6 +48,21 @@ struct LinkDebuggerCLITests {
         #expect(targets.map { $0["url"] } == ["example-iphone://article/42?view=compact", "example-ios://article/42"])
     }
 
+    /// Over HTTP, `resolve` and `navigate` name themselves in their User-Agent.
+    @Test func resolveAndNavigateSendTheirOwnUserAgent() throws {
+        let server = try LoopbackHTTPServer(routes: ["/article": .page(status: 200, body: Self.page)])
+        defer { server.stop() }
+        for command in ["resolve", "navigate"] {
+            let result = try run([command, server.url("/article").absoluteString, "--format", "json"])
+            #expect(result.status == 0, "\(result.errors)")
+        }
+        let agents = server.requests.map { $0.headers["user-agent"] ?? "none" }
+        #expect(agents.count == 2)
+        #expect(
+            agents.allSatisfy { $0.hasPrefix("alstats-resolve/") || $0.hasPrefix("alstats-navigate/") }, "\(agents)")
+        #expect(Set(agents.map { $0.split(separator: "/").first ?? "" }) == ["alstats-resolve", "alstats-navigate"])
+    }
+
     @Test func navigateChoosesTheInstalledApp() throws {
         let result = try run([
             "navigate", "--html", "Examples/article.html", "--url", "https://example.com/article", "--installed",

@@ -5,8 +5,8 @@ import TestSupport
 import Testing
 
 /// `alstats prune` and `alstats serve`'s `retention` as a user runs them (docs/cli.md, "alstats prune";
-/// docs/collector.md, "Retention"): what is deleted, what the report and a second ingest then say, and the usage
-/// errors. Serialized, as the other runs of the built binary.
+/// docs/collector.md, "Retention"): what is deleted, what the report, a backup and a second ingest then say, and the
+/// usage errors. Serialized, as the other runs of the built binary.
 @Suite(.serialized, .enabled(if: BuiltAlstats.shouldRun, "build alstats first with swift build"))
 struct PruneCLITests {
     static let day: Int64 = 86_400_000
@@ -51,6 +51,9 @@ struct PruneCLITests {
         #expect(Self.window(report)?["raw_events_since"] == .string(since))
         let totals = { (text: String) in (try? JSONValue.parse(text))?.objectValue?["totals"] }
         #expect(totals(report) == totals(before), "the rollups keep every count")
+        let backup = try run(["backup", "copy"])
+        #expect(backup.status == 0, "\(backup.errors)")
+        #expect(backup.errors.contains("was pruned: the backup holds its raw events since \(since) only"))
         let again = try run(["ingest", "in.ndjson"])
         #expect(again.status == 0)
         let older = (0..<400).filter { now - Int64($0) * Self.day / 2 < cutoff }.count

@@ -8,7 +8,7 @@ extension DashboardPage {
     /// the slug is the page's path.
     public func renderLink(slug: String, report: Report, days: QueryResult, scriptNonce: String) -> String {
         let path = "/report/links/" + PercentEncoding.encode(slug)
-        var body = header(title: "alstats · \(slug)", path: path)
+        var body = header(title: "alstats · \(slug)", path: path, rowControls: false)
         body.insert(
             "<p class=\"back\"><a href=\"\(view.href().htmlEscaped)\">← the dashboard</a> · "
                 + "<a href=\"\(view.adding(.link, slug).href().htmlEscaped)\">the dashboard filtered to this link</a></p>",
@@ -38,6 +38,11 @@ extension DashboardPage {
             ("link-arrival-rate", "arrival rate", ReportText.percent(link.arrivalRate)),
             ("link-crawlers", "crawler fetches", n(link.crawlerFetches)),
             ("link-not-found", "not found", n(link.notFound)),
+            ("link-store-taps", "store taps", n(link.storeTaps.total)),
+            ("link-installs", "installs", n(link.installs.total)),
+            ("link-install-rate", "install rate", ReportText.percent(link.installRate)),
+            ("link-deferred-opens", "deferred opens", n(link.deferredOpens)),
+            ("link-median-delay", "median delay to install", ReportText.duration(link.medianDelayMilliseconds)),
         ]
         lines.append("<section class=\"summary\" aria-label=\"Funnel\">")
         for card in cards {
@@ -46,6 +51,7 @@ extension DashboardPage {
                     + "<span class=\"number\" id=\"\(card.id)\">\(card.value.htmlEscaped)</span></div>")
         }
         lines.append("</section>")
+        lines += renderer.figure(Self.funnelFigure(link))
         let series = LinkDays(days)
         let axis = series.everyDay()
         lines += renderer.figure(
@@ -67,6 +73,32 @@ extension DashboardPage {
                 note: "Whole UTC days of the window, from the link rollups (the bundled link_funnel query)."))
         lines.append("</main>")
         return lines
+    }
+}
+
+extension DashboardPage {
+    /// The link's funnel (docs/install.md): page views by people, taps on its store buttons, installs that claimed
+    /// its clicks and apps opened on it after their install, beside the arrivals of people who had the app (the
+    /// arrivals that were not deferred opens); each with its share of the page views.
+    static func funnelFigure(_ link: ReportRows.Link) -> HTMLRenderer.Figure {
+        let withApp = max(0, link.arrivals - link.deferredOpens)
+        let steps: [(String, Int)] = [
+            ("page views", link.hits), ("store taps", link.storeTaps.total), ("installs", link.installs.total),
+            ("deferred opens", link.deferredOpens), ("arrivals with the app", withApp),
+        ]
+        let share = { (count: Int) in ReportText.percent(link.hits > 0 ? Double(count) / Double(link.hits) : nil) }
+        return HTMLRenderer.Figure(
+            SVGChart(
+                id: "fig-link-funnel", kind: .horizontalBars,
+                title: "Funnel: page views, store taps, installs, deferred opens; arrivals of people with the app",
+                xLabel: "people", yLabel: "step", categories: steps.map(\.0),
+                series: [.init(name: "people", values: steps.map(\.1), style: 1)],
+                annotations: steps.map { "\(share($0.1)) of page views" }),
+            header: ["step", "people", "of page views"],
+            rows: steps.map { [$0.0, ReportText.count($0.1), share($0.1)] },
+            note: "Without the app, a person taps a store button (the store hop counts it), installs, and the app "
+                + "claims the click and opens on the link (a deferred open, counted in the arrivals too); with the "
+                + "app, the page's App Link opens it at once (arrivals with the app).")
     }
 }
 

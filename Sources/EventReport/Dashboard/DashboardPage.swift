@@ -43,8 +43,10 @@ public struct DashboardPage: Sendable {
     func renderer() -> HTMLRenderer { HTMLRenderer(view: view) }
 
     /// The title, the period picker (links and a form for custom dates, which works without a script) and the
-    /// active filters as chips, each a link to the view without it.
-    func header(title: String, path: String) -> [String] {
+    /// active filters as chips, each a link to the view without it. With `rowControls` (the dashboard, not a
+    /// link's page, whose rows filter nothing and which shows no comparison), the hint that a row adds a filter and
+    /// the link that turns the comparison on or off.
+    func header(title: String, path: String, rowControls: Bool = true) -> [String] {
         var lines = [
             "<header class=\"dashboard\">",
             "<h1><a href=\"\(view.href(path).htmlEscaped)\">\(title.htmlEscaped)</a></h1>",
@@ -72,7 +74,9 @@ public struct DashboardPage: Sendable {
         if !view.compare { lines.append("<input type=\"hidden\" name=\"compare\" value=\"none\">") }
         lines += ["<button type=\"submit\">Show</button>", "</form>"]
         lines.append("<p class=\"chips\" aria-label=\"Filters\">")
-        if view.filters.isEmpty { lines.append("<span class=\"muted\">No filter: click a row to add one.</span>") }
+        if view.filters.isEmpty, rowControls {
+            lines.append("<span class=\"muted\">No filter: click a row to add one.</span>")
+        }
         for dimension in DashboardView.Dimension.allCases {
             guard let value = view.filters[dimension] else { continue }
             lines.append(
@@ -80,11 +84,13 @@ public struct DashboardPage: Sendable {
                     + "title=\"Remove this filter\">\(dimension.label.htmlEscaped): <b>\(value.htmlEscaped)</b> "
                     + "<span aria-hidden=\"true\">×</span><span class=\"sr\"> (remove)</span></a>")
         }
-        var toggled = view
-        toggled.compare.toggle()
-        lines.append(
-            "<a class=\"toggle\" href=\"\(toggled.href(path).htmlEscaped)\">"
-                + (view.compare ? "Hide the comparison" : "Compare with the previous period") + "</a>")
+        if rowControls {
+            var toggled = view
+            toggled.compare.toggle()
+            lines.append(
+                "<a class=\"toggle\" href=\"\(toggled.href(path).htmlEscaped)\">"
+                    + (view.compare ? "Hide the comparison" : "Compare with the previous period") + "</a>")
+        }
         if let slug = view.filters[.link] {
             lines.append(
                 "<a class=\"toggle\" href=\"\(view.removing(.link).href("/report/links/" + PercentEncoding.encode(slug)).htmlEscaped)\">"

@@ -9,6 +9,10 @@ public struct ReportRows: Sendable, Hashable {
     public var completeness: [String: [String: Int]]
     /// The hosted links funnel per slug: what `Queries/report_links.sql` returns.
     public var links: [Link]
+    /// The install path per slug: what `Queries/report_installs.sql` returns (docs/install.md).
+    public var linkInstalls: [LinkInstalls]
+    /// The apps' first opens: what `Queries/report_first_opens.sql` returns.
+    public var firstOpens: FirstOpens
     /// From when raw events exist, when the store was pruned (``EventRetention/rawEventsSince()``): the rows were
     /// then read for the query's window aligned to buckets before it (``ReportQuery/alignedToBuckets(before:)``).
     /// `nil` for a store never pruned.
@@ -16,12 +20,15 @@ public struct ReportRows: Sendable, Hashable {
 
     /// Creates rows.
     public init(
-        groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:], links: [Link] = []
+        groups: [Group], buckets: [Bucket], completeness: [String: [String: Int]] = [:], links: [Link] = [],
+        linkInstalls: [LinkInstalls] = [], firstOpens: FirstOpens = FirstOpens()
     ) {
         self.groups = groups
         self.buckets = buckets
         self.completeness = completeness
         self.links = links
+        self.linkInstalls = linkInstalls
+        self.firstOpens = firstOpens
     }
 
     /// A count of events sharing these values (`nil`: the event lacked the field).
@@ -90,8 +97,34 @@ extension ReportRows {
         /// `al_nav_in` events whose `targetURL` is the link's canonical URL on a recorded public URL.
         public var arrivals: Int
 
+        /// The link's install path (docs/install.md): taps on its store buttons by people, by store.
+        public var storeTaps = PlatformCounts()
+        /// Installs: the claims of its clicks by installed apps, by platform.
+        public var installs = PlatformCounts()
+        /// `al_nav_in` events with `deferred` `1` at its canonical URL: apps opened on it after their install (also
+        /// counted in ``arrivals``).
+        public var deferredOpens = 0
+        /// The middle delay from click to install, in ms (the lower of the two middle ones for an even count); `nil`
+        /// without installs.
+        public var medianDelayMilliseconds: Int64?
+
         /// `arrivals / hits`, `nil` without hits.
         public var arrivalRate: Double? { hits == 0 ? nil : Double(arrivals) / Double(hits) }
+
+        /// `installs / store taps`, `nil` without store taps.
+        public var installRate: Double? {
+            storeTaps.total == 0 ? nil : Double(installs.total) / Double(storeTaps.total)
+        }
+
+        /// The link with the install path of `installs`.
+        public func adding(_ installs: LinkInstalls) -> Link {
+            var link = self
+            link.storeTaps = installs.storeTaps
+            link.installs = installs.installs
+            link.deferredOpens = installs.deferredOpens
+            link.medianDelayMilliseconds = installs.medianDelayMilliseconds
+            return link
+        }
 
         /// Creates a link's funnel.
         public init(slug: String, hits: Int, visitors: Int, crawlerFetches: Int, notFound: Int, arrivals: Int) {
@@ -101,6 +134,66 @@ extension ReportRows {
             self.crawlerFetches = crawlerFetches
             self.notFound = notFound
             self.arrivals = arrivals
+        }
+    }
+}
+
+extension ReportRows {
+    /// Counts by platform: the App Store or Google Play, an iOS or an Android app.
+    public struct PlatformCounts: Sendable, Hashable {
+        public var ios: Int
+        public var android: Int
+
+        /// Both together.
+        public var total: Int { ios + android }
+
+        /// Creates counts.
+        public init(ios: Int = 0, android: Int = 0) {
+            self.ios = ios
+            self.android = android
+        }
+    }
+
+    /// The install path of one hosted link (docs/install.md): one row of `Queries/report_installs.sql`.
+    public struct LinkInstalls: Sendable, Hashable {
+        /// The link's slug.
+        public var slug: String
+        /// `alstats_link_store` events of people (crawler other than "1"), by store.
+        public var storeTaps: PlatformCounts
+        /// `alstats_link_install` events, by platform.
+        public var installs: PlatformCounts
+        /// `al_nav_in` events with `deferred` `1` at the link's canonical URL on a recorded public URL.
+        public var deferredOpens: Int
+        /// The middle `delay_ms` of the installs, `nil` without installs.
+        public var medianDelayMilliseconds: Int64?
+
+        /// Creates a link's install path.
+        public init(
+            slug: String, storeTaps: PlatformCounts = PlatformCounts(), installs: PlatformCounts = PlatformCounts(),
+            deferredOpens: Int = 0, medianDelayMilliseconds: Int64? = nil
+        ) {
+            self.slug = slug
+            self.storeTaps = storeTaps
+            self.installs = installs
+            self.deferredOpens = deferredOpens
+            self.medianDelayMilliseconds = medianDelayMilliseconds
+        }
+    }
+
+    /// The apps' first opens after their install (`alstats_first_open`): one row of `Queries/report_first_opens.sql`.
+    public struct FirstOpens: Sendable, Hashable {
+        /// Every first open.
+        public var firstOpens: Int
+        /// Those whose app opened on a deferred link (`attributed` `1`).
+        public var attributed: Int
+
+        /// The others: installs that came with no click of a hosted link.
+        public var organic: Int { firstOpens - attributed }
+
+        /// Creates counts.
+        public init(firstOpens: Int = 0, attributed: Int = 0) {
+            self.firstOpens = firstOpens
+            self.attributed = attributed
         }
     }
 }

@@ -1,6 +1,6 @@
 -- rebuild_rollups: recomputes every rollup (the report's and the hosted links funnel's) from the raw events,
 -- with the same grouping as the writers (a device's loss record in none: DeviceLoss's rules, as in the SQLite
--- store's rebuild_rollups.sql); once the database was pruned (Migrations/postgres/0011), only from the retention
+-- store's rebuild_rollups.sql); once the database was pruned (Migrations/postgres/0012), only from the retention
 -- horizon on: the rollups before it keep the history of the raw events deleted (the horizon is the start of a UTC
 -- day, so no bucket or day straddles it). No parameters;
 -- statements separated by ";" at line ends, run in one transaction. Used by: PostgresEventStore.rebuildRollups.

@@ -1,8 +1,8 @@
 import EventStoreInterface
 import SQLiteSupport
 
-/// Reads a report's rows from the store with the embedded `Queries/report_groups.sql` and
-/// `Queries/report_daily.sql`, so that `alstats report` and `sqlite3 < Queries/...` run the same SQL.
+/// Reads a report's rows from the store with the embedded `Queries/report_groups.sql`,
+/// `Queries/report_daily.sql`, `report_links`, `report_installs` and `report_first_opens`, so that `alstats report` and `sqlite3 < Queries/...` run the same SQL.
 ///
 /// Both queries read the write-time rollups for whole 15-minute buckets and the raw events only for
 /// the partial buckets at the window's edges: the cost grows with the number of groups, not of events.
@@ -23,6 +23,8 @@ public struct ReportReader: ReportSource {
         let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
         let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
         let linksSQL = try ReportReader.querySQL("report_links", path: store.path)
+        let installsSQL = try ReportReader.querySQL("report_installs", path: store.path)
+        let firstOpensSQL = try ReportReader.querySQL("report_first_opens", path: store.path)
         return try store.withStore { store throws(SQLiteError) -> ReportRows in
             let connection = store.connection
             let rawEventsSince = try SQLiteEventStore.rawEventsSince(on: connection)
@@ -50,9 +52,14 @@ public struct ReportReader: ReportSource {
                         success: dailyStatement.isNull(4) ? nil : Int(dailyStatement.int64(4)),
                         count: Int(dailyStatement.int64(5))))
             }
-            let completeness = try SQLiteEventStore.completeness(on: connection)
+            // The losses of the UTC days that begin in the window: a loss has no field a filter could match.
+            let completeness = try SQLiteEventStore.completeness(
+                on: connection, since: query.since, until: query.until)
             let links = try ReportReader.links(for: query, on: connection, sql: linksSQL)
-            var rows = ReportRows(groups: groups, buckets: buckets, completeness: completeness, links: links)
+            var rows = ReportRows(
+                groups: groups, buckets: buckets, completeness: completeness, links: links,
+                linkInstalls: try ReportReader.linkInstalls(for: query, on: connection, sql: installsSQL),
+                firstOpens: try ReportReader.firstOpens(for: query, on: connection, sql: firstOpensSQL))
             rows.rawEventsSince = rawEventsSince
             return rows
         }

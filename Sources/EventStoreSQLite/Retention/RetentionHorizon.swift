@@ -1,6 +1,6 @@
 import SQLiteSupport
 
-/// The retention horizon as a writer knows it (Migrations/0020_create_retention_horizon.sql): the writer refuses an
+/// The retention horizon as a writer knows it (Migrations/0021_create_retention_horizon.sql): the writer refuses an
 /// event older than ``since`` (``EventWriter``), so that an event whose raw row and id a prune deleted is not
 /// stored, and counted, a second time.
 ///

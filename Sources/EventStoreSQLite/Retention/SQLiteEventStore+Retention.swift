@@ -6,7 +6,7 @@ import SQLiteSupport
 /// answer ``EventRetention``'s `async` ones, as its ``EventBackend`` methods do (run them on a thread of their own
 /// where a prune must not hold up a thread pool).
 extension SQLiteEventStore: EventRetention {
-    /// From when raw events exist: the retention horizon (Migrations/0020_create_retention_horizon.sql), or `nil`
+    /// From when raw events exist: the retention horizon (Migrations/0021_create_retention_horizon.sql), or `nil`
     /// when the database was never pruned.
     /// - Throws: ``StoreError`` when the database cannot be read.
     public func rawEventsSince() throws(StoreError) -> Int64? {

@@ -1,7 +1,7 @@
 -- rebuild_link_rollups: recomputes link_rollup, link_rollup_day, link_visitor_day and link_visitor_count from
 -- the raw events
 -- (through the view link_event, Migrations/0009), with the same grouping as LinkRollupWriter; once the database was
--- pruned, only from the retention horizon on (Migrations/0020), as rebuild_rollups.sql. No parameters. Run inside
+-- pruned, only from the retention horizon on (Migrations/0021), as rebuild_rollups.sql. No parameters. Run inside
 -- one transaction. Used by: SQLiteEventStore.rebuildRollups.
 DELETE FROM link_rollup WHERE bucket_ms >= (SELECT ifnull(since_ms, -9223372036854775808) FROM retention_horizon);
 DELETE FROM link_rollup_day WHERE day_ms >= (SELECT ifnull(since_ms, -9223372036854775808) FROM retention_horizon);

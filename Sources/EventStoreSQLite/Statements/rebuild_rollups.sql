@@ -3,7 +3,7 @@
 -- event_rollup_series per bucket, name, type and success, over every event but a device's loss record
 -- (alstats_loss with a reason of 1 to 128 bytes and a count of 1 to 10^12 in decimal digits, as DeviceLoss reads
 -- it: counted in completeness instead; an alstats_loss event without them is an ordinary event, as the writers
--- count it). Once the database was pruned (Migrations/0020), only from the retention horizon on: the rollups before
+-- count it). Once the database was pruned (Migrations/0021), only from the retention horizon on: the rollups before
 -- it keep the history of the raw events deleted (the horizon is the start of a UTC day, so no bucket or day
 -- straddles it). No parameters. Run inside one transaction. Used by: SQLiteEventStore.rebuildRollups.
 DELETE FROM event_rollup WHERE bucket_ms >= (SELECT ifnull(since_ms, -9223372036854775808) FROM retention_horizon);

@@ -69,8 +69,9 @@ extension EventColumns {
         if let value = slots.4 { scratch.payload.add(value, slot: 4) }
         let encodedExtra = extra.isEmpty ? nil : encodeExtra(&extra)
         if let encodedExtra { scratch.payload.add(encodedExtra, slot: 5) }
-        if scratch.payload.bytes.count > EventPacker.maximumPayload {
-            // Larger than a reader expands: the row keeps its long fields unpacked.
+        if scratch.payload.bytes.count > EventPacker.maximumPayload || keepsUnpacked(event.name, extra: encodedExtra) {
+            // Larger than a reader expands, or read by the report's install funnel: the row keeps its long fields
+            // unpacked.
             for (slot, value) in [slots.0, slots.1, slots.2, slots.3, slots.4, encodedExtra].enumerated() {
                 if let value { values.text(PackedFields.bindIndices[slot], value) }
             }
@@ -80,6 +81,19 @@ extension EventColumns {
             scratch.packed.withUnsafeBytes { values.blob(PackedFields.packedIndex, $0) }
         }
         return (key, success)
+    }
+
+    /// Whether an event of `name` whose extra fields are `extra` stays unpacked in a packed database: the install
+    /// path's events (store taps, installs, first opens) and the `al_nav_in` of deferred opens, whose fields the
+    /// report reads from `extra` through the partial indexes of Migrations/0019_create_click_tokens.sql.
+    /// Statements/pack_unpacked_events.sql keeps them unpacked by the same rule.
+    static func keepsUnpacked(_ name: String, extra: String?) -> Bool {
+        guard let extra else { return false }
+        switch name {
+        case EventName.linkStore, EventName.linkInstall, EventName.firstOpen: return true
+        case EventName.navIn: return extra.contains(#""deferred":"1""#)
+        default: return false
+        }
     }
 
     /// Inserts a row packed by ``pack(_:into:extra:)``: binds its time and `success` by value and its packed

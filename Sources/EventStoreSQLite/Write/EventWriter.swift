@@ -202,7 +202,7 @@ package final class EventWriter {
                 try ready.insertAll(with: statements.insert) { row, rowid in
                     ids.add(key: positions.keys[row.position], event: rowid)
                     if let loss = row.deviceLoss {
-                        deviceLosses.add(loss)  // a loss record, not an App Links event
+                        deviceLosses.add(loss, at: row.timestamp)  // a loss record, not an App Links event
                     } else if let link = row.link {
                         links.add(link, visitor: row.visitor)
                     }
@@ -256,7 +256,7 @@ package final class EventWriter {
                     }
                     let row = first + entry.row
                     if row.pointee.timestamp < horizon.since {
-                        deviceLosses.refuse(.beforeRetention)
+                        deviceLosses.refuse(.beforeRetention, at: clock.nowMilliseconds())
                         continue
                     }
                     guard try isNew(row.pointee.id, key: row.pointee.key, rank: rank, in: order, of: batches) else {
@@ -268,7 +268,7 @@ package final class EventWriter {
                     ids.add(key: row.pointee.key, event: connection.lastInsertRowID)
                     inserted[entry.batch] += 1
                     if let loss = row.pointee.deviceLoss {
-                        deviceLosses.add(loss)  // a loss record, not an App Links event
+                        deviceLosses.add(loss, at: row.pointee.timestamp)  // a loss record, not an App Links event
                         continue
                     }
                     rollups.add(row.pointee.rollup)
@@ -363,7 +363,7 @@ package final class EventWriter {
         let order = positions.order
         for (rank, position) in order.enumerated() {
             if batch[position].timestamp < horizon.since {
-                deviceLosses.refuse(.beforeRetention)  // isNew stays false
+                deviceLosses.refuse(.beforeRetention, at: clock.nowMilliseconds())  // isNew stays false
                 continue
             }
             positions.isNew[position] = try ids.isNew(batch[position].id, key: keys[position], rank: rank) {
@@ -385,9 +385,10 @@ package final class EventWriter {
         let taken = redactor.takeConservativeRedactions()
         let altered = taken + transaction.encodedRedactions
         do throws(SQLiteError) {
-            if altered > 0 { try upsertLoss(kind: "altered", reason: Redactor.conservativeReason, altered) }
+            var losses = deviceLosses.take()
+            losses.add([DropReason(rawValue: Redactor.conservativeReason): altered], at: clock.nowMilliseconds())
             try rollups.upsertPending()
-            try recordLosses(deviceLosses.take())
+            try recordLosses(losses)
             try links.commit()
             try packNotedRows()
             try ids.flush()
@@ -423,14 +424,23 @@ package final class EventWriter {
         transaction = TransactionState()
     }
 
-    /// Adds loss counts to `completeness`: inside the open transaction when there is one, else in one of its own.
+    /// Adds loss counts to `completeness`, on the UTC day of the clock's time (they happen as they are counted):
+    /// inside the open transaction when there is one, else in one of its own.
     func recordLosses(_ losses: [DropReason: Int]) throws(SQLiteError) {
-        guard !losses.isEmpty else { return }
+        var dated: [CompletenessKey: Int] = [:]
+        dated.add(losses, at: clock.nowMilliseconds())
+        try recordLosses(dated)
+    }
+
+    /// Adds loss counts to `completeness`, each on its day: inside the open transaction when there is one, else in
+    /// one of its own.
+    func recordLosses(_ losses: [CompletenessKey: Int]) throws(SQLiteError) {
+        guard losses.values.contains(where: { $0 > 0 }) else { return }
         let ownTransaction = !connection.inTransaction
         if ownTransaction { try statements.begin.run() }
         do throws(SQLiteError) {
-            for (reason, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
-                try upsertLoss(kind: reason.completenessKind, reason: reason.rawValue, count)
+            for (key, count) in losses.sorted(by: { $0.key < $1.key }) where count > 0 {
+                try upsertLoss(key, count)
             }
             if ownTransaction { try statements.commit.run() }
         } catch {
@@ -441,12 +451,13 @@ package final class EventWriter {
 }
 
 extension EventWriter {
-    /// Adds `count` lost events to the completeness row of `kind` and `reason`, stamped with the clock's time.
-    fileprivate func upsertLoss(kind: String, reason: String, _ count: Int) throws(SQLiteError) {
-        statements.upsertLoss.bind(1, kind)
-        statements.upsertLoss.bind(2, reason)
-        statements.upsertLoss.bind(3, Int64(count))
-        statements.upsertLoss.bind(4, clock.nowMilliseconds())
+    /// Adds `count` lost events to the completeness row of `key`, stamped with the clock's time.
+    fileprivate func upsertLoss(_ key: CompletenessKey, _ count: Int) throws(SQLiteError) {
+        statements.upsertLoss.bind(1, key.kind)
+        statements.upsertLoss.bind(2, key.reason)
+        statements.upsertLoss.bind(3, key.day)
+        statements.upsertLoss.bind(4, Int64(count))
+        statements.upsertLoss.bind(5, clock.nowMilliseconds())
         try statements.upsertLoss.run()
     }
 }

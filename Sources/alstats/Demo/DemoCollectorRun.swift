@@ -23,6 +23,8 @@ struct DemoCollectorRun {
     let events: Int
     let seed: UInt64
     let databasePath: String
+    /// The collector's loopback port; 0 picks a free one.
+    var port = 0
 
     /// Starts the collector, runs the simulation into the uploader, waits until the outbox is empty (the
     /// device's losses included: the uploader sends them as loss records, which the collector counts in its
@@ -56,7 +58,7 @@ struct DemoCollectorRun {
         var configuration = EventServerConfiguration(
             databasePath: databasePath, keys: AccessKeys(write: [writeKey]))
         configuration.host = "127.0.0.1"
-        configuration.port = 0
+        configuration.port = port
         // The demo prints its report on stdout and one line on stderr: no request log.
         let logger = Logger(label: "alstats.demo") { _ in SwiftLogNoOpLogHandler() }
         do throws(EventServerError) {

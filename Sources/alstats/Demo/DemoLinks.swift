@@ -56,8 +56,11 @@ struct DemoLinks {
     }
 
     /// One open of a hosted link page: a person (sometimes at a mistyped slug) or a previewer. Returns the
-    /// request and the link it found, so that the caller can let the person arrive in the app.
-    func hit(random: inout SeededGenerator, on bus: MeasurementEventBus) -> (LinkHitRequest, HostedLink?) {
+    /// request and the link it found, so that the caller can let the person arrive in the app. A person's GET of a
+    /// page with a store button carries a click token, as the server mints one (docs/install.md).
+    func hit(
+        random: inout SeededGenerator, clicks: inout SeededGenerator, at now: Int64, on bus: MeasurementEventBus
+    ) -> (LinkHitRequest, HostedLink?) {
         let link = random.pick(DemoLinks.links) { $0.slug == "invite" ? 5 : $0.slug == "autumn-sale" ? 3 : 2 }
         let share = random.pick(DemoLinks.shares, weight: \.weight)
         var query: [(name: String, value: String?)] = [("ref", share.ref)]
@@ -73,10 +76,11 @@ struct DemoLinks {
             crawler
             ? "192.0.2.\(Int.random(in: 1...9, using: &random))"
             : "198.51.100.\(Int.random(in: 1...60, using: &random))"
-        let request = LinkHitRequest(
+        var request = LinkHitRequest(
             method: crawler && random.chance(30) ? "HEAD" : "GET", slug: mistyped ? link.slug + "s" : link.slug,
             status: mistyped ? 404 : 200, query: query, headers: headers, peerAddress: address)
         let found = mistyped ? nil : link
+        if !crawler, !mistyped, LinkStoreHop.hasStore(link) { request.click = ClickToken.mint(at: now, using: &clicks) }
         bus.post(LinkHitRequest.eventName, fields: request.fields(link: found, hasher: hasher))
         return (request, found)
     }
@@ -105,5 +109,74 @@ struct DemoLinks {
         let url = AppLinkNavigation.url(target, appending: data)?.absoluteString ?? target.absoluteString
         AppLinkURL(parsing: url).recordOpen(sourceApplication: "com.example.\(app.lowercased())", on: bus)
         return true
+    }
+}
+
+/// The install path of `alstats demo` (docs/install.md): a person without the app taps the page's store button
+/// (recorded as the store hop records it), installs later, and the app claims the click, opens on the link (a
+/// deferred `al_nav_in`, through the real AppLinks code) and records its first open; other installs come with no
+/// link (organic first opens).
+extension DemoLinks {
+    /// A tap on a store button whose person installs the app later.
+    struct PendingInstall {
+        /// When the install's first launch comes, ms since the Unix epoch.
+        var due: Int64
+        var link: HostedLink
+        var click: Int64
+        /// The passed values of the page, as the click keeps them.
+        var query: String
+        var platform: StorePlatform
+    }
+
+    /// The person of `request` on a phone without the app taps the store button of their platform: posts the
+    /// `alstats_link_store` event the hop records. Returns the install to come, when the person installs (`due` after
+    /// a delay of a minute to two days, drawn from `random`), else `nil`.
+    func tapStore(
+        after request: LinkHitRequest, viewedAt viewed: Int64, link: HostedLink, installs: Bool,
+        random: inout SeededGenerator, clock: ManualEventClock, on bus: MeasurementEventBus
+    ) -> PendingInstall? {
+        let platform: StorePlatform =
+            HitClassifier.platform(userAgent: request.header("User-Agent")) == .android ? .android : .ios
+        guard LinkStoreHop.target(of: link, platform: platform) != nil else { return nil }
+        bus.post(EventName.linkStore, fields: request.storeTapFields(link: link, platform: platform, hasher: hasher))
+        guard installs else { return nil }
+        let page = HostedLinkPage(link: link, publicURL: DemoLinks.publicURL, query: request.query)
+        let delay = Int64.random(in: 60_000...(2 * 86_400_000), using: &random)
+        return PendingInstall(
+            due: clock.nowMilliseconds() + delay, link: link, click: viewed, query: page.passedQuery,
+            platform: platform)
+    }
+
+    /// The first launch of a pending install: the collector's `alstats_link_install` of the claim, the app's deferred
+    /// `al_nav_in` from the claim's answer (the real `DeferredAppLink`), and its `alstats_first_open` (the real
+    /// `AppInstall`), attributed. Posts 3 events (2 when the link has no app to open on the platform); returns how
+    /// many.
+    func install(
+        _ pending: PendingInstall, installID: String, clock: ManualEventClock, on bus: MeasurementEventBus
+    ) -> Int {
+        let answer = DeferredLinkAnswer(
+            slug: pending.link.slug, query: pending.query, clickedAt: pending.click,
+            claimedAt: clock.nowMilliseconds(), platform: pending.platform)
+        bus.post(DeferredLinkAnswer.eventName, fields: answer.installFields)
+        let app = AppInstall(id: installID)
+        _ = app.beginClaim()
+        try? app.endClaim(.attributed)
+        var posted = 1
+        if let link = try? DeferredAppLink(answer: answer.json(link: pending.link, publicURL: DemoLinks.publicURL)),
+            link.event() != nil
+        {
+            link.recordOpen(on: bus)
+            posted += 1
+        }
+        if (try? app.recordFirstOpen(on: bus)) == true { posted += 1 }
+        return posted
+    }
+
+    /// An install that came with no link: its claim finds no click, its first open is organic. Posts 1 event.
+    func organicInstall(installID: String, on bus: MeasurementEventBus) {
+        let app = AppInstall(id: installID)
+        _ = app.beginClaim()
+        try? app.endClaim(.unattributed)
+        _ = try? app.recordFirstOpen(on: bus)
     }
 }

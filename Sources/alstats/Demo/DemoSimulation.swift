@@ -28,20 +28,31 @@ struct DemoSimulation {
     /// Runs the simulation on `bus`, whose clock must be `clock`; returns when `events` events are posted.
     func run(on bus: MeasurementEventBus, clock: ManualEventClock) async -> Summary {
         var random = SeededGenerator(seed: seed)
+        // The install path draws from a generator of its own, so that the rest of the traffic is what it was.
+        var paths = SeededGenerator(seed: seed ^ 0x696E_7374_616C_6C73)
         var summary = Summary()
         let resolver = DemoWorld.Resolver()
         let links = DemoLinks(seed: seed, clock: clock)
         let step = max(1, DemoSimulation.span / Int64(max(1, events)))
         clock.set(milliseconds: DemoSimulation.start)
         func tick() { clock.advance(by: Int64.random(in: 1...(2 * step), using: &random)) }
+        var installs = InstallQueue()
 
         while summary.posted < events {
             summary.visits += 1
+            // Installs whose first launch has come: the app claims its click and opens on the link.
+            summary.posted += installs.launch(due: clock, links: links, room: events - summary.posted, on: bus)
             // 0. Now and then a visit starts on one of Readly's hosted link pages, shared in another app.
             if random.chance(14) {
                 summary.posted += linkVisit(
-                    links, random: &random, clock: clock, step: step, room: events - summary.posted, on: bus)
+                    links, random: &random, paths: &paths, clock: clock, step: step, room: events - summary.posted,
+                    installs: &installs, on: bus)
                 continue
+            }
+            // Now and then Readly is installed from the store without a link: an organic first open.
+            if paths.chance(1), summary.posted < events {
+                links.organicInstall(installID: installs.nextID(), on: bus)
+                summary.posted += 1
             }
             // 1. Someone taps a link in another app: Readly opens, parses it, records al_nav_in.
             let referer = random.pick(DemoWorld.referers, weight: \.weight)
@@ -88,19 +99,66 @@ struct DemoSimulation {
     }
 
     /// Someone (or a link previewer) opens a hosted link page; a person on a phone may then open Readly from
-    /// it. Posts at most `room` events; returns how many it posted.
+    /// it, or, without Readly, tap the store button and perhaps install it later. Posts at most `room` events;
+    /// returns how many it posted.
     private func linkVisit(
-        _ links: DemoLinks, random: inout SeededGenerator, clock: ManualEventClock, step: Int64, room: Int,
-        on bus: MeasurementEventBus
+        _ links: DemoLinks, random: inout SeededGenerator, paths: inout SeededGenerator, clock: ManualEventClock,
+        step: Int64, room: Int, installs: inout InstallQueue, on bus: MeasurementEventBus
     ) -> Int {
         clock.advance(by: Int64.random(in: 1...(2 * step), using: &random))
-        let (request, link) = links.hit(random: &random, on: bus)
+        let (request, link) = links.hit(random: &random, clicks: &paths, at: clock.nowMilliseconds(), on: bus)
         let agent = request.header("User-Agent")
         guard room > 1, let link, !HitClassifier.isCrawler(userAgent: agent, method: request.method),
-            HitClassifier.platform(userAgent: agent) != .web, random.chance(48)
+            HitClassifier.platform(userAgent: agent) != .web
         else { return 1 }
-        clock.advance(by: Int64.random(in: 1...step, using: &random))
-        return links.arrive(after: request, link: link, on: bus) ? 2 : 1
+        if random.chance(48) {
+            clock.advance(by: Int64.random(in: 1...step, using: &random))
+            return links.arrive(after: request, link: link, on: bus) ? 2 : 1
+        }
+        // Without Readly: a third tap the store button, and about half of them install it later.
+        guard paths.chance(35) else { return 1 }
+        let installing = paths.chance(45)
+        if let pending = links.tapStore(
+            after: request, viewedAt: clock.nowMilliseconds(), link: link, installs: installing, random: &paths,
+            clock: clock, on: bus)
+        {
+            installs.add(pending)
+        }
+        return LinkStoreHop.target(of: link, platform: Self.store(of: agent)) == nil ? 1 : 2
+    }
+
+    /// The store a phone's User-Agent leads to.
+    static func store(of agent: String?) -> StorePlatform {
+        HitClassifier.platform(userAgent: agent) == .android ? .android : .ios
+    }
+
+    /// The installs to come, by their first launch, and the install ids of the simulated apps.
+    struct InstallQueue {
+        private var pending: [DemoLinks.PendingInstall] = []
+        private var installed = 0
+
+        mutating func add(_ install: DemoLinks.PendingInstall) {
+            pending.append(install)
+            pending.sort { $0.due < $1.due }
+        }
+
+        /// A new install id (deterministic: the demo's events are the same for a seed).
+        mutating func nextID() -> String {
+            installed += 1
+            return "demo-install-\(installed)"
+        }
+
+        /// Launches the installs whose time has come, 3 events each, within `room`; returns the events posted.
+        mutating func launch(due clock: ManualEventClock, links: DemoLinks, room: Int, on bus: MeasurementEventBus)
+            -> Int
+        {
+            var posted = 0
+            while let first = pending.first, first.due <= clock.nowMilliseconds(), room - posted >= 3 {
+                pending.removeFirst()
+                posted += links.install(first, installID: nextID(), clock: clock, on: bus)
+            }
+            return posted
+        }
     }
 
     /// The URL another app opens Readly with: an App Link with `al_applink_data` (target, ref, extras,

@@ -43,15 +43,18 @@ struct PageSourceOptions: ParsableArguments {
     /// The page URL (validated).
     var sourceURL: URL { URL(string: pageURL ?? htmlPageURL ?? "")! }
 
-    /// The resolver for the page: the HTML file's, or HTTP.
+    /// The resolver for the page: the HTML file's, or HTTP, identifying itself as `alstats-COMMAND/VERSION` (a
+    /// hosted link counts that as a tool's fetch, not a person's visit).
     /// - Throws: ``CLIFailure`` 66 for a missing file, 74 for an unreadable one.
-    func resolver() throws -> any AppLinkResolving {
+    func resolver(command: String) throws -> any AppLinkResolving {
         guard let htmlFile else {
+            let agent = "alstats-\(command)/\(ALStatsVersion.current)"
+            let limit = Duration.milliseconds(Int64(timeout * 1000))
             // URLSession on Apple platforms (and in the core-only build); AsyncHTTPClient on Linux.
             #if ALSTATS_URLSESSION || !Server
-            return HTTPAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            return HTTPAppLinkResolver(platform: platform, timeout: limit, userAgent: agent)
             #else
-            return AsyncHTTPClientAppLinkResolver(platform: platform, timeout: .milliseconds(Int64(timeout * 1000)))
+            return AsyncHTTPClientAppLinkResolver(platform: platform, timeout: limit, userAgent: agent)
             #endif
         }
         guard FileManager.default.fileExists(atPath: htmlFile) else {
@@ -63,10 +66,10 @@ struct PageSourceOptions: ParsableArguments {
         return HTMLAppLinkResolver(html: String(decoding: data, as: UTF8.self), platform: platform)
     }
 
-    /// Resolves the page.
+    /// Resolves the page for `command` (`resolve`, `navigate`: its User-Agent).
     /// - Throws: ``CLIFailure`` when the HTML file is missing or unreadable; a failed resolution is the result.
-    func resolve() async throws -> Result<AppLink, AppLinkError> {
-        let resolver = try resolver()
+    func resolve(command: String) async throws -> Result<AppLink, AppLinkError> {
+        let resolver = try resolver(command: command)
         do throws(AppLinkError) {
             return .success(try await resolver.appLink(for: sourceURL))
         } catch {
@@ -74,9 +77,9 @@ struct PageSourceOptions: ParsableArguments {
         }
     }
 
-    /// Resolves the page; a failure becomes exit status 74 with the resolver's message.
-    func resolvedLink() async throws -> AppLink {
-        switch try await resolve() {
+    /// Resolves the page for `command`; a failure becomes exit status 74 with the resolver's message.
+    func resolvedLink(command: String) async throws -> AppLink {
+        switch try await resolve(command: command) {
         case .success(let link): return link
         case .failure(let error): throw failure(error)
         }

@@ -8,7 +8,7 @@ import StoreOpening
 /// for tables on a terminal without NO_COLOR), compared as `comparison` says (`query` then has both bounds).
 /// Shared by `report` and `demo`.
 func printReport(
-    of database: DatabaseOptions, query: ReportQuery, format: ReportFormat, comparison: ReportComparison? = nil
+    of database: some DatabaseChoice, query: ReportQuery, format: ReportFormat, comparison: ReportComparison? = nil
 ) async throws {
     let store = try await database.openBackend(.read)
     let report: Report

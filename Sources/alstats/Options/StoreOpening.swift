@@ -2,7 +2,7 @@ import EventStoreInterface
 import EventStoreSQLite
 import StoreOpening
 
-extension DatabaseOptions {
+extension DatabaseChoice {
     /// Where `--database` points.
     /// - Throws: ``CLIFailure``, exit 64, for a location that is neither a path nor a valid PostgreSQL URL.
     var location: StoreLocation {

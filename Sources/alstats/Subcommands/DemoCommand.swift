@@ -20,7 +20,10 @@ extension ALStatsCommand {
                 and some are not, some pages have no web fallback and some cannot be resolved; some go back to the \
                 app they came from. Readly's hosted App Links (go.readly.example/l/invite, autumn-sale, \
                 daily-digest) are opened by people and link previewers, and some of the people then arrive in the \
-                app: the report's links section shows that funnel.
+                app: the report's links section shows that funnel. Some of the people without Readly tap the page's \
+                store button; about half of those install it within two days, and Readly claims their click and \
+                opens on the link (a deferred deep link); other installs come without a link: the report's installs \
+                show that path and the first opens, attributed or organic.
 
                 Every event takes the whole path an app's events take: the measurement-event bus, the uploader \
                 (HTTPEventSink, with an outbox in a temporary file), HTTP to a collector (alstats serve) started \
@@ -42,7 +45,7 @@ extension ALStatsCommand {
                 """
         )
 
-        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var database: SQLiteDatabaseOptions
 
         @Option(help: "How many events to simulate.")
         var events = 20_000
@@ -58,10 +61,22 @@ extension ALStatsCommand {
             help: "Write the events straight into the database (bus → SQLite sink), without the uploader and HTTP.")
         var inProcess = false
 
+        @Option(
+            help: ArgumentHelp(
+                "The loopback port of the collector the demo starts (0: a free one); not with --in-process.",
+                valueName: "port"))
+        var port = 0
+
         func validate() throws {
             guard events > 0, events <= 50_000_000 else {
                 throw ValidationError("--events must be between 1 and 50000000, not \(events)")
             }
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+            #if Server
+            if inProcess, port != 0 { throw ValidationError("--port is the collector's: leave out --in-process") }
+            #else
+            if port != 0 { throw ValidationError("--port is the collector's, which this build has not") }
+            #endif
         }
 
         /// Stores the demo's links and records their public URL, so that `alstats links list` shows them and the
@@ -121,7 +136,9 @@ extension ALStatsCommand {
         #if Server
         /// Bus → uploader → HTTP → in-process collector → the database; returns the stderr line.
         private func runThroughCollector() async throws(CLIFailure) -> String {
-            let outcome = try await DemoCollectorRun(events: events, seed: seed, databasePath: database.path).run()
+            let outcome = try await DemoCollectorRun(
+                events: events, seed: seed, databasePath: database.path, port: port
+            ).run()
             let upload = outcome.upload
             let dropped = outcome.busDropped + upload.dropped.values.reduce(0, +)
             let counts =

@@ -62,7 +62,7 @@ extension ALStatsCommand {
 
                 let result: AppLinkNavigationResult
                 var failure: CLIFailure?
-                switch try await page.resolve() {
+                switch try await page.resolve(command: "navigate") {
                 case .success(let link):
                     let navigation = AppLinkNavigation(
                         appLink: link, extras: extrasValue, appLinkData: data?.objectValue ?? JSONObject(),

@@ -36,7 +36,7 @@ extension ALStatsCommand {
         @Option(help: ArgumentHelp("The write key (default: $ALSTATS_WRITE_KEY).", valueName: "key"))
         var writeKey: String?
 
-        @OptionGroup var database: DatabaseOptions
+        @OptionGroup var database: SQLiteDatabaseOptions
 
         @Option(
             help: ArgumentHelp(

@@ -38,6 +38,13 @@ extension ALStatsCommand {
         @Option(help: "Output format: table, json, csv, markdown or html.")
         var format: ReportFormat = .table
 
+        /// The columns a table fits: a terminal's own when it is wider than 100, else 100.
+        static func tableWidth() -> Int {
+            var size = winsize()
+            guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 else { return 100 }
+            return max(100, Int(size.ws_col))
+        }
+
         func validate() throws {
             if list { return }
             guard let name else { throw ValidationError("name a query, or use --list to see them") }
@@ -76,7 +83,7 @@ extension ALStatsCommand {
                     throw CLIFailure(error)
                 }
                 try await store.finish()
-                FileHandle.standardOutput.write(Data(result.render(format).utf8))
+                FileHandle.standardOutput.write(Data(result.render(format, width: QueryCommand.tableWidth()).utf8))
             }
         }
     }

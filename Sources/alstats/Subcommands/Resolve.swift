@@ -19,7 +19,7 @@ extension ALStatsCommand {
 
         func run() async throws {
             try await reportingFailuresAsync {
-                let link = try await page.resolvedLink()
+                let link = try await page.resolvedLink(command: "resolve")
                 let secrets = output.secrets
                 output.emit(
                     json: Resolve.json(link, platform: page.platform, secrets: secrets),

@@ -19,7 +19,9 @@ extension ALStatsCommand {
                 Apps and servers POST NDJSON events to /v1/events (or Segment calls to /v1/batch, /v1/track, ...); \
                 each answer comes once its events are committed. The report is at /report (HTML) and /api/report \
                 (JSON). Keys come from --config FILE ({"write_keys": [...], "read_keys": [...], "admin_keys": [...]}) \
-                and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). The config's "limits" sets the \
+                and ALSTATS_WRITE_KEYS, ALSTATS_READ_KEYS, ALSTATS_ADMIN_KEYS (comma-separated). Hosted App Link pages are at \
+                /l/SLUG, their store buttons at /l/SLUG/store/ios and /android; installed apps claim their click at \
+                /v1/deferred within "deferred_window" of the config (default "7d"). The config's "limits" sets the \
                 timeouts, the connection cap and each write key's rate (docs/collector.md). With "alerts": \
                 {"webhook": URL, "every": "15m", "window": "24h"} in the file, the alerts are evaluated every 15 \
                 minutes and posted to the webhook when a cause appears and when it clears. With --retention 90d (or \
@@ -146,6 +148,7 @@ extension ALStatsCommand {
             configuration.maximumQueuedEvents = queueEvents
             configuration.upkeepInterval = .seconds(upkeepSeconds)
             configuration.verifiedLinks = try verifiedLinks()
+            if let window = try deferredWindow() { configuration.deferredWindow = window }
             configuration.limits = try limits()
             configuration.alerts = try alertDelivery()
             configuration.retention = try retentionPeriod()
@@ -184,7 +187,16 @@ extension ALStatsCommand {
             }
         }
 
-        /// The `limits` of `--config FILE` (docs/collector.md, "Limits"); the defaults without a file.
+        /// The `deferred_window` of `--config FILE`: how long a click token can be claimed (docs/install.md).
+        private func deferredWindow() throws(CLIFailure) -> Duration? {
+            guard let config else { return nil }
+            do throws(EventServerError) {
+                return try ServerConfigFile.read(config).duration("deferred_window")
+            } catch {
+                throw CLIFailure(ExitStatus.usage, error.message)
+            }
+        }
+
         /// The `alerts` of `--config FILE`: the webhook the alerts are posted to (none without a file or the key).
         private func alertDelivery() throws(CLIFailure) -> AlertDeliveryConfiguration? {
             guard let config else { return nil }
@@ -206,6 +218,7 @@ extension ALStatsCommand {
             }
         }
 
+        /// The `limits` of `--config FILE` (docs/collector.md, "Limits"); the defaults without a file.
         private func limits() throws(CLIFailure) -> ServerLimits {
             guard let config else { return ServerLimits() }
             do throws(EventServerError) {

@@ -117,6 +117,40 @@ struct DashboardPageTests {
         #expect(dashboard.contains(#"data-api="/api/report?period=30d&amp;tz=Europe%2FParis&amp;ref=mail&amp;compare"#))
     }
 
+    /// A link's page offers no control that does nothing there: its rows add no filter and it shows no comparison.
+    @Test func aLinkPageHasNoRowHintAndNoComparisonToggle() throws {
+        let page = DashboardPage(view: DashboardView(parameters: [:]))
+        let days = QueryResult(columns: ["day", "hits"], rows: [])
+        let link = page.renderLink(slug: "invite", report: try Self.report(), days: days, scriptNonce: "n")
+        #expect(!link.contains("Hide the comparison") && !link.contains("click a row"))
+        let dashboard = page.render(try Self.report(), scriptNonce: "n")
+        #expect(dashboard.contains("Hide the comparison") && dashboard.contains("click a row"))
+    }
+
+    /// A card's change is coloured as it is written: a change that rounds to ±0.0 pp (or ±0%) is neutral, not red.
+    @Test(arguments: [
+        // attempts and successes now, then before; the class of the outbound card's change.
+        (102, 51, 100, 50, "delta up"),  // +2%, success ±0.0 pp: the count's rise
+        (100, 50, 100, 50, "delta "),  // no change
+        (2_000, 1_000, 1_999, 1_000, "delta "),  // +0%, success −0.03 pp: both round to zero
+        (100, 40, 100, 50, "delta down"),  // success −10.0 pp
+    ])
+    func aChangeThatRoundsToZeroIsNeutral(now: Int, nowOK: Int, before: Int, beforeOK: Int, expected: String) {
+        func rows(_ attempts: Int, _ succeeded: Int) -> ReportRows {
+            ReportRows(
+                groups: [
+                    ReportRows.Group(name: "al_nav_out", type: "app", success: 1, count: succeeded),
+                    ReportRows.Group(name: "al_nav_out", type: "fail", success: 0, count: attempts - succeeded),
+                ], buckets: [])
+        }
+        let report = ReportBuilder().report(
+            from: rows(now, nowOK), query: ReportQuery(since: 10, until: 20), comparedWith: rows(before, beforeOK),
+            query: ReportQuery(since: 0, until: 10))
+        let cards = HTMLRenderer().cardChanges(report)
+        #expect(cards.count == 4)
+        #expect(cards[2].hasPrefix("<span class=\"\(expected)\">"), "\(cards[2])")
+    }
+
     /// A small report of two hosts, two referer apps and one ref.
     static func report() throws -> Report {
         func group(_ name: String, _ app: String?, _ host: String?, _ success: Int?, _ count: Int) -> ReportRows.Group {

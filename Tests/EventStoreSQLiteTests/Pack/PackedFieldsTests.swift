@@ -249,6 +249,58 @@ struct PackedFieldsTests {
         #expect(raw.fields == [FieldName.inputURL: "readly://raw/1", "country": "PT"])
     }
 
+    /// The install path's events (store taps, installs, first opens) and the `al_nav_in` of deferred opens, which the
+    /// report's install funnel reads from `extra` through the partial indexes of Migrations/0019, stay unpacked:
+    /// written before a pack, by a writer that packs, and when a later pack meets them.
+    @Test func theInstallPathsEventsStayUnpackedWhereTheReportReadsThem() throws {
+        func installPath(_ prefix: String, at start: Int64) -> [MeasurementEvent] {
+            let url =
+                "readly://invite?referral=42&ref=mail&al_applink_data=" + String(repeating: "%7B%22t%22", count: 40)
+            return [
+                MeasurementEvent(
+                    id: EventID("\(prefix)-store"), name: EventName.linkStore,
+                    fields: ["slug": "invite", "platform": "ios", "click": "AAAAAAAAAAAAAAAAAAAAAA", "crawler": "0"],
+                    timestamp: start),
+                MeasurementEvent(
+                    id: EventID("\(prefix)-install"), name: EventName.linkInstall,
+                    fields: ["slug": "invite", "platform": "ios", "delay_ms": "60000"], timestamp: start + 1),
+                MeasurementEvent(
+                    id: EventID("\(prefix)-first"), name: EventName.firstOpen, fields: ["attributed": "1"],
+                    timestamp: start + 2),
+                MeasurementEvent(
+                    id: EventID("\(prefix)-deferred"), name: EventName.navIn,
+                    fields: [
+                        FieldName.inputURL: url, FieldName.targetURL: "https://go.example/l/invite?ref=mail",
+                        FieldName.deferred: "1", FieldName.version: "1.0",
+                    ], timestamp: start + 3),
+            ]
+        }
+        let database = TemporaryDatabase()
+        let store = try Self.packingStore(database)
+        try store.write(installPath("before", at: 1_763_000_000_000) + Self.wideEvents(5_000, seed: 21))
+        try store.write(installPath("after", at: 1_900_000_000_000))
+        let connection = try SQLiteConnection(path: database.path, create: false)
+        #expect(try connection.scalarInt("SELECT count(*) FROM events WHERE packed IS NOT NULL") > 4_000)
+        try connection.execute(
+            """
+            INSERT INTO events (id, ts_ms, name, target_url, extra)
+            VALUES ('raw-deferred', 1950000000000, 'al_nav_in', 'https://go.example/l/invite', '{"deferred":"1"}')
+            """)
+        #expect(try store.pack())
+        let installPath = "name IN ('alstats_link_store', 'alstats_link_install', 'alstats_first_open')"
+        let deferred = #"name = 'al_nav_in' AND extra GLOB '*"deferred":"1"*'"#
+        #expect(try connection.scalarInt("SELECT count(*) FROM events WHERE (\(installPath)) AND packed IS NULL") == 6)
+        #expect(try connection.scalarInt("SELECT count(*) FROM events WHERE \(deferred) AND packed IS NULL") == 3)
+        // The report's queries find them through their indexes (INDEXED BY fails when an index cannot serve).
+        for name in ["alstats_link_store", "alstats_link_install", "alstats_first_open"] {
+            let sql = "SELECT count(*) FROM events INDEXED BY events_install_path WHERE name = '\(name)' AND ts_ms >= 0"
+            #expect(try connection.scalarInt(sql) == 2)
+        }
+        #expect(
+            try connection.scalarInt("SELECT count(*) FROM events INDEXED BY events_deferred_opens WHERE \(deferred)")
+                == 3)
+    }
+
     @Test func aDatabaseOfTooFewEventsIsNotPackedAndKeepsItsPlainViews() throws {
         let database = TemporaryDatabase()
         let store = try SQLiteEventStore(path: database.path)

@@ -32,7 +32,9 @@ enum MigrationFixture {
         let connection = try SQLiteConnection(path: path, create: false)
         var rows: [String] = []
         for table in tables {
-            let statement = try connection.prepare("SELECT * FROM \(table)")
+            // completeness has a day of each count since 0019: the columns of the schemas before it are compared.
+            let columns = table == "completeness" ? "kind, reason, count, updated_ms" : "*"
+            let statement = try connection.prepare("SELECT \(columns) FROM \(table)")
             while try statement.step() {
                 let values = (0..<statement.columnCount).map { statement.text($0) ?? "NULL" }
                 rows.append(table + "|" + values.joined(separator: "|"))

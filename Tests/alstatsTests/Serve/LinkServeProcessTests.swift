@@ -10,7 +10,8 @@ import Testing
 import Glibc
 #endif
 
-/// The hosted link pages of the built `alstats serve`, read by the built `alstats resolve` over HTTP.
+/// The hosted link pages of the built `alstats serve`, read by the built `alstats resolve` over HTTP: it says it is
+/// `alstats-resolve/VERSION`, and the hit counts as a tool's fetch, not a person's.
 @Suite(.serialized) struct LinkServeProcessTests {
     /// The link EventServerTests' `LinkRouteTests` puts.
     static let invite = #"""
@@ -52,6 +53,7 @@ import Glibc
         #expect(server.stop(with: SIGTERM) == 0)
         let hits = try fixture.storedEvents().values.filter { $0.name == "alstats_link_hit" }
         #expect(hits.count == 1 && hits.first?.fields["query/referral"] == "42")
+        #expect(hits.first?.fields["crawler"] == "1", "alstats resolve is a tool, not a person")
         #expect(hits.first?.fields["visitor"]?.count == 16)
         for suffix in ["", "-wal"] {
             let bytes = FileManager.default.contents(atPath: fixture.path + suffix) ?? Data()

@@ -132,6 +132,15 @@ struct PushCLITests {
             ], in: folder)
         #expect(status == 69)
         #expect(errors.contains("stayed unreachable"), "\(errors)")
+        // One line, starting as every error of the CLI, its parentheses balanced (NIO's own text of a refused
+        // connection has one too many).
+        #expect(errors.hasPrefix("alstats: ") && errors.contains("Connection refused"), "\(errors)")
+        var depth = 0
+        for character in errors where "()".contains(character) {
+            depth += character == "(" ? 1 : -1
+            #expect(depth >= 0, "\(errors)")
+        }
+        #expect(depth == 0, "\(errors)")
     }
 
     @Test(.enabled(if: built, "build alstats first with swift build"))

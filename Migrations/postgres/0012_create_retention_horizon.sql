@@ -1,5 +1,5 @@
--- 0011_create_retention_horizon: the instant from which raw events are kept (`alstats prune`, the `retention`
--- setting of `alstats serve`; docs/design/retention.md), as the SQLite store's Migrations/0020.
+-- 0012_create_retention_horizon: the instant from which raw events are kept (`alstats prune`, the `retention`
+-- setting of `alstats serve`; docs/design/retention.md), as the SQLite store's Migrations/0021.
 --
 -- A prune drops the month partitions of events that lie wholly before its cut-off (the start of a UTC day) and
 -- deletes the rows of a month it covers in part, with their ids in event_ids, and the daily visitor hashes of the

@@ -1,4 +1,4 @@
--- 0020_create_retention_horizon: the instant from which raw events are kept (`alstats prune`, the `retention`
+-- 0021_create_retention_horizon: the instant from which raw events are kept (`alstats prune`, the `retention`
 -- setting of `alstats serve`; docs/design/retention.md).
 --
 -- A prune deletes the raw events before a cut-off (the start of a UTC day) and their entries in the id index
