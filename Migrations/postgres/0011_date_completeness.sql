@@ -1,5 +1,5 @@
 -- 0011_date_completeness: each loss is counted on the UTC day it happened, so that a report shows the losses of its
--- own window (as the SQLite store's 0019; docs/sql.md, "completeness").
+-- own window (as the SQLite store's 0020; docs/sql.md, "completeness").
 --
 -- day_ms joins the key: the start of the UTC day (ms since the Unix epoch) of the loss. A line refused on receipt,
 -- an event a sink could not write, a value cut or redacted whole: the day the store counted it (the time it

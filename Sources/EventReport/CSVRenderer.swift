@@ -59,6 +59,12 @@ struct CSVRenderer {
         rows.append(["window", "", "since", report.window.since.map(ReportText.time) ?? ""])
         rows.append(["window", "", "until", report.window.until.map(ReportText.time) ?? ""])
         rows.append(["window", "", "timezone", report.window.timeZone])
+        for (metric, value) in [
+            ("raw_events_since", report.window.rawEventsSince), ("requested_since", report.window.requestedSince),
+            ("requested_until", report.window.requestedUntil),
+        ] {
+            if let value { rows.append(["window", "", metric, ReportText.time(value)]) }
+        }
         add("totals", "", "events", report.totals.events)
         for name in ReportText.nameOrder { add("totals", name, "events", report.totals.byName[name, default: 0]) }
         let navigation = report.navigation

@@ -90,6 +90,11 @@ struct HTMLRenderer {
             "<dt>Completeness</dt><dd id=\"completeness\">\(ReportText.completeness(completeness).htmlEscaped)</dd>",
             "</dl>",
         ]
+        if let retention = ReportText.retention(report.window) {
+            lines.insert(
+                "<dt>Raw events</dt><dd id=\"raw-events\">\(retention.capitalisedFirst.htmlEscaped)</dd>",
+                at: lines.count - 1)
+        }
         if !completeness.byReason.isEmpty {
             lines += table(
                 id: "completeness-table", caption: "Events dropped or rejected, by reason",

@@ -52,6 +52,14 @@ public struct Report: Sendable, Hashable {
         public var until: Int64?
         /// The time zone identifier of the daily dates (`UTC`, `Europe/Paris`, `+05:30`).
         public var timeZone: String
+        /// From when raw events exist, when the store was pruned (`alstats prune`; docs/cli.md, "Retention"):
+        /// before it the report reads the rollups alone. `nil` when nothing was pruned.
+        public var rawEventsSince: Int64? = nil
+        /// The start asked for, when it lay before ``rawEventsSince`` inside a 15-minute bucket: ``since`` is then
+        /// that bucket's start, as the rollups can only count whole buckets there. `nil` when it was not moved.
+        public var requestedSince: Int64? = nil
+        /// The end asked for, when it was moved to its bucket's start as ``requestedSince`` says.
+        public var requestedUntil: Int64? = nil
     }
 
     /// Event counts.

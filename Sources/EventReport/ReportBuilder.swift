@@ -18,7 +18,7 @@ public struct ReportBuilder: Sendable {
     public func report(from rows: ReportRows, query: ReportQuery) -> Report {
         var tally = Tally()
         for group in rows.groups { tally.add(group) }
-        let window = Report.Window(since: query.since, until: query.until, timeZone: query.timeZone.identifier)
+        let window = Self.window(of: query, rawEventsSince: rows.rawEventsSince)
         var report = Report(
             window: window,
             totals: Report.Totals(events: tally.events, byName: tally.byName),
@@ -50,6 +50,17 @@ public struct ReportBuilder: Sendable {
     }
 
     // MARK: Sections
+
+    /// The window the rows of `query` cover: its edges before `rawEventsSince` at their buckets' starts, as the
+    /// store read them (``ReportQuery/alignedToBuckets(before:)``), with what was asked when an edge moved.
+    static func window(of query: ReportQuery, rawEventsSince: Int64?) -> Report.Window {
+        let read = query.alignedToBuckets(before: rawEventsSince)
+        var window = Report.Window(since: read.since, until: read.until, timeZone: query.timeZone.identifier)
+        window.rawEventsSince = rawEventsSince
+        if read.since != query.since { window.requestedSince = query.since }
+        if read.until != query.until { window.requestedUntil = query.until }
+        return window
+    }
 
     private func refererApps(_ tally: Tally) -> [Report.RefererApp] {
         let totalArrivals = tally.navIn

@@ -45,11 +45,16 @@ extension Report {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
         func milliseconds(_ value: Int64?) -> JSONValue { value.map { .string(ReportText.time($0)) } ?? .null }
+        var windowJSON: JSONObject = [
+            "since": milliseconds(window.since), "until": milliseconds(window.until),
+            "timezone": .string(window.timeZone),
+        ]
+        // Only once the store was pruned (docs/cli.md, "Retention"): the contract's window is unchanged before.
+        if let since = window.rawEventsSince { windowJSON["raw_events_since"] = milliseconds(since) }
+        if let since = window.requestedSince { windowJSON["requested_since"] = milliseconds(since) }
+        if let until = window.requestedUntil { windowJSON["requested_until"] = milliseconds(until) }
         return .object([
-            "window": .object([
-                "since": milliseconds(window.since), "until": milliseconds(window.until),
-                "timezone": .string(window.timeZone),
-            ]),
+            "window": .object(windowJSON),
             "totals": .object([
                 "events": int(totals.events),
                 "by_name": .object(JSONObject(ReportText.nameOrder.map { ($0, int(totals.byName[$0, default: 0])) })),

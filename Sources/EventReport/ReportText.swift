@@ -64,6 +64,22 @@ enum ReportText {
         }
     }
 
+    /// From when raw events exist, as one line, when the store was pruned (``Report/Window/rawEventsSince``): `raw
+    /// events since 2025-08-01T00:00:00Z`, and which edge of the window moved to its 15-minute bucket's start.
+    static func retention(_ window: Report.Window) -> String? {
+        guard let since = window.rawEventsSince else { return nil }
+        var moved: [String] = []
+        if let start = window.requestedSince, let read = window.since {
+            moved.append("start \(time(start)) read from \(time(read))")
+        }
+        if let end = window.requestedUntil, let read = window.until {
+            moved.append("end \(time(end)) read to \(time(read))")
+        }
+        let note =
+            moved.isEmpty ? "" : " (before it only whole 15-minute buckets: " + moved.joined(separator: ", ") + ")"
+        return "raw events since \(time(since))\(note)"
+    }
+
     /// The completeness as one line.
     static func completeness(_ completeness: Report.Completeness) -> String {
         let reasons = completeness.byReason.sorted { $0.key < $1.key }.map { "\($0.key) \(count($0.value))" }

@@ -9,6 +9,7 @@ struct TableRenderer {
             "  " + ReportText.window(report.window),
             "  completeness: " + ReportText.completeness(report.completeness),
         ]
+        if let retention = ReportText.retention(report.window) { lines.insert("  " + retention, at: 2) }
         if let previous = report.previous, let alerts = report.alertsTable() {
             lines.append("  compared with " + ReportText.span(previous.window) + ": changes in parentheses")
             lines.append("")
@@ -40,6 +41,7 @@ struct MarkdownRenderer {
             "# alstats report", "", ReportText.window(report.window).capitalisedFirst + ".", "",
             "Completeness: " + ReportText.completeness(report.completeness) + ".",
         ]
+        if let retention = ReportText.retention(report.window) { lines += ["", retention.capitalisedFirst + "."] }
         if let previous = report.previous, let alerts = report.alertsTable() {
             lines += ["", "Compared with " + ReportText.span(previous.window) + ": changes in parentheses."]
             lines += ["", "## Alerts (success fell against the previous period)", ""]

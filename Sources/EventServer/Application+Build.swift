@@ -91,8 +91,8 @@ private func publicURL(of configuration: EventServerConfiguration) throws(EventS
 }
 
 /// The writer, the routes and the application, on open stores; the HTTP server with the connection limits of
-/// ``ServerLimits`` (``LimitedHTTP1Channel``); the alert notifier when alerts are configured, which waits for
-/// `readiness` before it reads the store.
+/// ``ServerLimits`` (``LimitedHTTP1Channel``); the retention's prunes and the alert notifier when they are
+/// configured, which wait for `readiness` before they touch the store.
 private func assembleApplication(
     configuration: EventServerConfiguration, store: OpenedStore, metrics: ServerMetrics, limiter: KeyRateLimiter,
     readiness: StoreReadiness, logger: Logger, onServerRunning: @escaping @Sendable (String) async -> Void
@@ -130,6 +130,11 @@ private func assembleApplication(
         to: router.group().add(middleware: AccessMiddleware(keys: configuration.keys, role: .admin)))
     metrics.limits(configuration.limits)
     let gate = ConnectionGate(maximum: configuration.limits.maxConnections, metrics: metrics)
+    let pruner = configuration.retention.map {
+        RetentionService(
+            period: $0, retention: store.retention, clock: configuration.retentionClock, metrics: metrics,
+            logger: logger, readiness: readiness)
+    }
     let notifier = configuration.alerts.map {
         AlertNotifier(
             configuration: $0, reports: reports, episodes: store.alertEpisodes, clock: configuration.alertClock,
@@ -139,7 +144,8 @@ private func assembleApplication(
         router: router,
         server: LimitedHTTP1Channel.builder(limits: configuration.limits, gate: gate, metrics: metrics),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "alstats"),
-        services: store.services + [writer, recorder, clicks, upkeep] + (notifier.map { [$0] } ?? []),
+        services: store.services + [writer, recorder, clicks, upkeep] + (pruner.map { [$0] } ?? [])
+            + (notifier.map { [$0] } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress
             await onServerRunning("\(address?.ipAddress ?? configuration.host):\(address?.port ?? configuration.port)")

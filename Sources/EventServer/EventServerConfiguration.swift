@@ -47,6 +47,11 @@ public struct EventServerConfiguration: Sendable {
     public var alerts: AlertDeliveryConfiguration?
     /// The clock of the alert notifier's windows and waits; injected in tests.
     public var alertClock: any AlertClock = SystemAlertClock()
+    /// How long raw events are kept (`--retention`, the config file's `retention`): a service prunes the older
+    /// ones once the store is ready and each day after (``RetentionService``); `nil`: they are kept for ever.
+    public var retention: RetentionPeriod?
+    /// The clock of the retention's cut-offs and waits; injected in tests.
+    public var retentionClock: any AlertClock = SystemAlertClock()
 
     /// A configuration with the defaults of docs/collector.md.
     public init(databasePath: String, keys: AccessKeys) {

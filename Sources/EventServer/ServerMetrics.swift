@@ -190,6 +190,16 @@ final class ServerMetrics: Sendable {
             .increment()
     }
 
+    /// One prune of the `retention` setting (``RetentionService``) that ended: the raw events it deleted, or a
+    /// failure (it is tried again).
+    func pruned(events: Int?) {
+        if let events {
+            Counter(label: "alstats_pruned_events_total", factory: factory).increment(by: events)
+        } else {
+            Counter(label: "alstats_prunes_failed_total", factory: factory).increment()
+        }
+    }
+
     /// The Prometheus text exposition of every metric.
     func exposition() -> String { registry.emitToString() }
 }

@@ -11,9 +11,13 @@ extension PostgresEventStore {
     /// ```swift
     /// let report = ReportBuilder().report(from: try await store.rows(for: query), query: query)
     /// ```
+    /// Once the database was pruned, the rows are those of the window aligned to buckets before the horizon
+    /// (``ReportQuery/alignedToBuckets(before:)``), with ``ReportRows/rawEventsSince``.
     /// - Throws: ``StoreError`` when the database cannot be read.
     public func rows(for query: ReportQuery) async throws(StoreError) -> ReportRows {
         try await withConnection(doing: "reading the report") { connection in
+            let rawEventsSince = try await self.rawEventsSince(on: connection)
+            let query = query.alignedToBuckets(before: rawEventsSince)
             let groups = try await self.rows(
                 Self.reportGroups.text, Self.bindings(query, Self.reportGroups), on: connection
             ) {
@@ -65,9 +69,11 @@ extension PostgresEventStore {
             }
             // The losses of the UTC days that begin in the window: a loss has no field a filter could match.
             let completeness = try await self.completeness(on: connection, since: query.since, until: query.until)
-            return ReportRows(
+            var rows = ReportRows(
                 groups: groups, buckets: buckets, completeness: completeness, links: links, linkInstalls: installs,
                 firstOpens: firstOpens.first ?? ReportRows.FirstOpens())
+            rows.rawEventsSince = rawEventsSince
+            return rows
         }
     }
 

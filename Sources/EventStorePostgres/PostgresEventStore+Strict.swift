@@ -117,7 +117,8 @@ package final class PostgresIngestTransaction: IngestRowTransaction {
     package func write(_ rows: [PostgresEventRows], losses: [DropReason: Int]) async throws(StoreError) -> Int {
         let prepared = PreparedWrite(rows, losses: losses)
         guard !prepared.isEmpty else { return 0 }
-        let (months, missing) = store.months(of: prepared.plan.timestamps, madeAlso: madeHere)
+        let timestamps = store.partitionTimestamps(prepared.plan.timestamps)
+        let (months, missing) = store.months(of: timestamps, madeAlso: madeHere)
         if !missing.isEmpty, store.connectionLimit < 2 {
             do {
                 try await store.createPartitions(missing, on: connection)
@@ -126,7 +127,7 @@ package final class PostgresIngestTransaction: IngestRowTransaction {
             }
             madeHere.formUnion(missing.map(\.start))
         } else if !missing.isEmpty {
-            try await store.ensurePartitions(for: prepared.plan.timestamps)
+            try await store.ensurePartitions(for: timestamps)
         }
         written.formUnion(months)
         do {

@@ -61,7 +61,7 @@ extension PostgresEventStore {
         let now = clock.nowMilliseconds()
         var partitionMissing = false
         func writeOnce() async throws(StoreError) -> [Int] {
-            let written = try await ensurePartitions(for: prepared.plan.timestamps)
+            let written = try await ensurePartitions(for: partitionTimestamps(prepared.plan.timestamps))
             let stored = try await inTransaction(doing: "writing \(prepared.plan.candidates.count) events") {
                 connection in
                 do {
@@ -142,8 +142,13 @@ extension PostgresEventStore {
         guard let ids else { return WrittenEvents(stored, deviceLosses, rollups) }
         let order = plan.timeOrder()
         var skipped = held.isEmpty ? nil : plan.candidates.map { held.contains($0.id) }
+        let refused = try await refuseBeforeHorizon(plan, skipping: &skipped, on: connection)
+        if refused > 0 { deviceLosses[CompletenessKey(.beforeRetention, at: clock.nowMilliseconds())] = refused }
         if skipped?.contains(true) != true { skipped = nil }
-        let claimed = try await claim(plan, ids, skipping: skipped, on: connection)
+        let claimed =
+            skipped?.contains(false) == false
+            ? Array(repeating: false, count: plan.candidates.count)
+            : try await claim(plan, ids, skipping: skipped, on: connection)
         await turn?.open(holding: plan.idSet)
         guard claimed.contains(true) else { return WrittenEvents(stored, deviceLosses, rollups) }
         var groupCounts = plan.batches.map { [Int](repeating: 0, count: $0.groups.count) }

@@ -59,6 +59,9 @@ public final class PostgresEventStore: Service, Sendable {
     let logger = Logger(label: "alstats.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The month partitions of `events` known to exist (their start, ms since the Unix epoch).
     let partitions = StateLock<Set<Int64>>([])
+    /// The retention horizon as the last write or prune read it (`nil`: never pruned, or not read yet): a write makes
+    /// no partition for the months before it. Each write reads the horizon again in its transaction, which decides.
+    let knownHorizon = StateLock<Int64?>(nil)
     /// The partitions of `events` written since their time index's new ranges were last summarised
     /// (``summarizeTimeIndex(lockTimeout:)``), by name.
     let partitionsToSummarize = StateLock<Set<String>>([])
@@ -123,6 +126,7 @@ public final class PostgresEventStore: Service, Sendable {
         }
         _ = try await withConnection(doing: "applying migrations") { connection in
             try await PostgresMigrator(location: self.location).migrate(connection, logger: self.logger)
+            _ = try await self.rawEventsSince(on: connection)  // the months the writes need not make
         }
     }
 

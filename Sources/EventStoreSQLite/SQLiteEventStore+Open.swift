@@ -6,9 +6,11 @@ extension SQLiteEventStore {
     /// Opens `path` after checking it, configures the connection and migrates (SQLiteSupport's
     /// ``SQLiteConnection/openChecked(path:settings:migrator:beforeMigrating:)`` with the store's schema).
     static func openChecked(path: String, options: Options) throws(SQLiteError) -> SQLiteConnection {
-        let settings = SQLiteConnection.OpenSettings(
+        var settings = SQLiteConnection.OpenSettings(
             create: options.create, busyTimeout: options.busyTimeout,
             integrityCheckLimit: options.integrityCheckLimit, walCheckpoints: options.walCheckpoints)
+        // A prune gives the pages of the events it deleted back a few at a time (SQLitePrune).
+        settings.incrementalVacuum = true
         // Before migrating: migration 0011 computes the id index's keys with it; packing uses the others.
         let connection = try SQLiteConnection.openChecked(
             path: path, settings: settings, migrator: SchemaMigrator(),

@@ -67,6 +67,8 @@ public final class SQLiteEventStore: @unchecked Sendable {
     let redactor: Redactor
     /// The clock of the times the store stamps (``Options/clock``).
     let clock: any EventClock
+    /// How long a statement waits for another writer's lock (``Options/busyTimeout``); a prune's connection too.
+    let busyTimeout: Duration
     /// The writer's packing dictionary, for ``encode(_:)`` outside the lock.
     let packers = EventPacker.Slot()
 
@@ -87,6 +89,7 @@ public final class SQLiteEventStore: @unchecked Sendable {
         store = StoreConnection(connection: connection, writer: writer)
         redactor = options.redactor
         clock = options.clock
+        busyTimeout = options.busyTimeout
     }
 
     /// The schema version of the database (the latest migration applied).

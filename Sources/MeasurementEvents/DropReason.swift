@@ -39,6 +39,9 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, Comparable, Cust
     /// Not a loss of the event: it was kept, with a value cut to the length limit (counted once an event).
     /// Stores count it in completeness under the kind `truncated`.
     public static let valueTruncated: DropReason = "value_truncated"
+    /// An event older than the store's retention horizon (`alstats prune`): its raw events are deleted, and one
+    /// of them sent again would be counted twice, so writers refuse it. Counted under the kind `rejected`.
+    public static let beforeRetention: DropReason = "before_retention"
 }
 
 /// What a slow observer's full buffer does with one more event.

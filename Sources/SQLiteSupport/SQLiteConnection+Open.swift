@@ -20,6 +20,10 @@ extension SQLiteConnection {
         package var integrityCheckLimit: Int
         /// When the WAL is checkpointed on a thread of its own (``WALCheckpointer``).
         package var walCheckpoints: WALCheckpointer.Thresholds
+        /// Make a new file with `auto_vacuum = INCREMENTAL`, so that pages freed by deletes can be given back to the
+        /// file system a few at a time (`PRAGMA incremental_vacuum(N)`, the SQLite store's prune) instead of by a
+        /// `VACUUM` that rebuilds the whole file. Only a new file takes it: an existing one keeps its mode.
+        package var incrementalVacuum = false
 
         /// Settings; by default a missing file is created, locks are waited for 5 s and files up to 256 MiB are
         /// checked.
@@ -68,8 +72,10 @@ extension SQLiteConnection {
         }
         if size == 0 {
             // 16 KiB pages: fewer WAL frames and write calls per event than 4 KiB, same bytes per event.
-            // Only possible before the first table and before WAL, hence here and not in a migration.
+            // Only possible before the first table and before WAL, hence here and not in a migration; so is the
+            // vacuum mode.
             try connection.execute("PRAGMA page_size = 16384")
+            if settings.incrementalVacuum { try connection.execute("PRAGMA auto_vacuum = INCREMENTAL") }
         }
         let mode = try connection.scalarText("PRAGMA journal_mode = WAL")
         guard mode?.lowercased() == "wal" else {

@@ -51,6 +51,9 @@ public struct OpenedStore: Sendable {
     public let clicks: any ClickTokenStore
     /// The completeness table row by row, for `alstats backup` and `alstats restore`: the backend itself.
     public let completenessRecords: any CompletenessRecords
+    /// How raw events are pruned (`alstats prune`, the `retention` of `alstats serve`): the backend itself (an SQLite
+    /// prune opens a connection of its own beside the writer's).
+    public let retention: any EventRetention
     #if Server
     /// What must run while the store is used, for a store opened by
     /// ``StoreOpener/openForServing(_:durability:redactor:)``: the PostgreSQL client's connection pool. Run them in
@@ -114,7 +117,7 @@ public enum StoreOpener {
             let store = try await PostgresEventStore.open(location: server, options: .init(redactor: redactor))
             return OpenedStore(
                 backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store,
-                completenessRecords: store)
+                completenessRecords: store, retention: store)
             #else
             throw StoreError(
                 .invalidLocation, path: server.description,
@@ -139,7 +142,7 @@ public enum StoreOpener {
             let store = PostgresEventStore(location: server, options: .init(redactor: redactor))
             return OpenedStore(
                 backend: store, linkStore: store, reports: store, ingester: store, alertEpisodes: store, clicks: store,
-                completenessRecords: store,
+                completenessRecords: store, retention: store,
                 services: [store],
                 preparing: { () async throws(StoreError) in try await store.open() })
         }
@@ -158,14 +161,14 @@ public enum StoreOpener {
             return OpenedStore(
                 backend: store, linkStore: store, reports: ReportReader(store: store), ingester: store,
                 alertEpisodes: store, clicks: store,
-                completenessRecords: store)
+                completenessRecords: store, retention: store)
         case .serve(let durability):
             let writer = try SQLiteEventStore(path: path, options: .init(redactor: redactor))
             try writer.setDurability(durability)
             let reader = try SQLiteEventStore(path: path, options: .init(create: false, integrityCheckLimit: 0))
             return OpenedStore(
                 backend: writer, linkStore: reader, reports: ReportReader(store: reader), ingester: writer,
-                alertEpisodes: writer, clicks: writer, completenessRecords: writer, others: [reader])
+                alertEpisodes: writer, clicks: writer, completenessRecords: writer, retention: writer, others: [reader])
         }
     }
 }

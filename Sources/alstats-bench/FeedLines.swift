@@ -19,11 +19,15 @@ struct FeedLines: LineSource {
     private var random: SeededGenerator
     private var recent: [String] = []
     private var index = 0
+    /// The time of the event of each line, by the line's index, instead of ``WideLines``' (a few milliseconds
+    /// apart from 2025-11-21): ``PruneBenchmark`` spreads its events over a year. `nil`: WideLines' times.
+    private let timeOfLine: (@Sendable (Int) -> Int64)?
 
-    /// Lines from `seed`.
-    init(seed: UInt64) {
+    /// Lines from `seed`, their events at `timeOfLine(index)` when it is given.
+    init(seed: UInt64, timeOfLine: (@Sendable (Int) -> Int64)? = nil) {
         wide = WideLines(seed: seed)
         random = SeededGenerator(seed: seed ^ 0xF33D_11E5)
+        self.timeOfLine = timeOfLine
     }
 
     private mutating func draw(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
@@ -33,7 +37,9 @@ struct FeedLines: LineSource {
         defer { index += 1 }
         if recent.count == 256, draw(100) < 2 { return recent[draw(256)] }
         if draw(1_000) < 3 { return malformed() }
-        let line = write(wide.draft())
+        var draft = wide.draft()
+        if let timeOfLine { draft.timestamp = timeOfLine(index) }
+        let line = write(draft)
         if recent.count == 256 { recent[index % 256] = line } else { recent.append(line) }
         return line
     }

@@ -2,7 +2,8 @@ import Foundation
 
 // alstats-bench: each suite measures alstats side by side with its baseline in the same run and prints
 // the ratios. Usage: alstats-bench SUITE... [--json]
-//   (suites: bus, store, ingest, decode, report, reliability, serve, limits, upload, links, clicks, postgres)
+//   (suites: bus, store, ingest, decode, report, reliability, serve, limits, upload, links, clicks, prune,
+//   postgres)
 
 /// The suites by name. Each returns its measures.
 var suites: [String: (BenchArguments) throws -> [Measure]] = [
@@ -17,6 +18,7 @@ var suites: [String: (BenchArguments) throws -> [Measure]] = [
     "upload": UploadBenchmark.run,
     "links": LinksBenchmark.run,
     "clicks": ClickTokenBenchmark.run,
+    "prune": PruneBenchmark.run,
 ]
 #if Server
 // The PostgreSQL backend against COPY and per-event INSERTs; needs --postgres-url.

@@ -76,7 +76,7 @@ struct ALStatsCommand: AsyncParsableCommand {
         [
             DemoCommand.self, ReportCommand.self, AlertsCommand.self, QueryCommand.self, IngestCommand.self,
             ExportCommand.self, BackupCommand.self, RestoreCommand.self, MigrateCommand.self, PackCommand.self,
-            PushCommand.self,
+            PruneCommand.self, PushCommand.self,
         ] + serverSubcommands + [Inspect.self, Resolve.self, Navigate.self] + checkSubcommands + [LinksCommand.self]
 }
 

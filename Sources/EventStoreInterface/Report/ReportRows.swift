@@ -13,6 +13,10 @@ public struct ReportRows: Sendable, Hashable {
     public var linkInstalls: [LinkInstalls]
     /// The apps' first opens: what `Queries/report_first_opens.sql` returns.
     public var firstOpens: FirstOpens
+    /// From when raw events exist, when the store was pruned (``EventRetention/rawEventsSince()``): the rows were
+    /// then read for the query's window aligned to buckets before it (``ReportQuery/alignedToBuckets(before:)``).
+    /// `nil` for a store never pruned.
+    public var rawEventsSince: Int64? = nil
 
     /// Creates rows.
     public init(

@@ -17,7 +17,8 @@ public struct ReportReader: ReportSource {
     /// SQLite: the portable `Queries/NAME.sql`.
     public var dialect: QueryCatalog.Dialect { .sqlite }
 
-    /// The grouped counts for `query`.
+    /// The grouped counts for `query`; once the store was pruned, for its window aligned to buckets before the
+    /// horizon (``ReportQuery/alignedToBuckets(before:)``), with ``ReportRows/rawEventsSince``.
     public func rows(for query: ReportQuery) throws(StoreError) -> ReportRows {
         let groupsSQL = try ReportReader.querySQL("report_groups", path: store.path)
         let dailySQL = try ReportReader.querySQL("report_daily", path: store.path)
@@ -26,6 +27,8 @@ public struct ReportReader: ReportSource {
         let firstOpensSQL = try ReportReader.querySQL("report_first_opens", path: store.path)
         return try store.withStore { store throws(SQLiteError) -> ReportRows in
             let connection = store.connection
+            let rawEventsSince = try SQLiteEventStore.rawEventsSince(on: connection)
+            let query = query.alignedToBuckets(before: rawEventsSince)
             var groups: [ReportRows.Group] = []
             let groupStatement = try connection.prepare(groupsSQL)
             ReportReader.bind(query, to: groupStatement)
@@ -53,10 +56,12 @@ public struct ReportReader: ReportSource {
             let completeness = try SQLiteEventStore.completeness(
                 on: connection, since: query.since, until: query.until)
             let links = try ReportReader.links(for: query, on: connection, sql: linksSQL)
-            return ReportRows(
+            var rows = ReportRows(
                 groups: groups, buckets: buckets, completeness: completeness, links: links,
                 linkInstalls: try ReportReader.linkInstalls(for: query, on: connection, sql: installsSQL),
                 firstOpens: try ReportReader.firstOpens(for: query, on: connection, sql: firstOpensSQL))
+            rows.rawEventsSince = rawEventsSince
+            return rows
         }
     }
 

@@ -15,6 +15,8 @@ package final class EventWriter {
     let clock: any EventClock
     /// Exact dedup for all time (Migrations/0011_index_event_ids_by_key.sql).
     let ids: EventIDIndex
+    /// Events before it are refused (counted as `before_retention`): their raw rows and ids may be pruned.
+    let horizon: RetentionHorizon
     /// The statements of the write path, prepared once.
     private let statements: Statements
     /// The report's rollups of the open transaction and the rows they are added to.
@@ -85,6 +87,7 @@ package final class EventWriter {
         self.clock = clock
         self.packers = packers
         ids = try EventIDIndex(connection: connection)
+        horizon = try RetentionHorizon(connection: connection)
         statements = try Statements(connection: connection)
         rollups = try EventRollups(connection: connection)
         links = try LinkRollupWriter(connection: connection)
@@ -109,6 +112,10 @@ package final class EventWriter {
                 packers.current = packing.packer
             }
             try ids.transactionBegan()
+            if try horizon.refresh(dataVersion: ids.dataVersion) {
+                ids.forgetTransaction()  // a prune freed rowids this writer may have seen (RetentionHorizon)
+                try ids.transactionBegan()
+            }
             rollups.transactionBegan(dataVersion: ids.dataVersion, totalChanges: connection.totalChanges)
         } catch {
             try? connection.execute("ROLLBACK")
@@ -248,6 +255,10 @@ package final class EventWriter {
                         preconditionFailure("an entry's batch holds rows")
                     }
                     let row = first + entry.row
+                    if row.pointee.timestamp < horizon.since {
+                        deviceLosses.refuse(.beforeRetention, at: clock.nowMilliseconds())
+                        continue
+                    }
                     guard try isNew(row.pointee.id, key: row.pointee.key, rank: rank, in: order, of: batches) else {
                         continue
                     }
@@ -351,6 +362,10 @@ package final class EventWriter {
         positions.isNew.append(contentsOf: repeatElement(false, count: batch.count))
         let order = positions.order
         for (rank, position) in order.enumerated() {
+            if batch[position].timestamp < horizon.since {
+                deviceLosses.refuse(.beforeRetention, at: clock.nowMilliseconds())  // isNew stays false
+                continue
+            }
             positions.isNew[position] = try ids.isNew(batch[position].id, key: keys[position], rank: rank) {
                 keys[order[$0]]
             } idAt: {

@@ -32,11 +32,13 @@ extension ALStatsCommand {
                 try Self.makeEmptyFolder(folder)
                 let store = try await database.openBackend(.read)
                 let stored: (links: [StoredLink], urls: [String], rows: [CompletenessRow])
+                let rawEventsSince: Int64?
                 do throws(StoreError) {
                     stored = (
                         try await store.linkStore.links(), try await store.linkStore.publicURLs(),
                         try await store.completenessRecords.completenessRows()
                     )
+                    rawEventsSince = try await store.retention.rawEventsSince()
                 } catch {
                     throw CLIFailure(error)
                 }
@@ -50,7 +52,19 @@ extension ALStatsCommand {
                     "backed up \(String(counting: events, "event")), \(String(counting: backup.links.count, "link")), "
                         + "\(String(counting: backup.publicURLs.count, "public URL")) and "
                         + "\(String(counting: backup.completeness.count, "completeness count")) into \(folder)")
+                if let rawEventsSince { Self.warnPruned(since: rawEventsSince, location: store.backend.location) }
             }
+        }
+
+        /// Says on standard error that the backup of a pruned store holds its raw events since `since` only: the
+        /// counts of the days before are in its rollups, which a restore rebuilds from the events (docs/cli.md,
+        /// "alstats backup").
+        static func warnPruned(since: Int64, location: String) {
+            printError(
+                "alstats backup: note: \(location) was pruned: the backup holds its raw events since "
+                    + "\(EventTime.rfc3339(milliseconds: since)) only, so a restore's report counts nothing before "
+                    + "then; to keep those counts, copy the database itself "
+                    + "(docs/collector.md, \"Backup and restore\")")
         }
 
         /// Creates `folder`, or checks that it is an empty folder.

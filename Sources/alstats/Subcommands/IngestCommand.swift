@@ -63,7 +63,10 @@ extension ALStatsCommand {
                 if noPack, pack { throw CLIFailure(ExitStatus.usage, "give --no-pack or --pack, not both") }
                 let store = try await database.openBackend(.create, packFields: !noPack)
                 let terminal = isatty(STDERR_FILENO) == 1
+                let refusedBefore = try await Self.refused(by: store)
                 let summary = try await ingest(into: store.ingester, terminal: terminal)
+                let refused = min(
+                    summary.duplicates, try await Self.refused(by: store).map { $0 - (refusedBefore ?? 0) } ?? 0)
                 try await store.finish()
                 if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                 if let unfinished = summary.unfinished { printError("alstats ingest: warning: \(unfinished)") }
@@ -79,9 +82,22 @@ extension ALStatsCommand {
                         "\(summary.invalid) of \(String(counting: summary.lines, "line")) \(verb) invalid; \(outcome): "
                             + "fix the lines above")
                 }
+                let older = refused > 0 ? ", \(refused) older than the retention horizon, refused" : ""
                 print(
-                    "stored \(String(counting: summary.stored, "new event")) (\(summary.duplicates) already stored) in "
-                        + store.backend.location)
+                    "stored \(String(counting: summary.stored, "new event")) (\(summary.duplicates - refused) already "
+                        + "stored\(older)) in \(store.backend.location)")
+            }
+        }
+
+        /// The events the store's writers refused as older than its retention horizon so far (completeness's
+        /// `before_retention`), or `nil` when it was never pruned: the ingest counts them among the events it did
+        /// not store, which were not all duplicates then.
+        static func refused(by store: OpenedStore) async throws(CLIFailure) -> Int? {
+            do throws(StoreError) {
+                guard try await store.retention.rawEventsSince() != nil else { return nil }
+                return try await store.backend.completeness()["rejected"]?[DropReason.beforeRetention.rawValue] ?? 0
+            } catch {
+                throw CLIFailure(error)
             }
         }
 

@@ -24,12 +24,14 @@ extension ALStatsCommand {
                 /v1/deferred within "deferred_window" of the config (default "7d"). The config's "limits" sets the \
                 timeouts, the connection cap and each write key's rate (docs/collector.md). With "alerts": \
                 {"webhook": URL, "every": "15m", "window": "24h"} in the file, the alerts are evaluated every 15 \
-                minutes and posted to the webhook when a cause appears and when it clears. SIGTERM or SIGINT \
-                finishes the requests in flight, commits them and exits 0.
+                minutes and posted to the webhook when a cause appears and when it clears. With --retention 90d (or \
+                "retention": "90d" in the file), raw events older than 90 days are pruned at start and once a day, \
+                as alstats prune does. SIGTERM or SIGINT finishes the requests in flight, commits them and exits 0.
 
                 Examples:
                   ALSTATS_WRITE_KEYS=w1 ALSTATS_READ_KEYS=r1 alstats serve --port 8080
                   alstats serve --config serve.json --host 0.0.0.0 --durability full
+                  alstats serve --retention 90d
                   alstats serve --no-auth            (loopback only)
                 """
         )
@@ -76,6 +78,12 @@ extension ALStatsCommand {
                 valueName: "seconds"))
         var upkeepSeconds: Double = 30
 
+        @Option(
+            help: ArgumentHelp(
+                "Prune raw events older than this (12h, 90d, 52w) once a day; overrides the config's retention.",
+                valueName: "window"))
+        var retention: String?
+
         /// The log formats of `--log-format`.
         enum LogFormat: String, ExpressibleByArgument {
             case text, json
@@ -86,6 +94,11 @@ extension ALStatsCommand {
                 throw ValidationError("--port must be 0 to 65535, not \(port)")
             }
             guard queueEvents > 0 else { throw ValidationError("--queue-events must be at least 1") }
+            if let retention, RetentionPeriod(retention) == nil {
+                throw ValidationError(
+                    "--retention must be a whole number of hours, days or weeks, at least 1h (12h, 90d, 52w), not "
+                        + retention)
+            }
             guard upkeepSeconds >= 0.01, upkeepSeconds <= 86_400 else {
                 throw ValidationError("--upkeep-seconds must be 0.01 to 86400, not \(upkeepSeconds)")
             }
@@ -138,6 +151,7 @@ extension ALStatsCommand {
             if let window = try deferredWindow() { configuration.deferredWindow = window }
             configuration.limits = try limits()
             configuration.alerts = try alertDelivery()
+            configuration.retention = try retentionPeriod()
             ServeCommand.raiseDescriptorLimit(toServe: configuration.limits.maxConnections)
             let app: EventServerApplication
             let location = store.backend.location
@@ -188,6 +202,17 @@ extension ALStatsCommand {
             guard let config else { return nil }
             do throws(EventServerError) {
                 return try AlertDeliveryConfiguration.read(from: try ServerConfigFile.read(config))
+            } catch {
+                throw CLIFailure(ExitStatus.usage, error.message)
+            }
+        }
+
+        /// `--retention`, else the `retention` of `--config FILE`; `nil` (kept for ever) without either.
+        private func retentionPeriod() throws(CLIFailure) -> RetentionPeriod? {
+            if let retention { return RetentionPeriod(retention) }
+            guard let config else { return nil }
+            do throws(EventServerError) {
+                return try ServerConfigFile.read(config).retention()
             } catch {
                 throw CLIFailure(ExitStatus.usage, error.message)
             }

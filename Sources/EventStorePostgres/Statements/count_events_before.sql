@@ -1,0 +1,5 @@
+-- count_events_before: how many raw events are older than an instant: what a prune would delete (`alstats prune
+-- --dry-run`).
+-- Parameters: $1 the instant (ms since the Unix epoch).
+-- Columns: count. Used by: PostgresEventStore.prune (a dry run).
+SELECT count(*)::bigint FROM events WHERE ts_ms < $1
