@@ -24,9 +24,9 @@ package protocol IngestRows: Sendable {
     var takesFlatLines: Bool { get }
 
     /// Does the rows' work per batch (the SQLite store encodes its events) once the batch holds all its events; a
-    /// second call does nothing. The reader calls it before it hands a batch over while the consumer has batches
-    /// queued, so that the two threads share the work; a consumer whose rows do work there calls it on every batch it
-    /// takes (the SQLite ingest does; the generic ingest's rows have nothing to do).
+    /// second call does nothing. The reader calls it on batches it would otherwise wait to queue (``IngestPipeline``),
+    /// so that the two threads share the work; a consumer whose rows do work there calls it on every batch it takes
+    /// (the SQLite ingest does; the generic ingest's rows have nothing to do).
     mutating func seal()
 }
 

@@ -22,6 +22,21 @@ struct IngestPipelineTests {
         mutating func append(_ event: MeasurementEvent) { names.append(event.name) }
     }
 
+    /// Rows that signal `sealed` the first time they are sealed, and say whether they were.
+    struct SealedRows: IngestRows {
+        let sealed: DispatchSemaphore
+        var names: [String] = []
+        var isSealed = false
+        var count: Int { names.count }
+        mutating func append(_ line: FlatLine) -> Bool { false }
+        mutating func append(_ event: MeasurementEvent) { names.append(event.name) }
+        mutating func seal() {
+            guard !isSealed else { return }
+            isSealed = true
+            sealed.signal()
+        }
+    }
+
     static func file(_ lines: [String], in database: TemporaryDatabase) throws -> IngestInput {
         let path = database.file("in.ndjson")
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -79,6 +94,60 @@ struct IngestPipelineTests {
         let batches = Self.batches(pipeline)
         #expect(batches.count == 1)
         #expect(batches[0].failure?.kind == .missingFile)
+    }
+
+    /// While the queue is full (three batches) and nothing is taken, the reader seals the batch it holds and then the
+    /// queued ones but the head, which the consumer is about to take, and waits; the batches still arrive in order.
+    @Test func aFullQueueHasTheReaderSealItsBatchAndTheQueuedOnesButTheHead() throws {
+        let database = TemporaryDatabase()
+        let lines = (0..<40).map { #"{"name":"e\#($0)","ts":1763683200000}"# }
+        let input = try Self.file(lines, in: database)
+        let sealed = DispatchSemaphore(value: 0)
+        let pipeline = IngestPipeline(inputs: [input], codec: NDJSONCodec(), batchSize: 4) {
+            SealedRows(sealed: sealed)
+        }
+        pipeline.start()
+        for _ in 0..<3 { #expect(sealed.wait(timeout: .now() + 60) == .success, "the reader seals instead of waiting") }
+        var batches: [SealedRows] = []
+        while let batch = pipeline.next() { batches.append(batch.rows) }
+        pipeline.join()
+        #expect(batches.map(\.isSealed).prefix(4) == [false, true, true, true])
+        #expect(batches.flatMap(\.names) == (0..<40).map { "e\($0)" })
+    }
+
+    /// Batches sent while the queue has room go unsealed: the reader does not seal ahead of a consumer that may be
+    /// idle, which would then wait for the batch being sealed.
+    @Test func batchesSentWhileThereIsRoomAreLeftToTheConsumer() throws {
+        let database = TemporaryDatabase()
+        let input = try Self.file((0..<10).map { #"{"name":"e\#($0)","ts":1763683200000}"# }, in: database)
+        let sealed = DispatchSemaphore(value: 0)
+        let pipeline = IngestPipeline(inputs: [input], codec: NDJSONCodec(), batchSize: 4) {
+            SealedRows(sealed: sealed)
+        }
+        pipeline.start()
+        pipeline.join()  // its three batches (4, 4 and the last 2 lines) fit in the queue: the reader has ended
+        var batches: [SealedRows] = []
+        while let batch = pipeline.next() { batches.append(batch.rows) }
+        #expect(batches.map(\.isSealed) == [false, false, false])
+        #expect(batches.flatMap(\.names) == (0..<10).map { "e\($0)" })
+    }
+
+    /// An async consumer gets every batch once and in order while the reader seals queued ones beside it.
+    @Test func anAsyncConsumerGetsTheBatchesInOrder() async throws {
+        let database = TemporaryDatabase()
+        let lines = (0..<4_000).map { #"{"name":"e\#($0)","ts":1763683200000}"# }
+        let input = try Self.file(lines, in: database)
+        let pipeline = IngestPipeline(inputs: [input], codec: NDJSONCodec(), batchSize: 3) {
+            SealedRows(sealed: DispatchSemaphore(value: 0))
+        }
+        pipeline.start()
+        var names: [String] = []
+        while var batch = await pipeline.nextBatch() {
+            batch.rows.seal()
+            names += batch.rows.names
+        }
+        pipeline.join()
+        #expect(names == (0..<4_000).map { "e\($0)" })
     }
 
     @Test func cancellingStopsTheReaderBeforeTheEnd() throws {
