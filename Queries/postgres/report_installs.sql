@@ -1,6 +1,7 @@
 -- report_installs: the install path per hosted link in a time window; PostgreSQL's form of report_installs.sql
 -- (same rows): the store taps, installs and deferred opens through the partial indexes of
--- Migrations/postgres/0008, their fields read from extra.
+-- Migrations/postgres/0010, their fields read from extra, and those of pruned months from pruned_install_events
+-- (Migrations/postgres/0013: a prune keeps them there), so that the funnel stays exact after a prune.
 -- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app, :source_host
 -- (these events have none: no rows), :link (this slug only); each arrives as text (alstats binds every parameter
 -- as text on PostgreSQL) and is cast here.
@@ -15,7 +16,11 @@ WITH p AS (
 steps AS (
     SELECT e.name, e.extra::json ->> 'slug' AS slug, e.extra::json ->> 'platform' AS platform,
         e.extra::json ->> 'crawler' AS crawler, e.extra::json ->> 'delay_ms' AS delay_text
-    FROM events AS e, p
+    FROM (
+        SELECT name, ts_ms, ref, referer_app_name, target_url, extra FROM events
+        UNION ALL
+        SELECT name, ts_ms, ref, referer_app_name, target_url, extra FROM pruned_install_events
+    ) AS e, p
     WHERE e.name IN ('alstats_link_store', 'alstats_link_install') AND e.ts_ms >= p.since AND e.ts_ms < p.until
       AND (p.ref IS NULL OR e.ref = p.ref) AND (p.referer_app IS NULL OR e.referer_app_name = p.referer_app)
       AND p.source_host IS NULL
@@ -23,7 +28,11 @@ steps AS (
     -- a deferred open's targetURL: <public URL>/l/<slug>, alone or followed by ? or # (scheme and host in any case)
     SELECT 'deferred', split_part(split_part(substr(e.target_url, length(u.public_url) + 4), '?', 1), '#', 1),
         NULL, NULL, NULL
-    FROM events AS e, p, link_public_url AS u
+    FROM (
+        SELECT name, ts_ms, ref, referer_app_name, target_url, extra FROM events
+        UNION ALL
+        SELECT name, ts_ms, ref, referer_app_name, target_url, extra FROM pruned_install_events
+    ) AS e, p, link_public_url AS u
     WHERE e.name = 'al_nav_in' AND e.extra LIKE '%"deferred":"1"%' AND e.ts_ms >= p.since AND e.ts_ms < p.until
       AND (p.ref IS NULL OR e.ref = p.ref) AND (p.referer_app IS NULL OR e.referer_app_name = p.referer_app)
       AND p.source_host IS NULL

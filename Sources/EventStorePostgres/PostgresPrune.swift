@@ -9,12 +9,17 @@ import PostgresNIO
 ///    ``PruneOptions/lockTimeout``; past it nothing is deleted and the prune fails, saying so. Every write after it
 ///    refuses the events before the horizon.
 /// 2. Each month partition of `events` that lies wholly before the horizon: its ids are deleted from `event_ids`
-///    (one transaction), then it is detached and dropped (another: `ACCESS EXCLUSIVE` on `events` for the moment of
+///    (one transaction), then its install path's events are copied to `pruned_install_events` and it is detached
+///    and dropped (another: `ACCESS EXCLUSIVE` on `events` for the moment of
 ///    the catalog change, waited for at most ``PruneOptions/lockTimeout``, as Migrations/postgres/0007 waits, so that
 ///    a long read of `events` does not make every query queue behind the prune; past it the partition is left for
 ///    the next prune, in ``PruneSummary/deferred``). Dropping a month removes its files at once: no dead rows.
 /// 3. A partition the horizon cuts (the month that holds it, or `events_before_1900`): its events before the horizon
-///    and their ids are deleted in batches of ``PruneOptions/batchSize``, one transaction each.
+///    and their ids are deleted in batches of ``PruneOptions/batchSize``, one transaction each, the install path's
+///    events moved to `pruned_install_events`.
+///
+/// The install path's events (store taps, installs, first opens, deferred opens: Migrations/postgres/0013) are the
+/// report's only record of the install funnel, so they are kept, as the SQLite prune keeps them in `events`.
 /// 4. The hosted links' daily visitor hashes of the days before the horizon, in batches.
 struct PostgresPrune {
     let store: PostgresEventStore
@@ -154,20 +159,24 @@ struct PostgresPrune {
             }.first ?? 0
         }
         committed()
-        let dropped = try await store.inTransaction(doing: "dropping \(partition.name)") { connection in
+        let kept = try await store.inTransaction(doing: "dropping \(partition.name)") { connection -> Int? in
             try await store.setLockTimeout(timeout, on: connection)
             do {
+                // The install path's events first (a read of this partition only), then the catalog change: the
+                // copy is undone with the drop when the lock is not had in time.
+                let copy = Self.statement("copy_partition_install_events", for: partition)
+                let kept = try await store.rows(copy, on: connection) { Int(try $0[0].decode(Int64.self)) }.first ?? 0
                 try await store.run("ALTER TABLE events DETACH PARTITION \(partition.name)", on: connection)
                 try await store.run("DROP TABLE \(partition.name)", on: connection)
-                return true
+                return kept
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresEventStore.lockNotAvailable {
-                return false  // the transaction is aborted: its COMMIT rolls it back
+                return nil  // the transaction is aborted: its COMMIT rolls it back
             }
         }
-        guard dropped else { return nil }
+        guard let kept else { return nil }
         committed()
         if let lower = partition.lower { _ = store.partitions.withLock { $0.remove(lower) } }
-        return events
+        return events - kept
     }
 
     /// Step 3 for `partition`.
@@ -186,8 +195,9 @@ struct PostgresPrune {
     }
 
     /// Runs `sql` (a statement that deletes at most ``PruneOptions/batchSize`` rows before `horizon`, `$1`, and
-    /// returns how many it did), a transaction each time, until it deletes fewer.
-    /// - Returns: the rows deleted in all.
+    /// returns how many it did, and, in a second column if it has one, how many of them count as deleted events: not
+    /// those moved to `pruned_install_events`), a transaction each time, until it deletes fewer.
+    /// - Returns: the rows deleted in all (less those moved).
     private mutating func inBatches(
         _ sql: String, before horizon: Int64, doing what: String
     ) async throws(StoreError) -> Int {
@@ -199,11 +209,14 @@ struct PostgresPrune {
                 var binds = PostgresBindings()
                 binds.append(horizon)
                 binds.append(Int64(batch))
-                return try await store.rows(sql, binds, on: connection) { Int(try $0[0].decode(Int64.self)) }.first ?? 0
+                return try await store.rows(sql, binds, on: connection) { row in
+                    let rows = Int(try row[0].decode(Int64.self))
+                    return (rows: rows, counted: row.count > 1 ? Int(try row[1].decode(Int64.self)) : rows)
+                }.first ?? (rows: 0, counted: 0)
             }
             committed()
-            total += deleted
-            if deleted < batch { return total }
+            total += deleted.counted
+            if deleted.rows < batch { return total }
         }
     }
 }

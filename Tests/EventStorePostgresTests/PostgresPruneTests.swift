@@ -92,6 +92,57 @@ struct PostgresPruneTests {
         }
     }
 
+    /// The install path of link `invite` every 2 days from ``start`` on (a store tap, an install, a deferred open, a
+    /// first open), and an `al_nav_in` that is not a deferred open: in the months the prune drops, in the one it
+    /// cuts, and after.
+    static let installPath: [MeasurementEvent] = stride(from: Int64(0), to: 45, by: 1).flatMap { step in
+        let time = start + step * 2 * day + 7_200_000
+        func event(_ kind: Int64, _ name: String, _ fields: [String: String]) -> MeasurementEvent {
+            MeasurementEvent(id: EventID("install-\(step)-\(kind)"), name: name, fields: fields, timestamp: time + kind)
+        }
+        let target = "https://go.example.com/l/invite"
+        return [
+            event(0, EventName.linkStore, ["slug": "invite", "platform": step % 3 == 0 ? "ios" : "android"]),
+            event(1, EventName.linkInstall, ["slug": "invite", "platform": "android", "delay_ms": "\(step * 9_000)"]),
+            event(2, EventName.navIn, [FieldName.targetURL: target, "deferred": "1"]),
+            event(3, EventName.firstOpen, step % 2 == 0 ? ["attributed": "1"] : [:]),
+            event(4, EventName.navIn, [FieldName.targetURL: target]),
+        ]
+    }
+
+    /// A prune keeps the install path's events before the cut-off in `pruned_install_events` (moved from the months
+    /// it drops and from the month it cuts), deletes the others, and the report's install figures stay as they were.
+    @Test func keepsTheInstallPathsEventsAndTheReportsInstallFigures() async throws {
+        try await PostgresTestDatabase.with { url in
+            let store = try await Self.store(url)
+            try await store.write(Self.installPath)
+            try await store.recordPublicURL(try #require(LinkPublicURL("https://go.example.com")))
+            let windows = [ReportQuery(), ReportQuery(since: Self.start + 10 * Self.day, link: "invite")]
+            var before: [ReportRows] = []
+            for query in windows { before.append(try await store.rows(for: query)) }
+            #expect(before[0].linkInstalls.first?.deferredOpens == 45 && before[0].firstOpens.firstOpens == 45)
+            let all = Self.events + Self.installPath
+            let old = all.filter { $0.timestamp < Self.cutoff }
+            let keptOld = old.filter {
+                [EventName.linkStore, EventName.linkInstall, EventName.firstOpen].contains($0.name)
+                    || ($0.name == EventName.navIn && $0.fields["deferred"] == "1")
+            }.count
+            let dry = try await store.prune(before: Self.cutoff, options: PruneOptions(dryRun: true))
+            let summary = try await store.prune(before: Self.cutoff, options: PruneOptions(batchSize: 40))
+            #expect(dry.events == old.count - keptOld && summary.events == old.count - keptOld)
+            #expect(try await store.count() == all.count - old.count)
+            let moved = try await PostgresTestDatabase.column(
+                url, "SELECT count(*)::bigint FROM pruned_install_events WHERE ts_ms < \(Self.cutoff)", as: Int.self)
+            #expect(moved == [keptOld], "every install path event before the cut-off, and only those")
+            for (query, rows) in zip(windows, before) {
+                let after = try await store.rows(for: query)
+                #expect(after.linkInstalls == rows.linkInstalls, "\(query)")
+                #expect(after.firstOpens == rows.firstOpens, "\(query)")
+            }
+            await store.close()
+        }
+    }
+
     @Test func everyWriteRefusesEventsBeforeTheHorizonAndTheKeptOnesStillDeduplicate() async throws {
         try await PostgresTestDatabase.with { url in
             let store = try await Self.store(url)

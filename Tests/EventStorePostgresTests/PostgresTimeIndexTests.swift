@@ -259,7 +259,8 @@ struct PostgresTimeIndexTests {
                 "CREATE TABLE events_other PARTITION OF events DEFAULT", "DROP INDEX events_by_time",
                 "CREATE INDEX events_by_time ON events (ts_ms, id)", "DROP TABLE alert_episodes",
                 "DROP TABLE click_tokens", "DROP INDEX events_install_path", "DROP INDEX events_deferred_opens",
-                "DROP TABLE retention_horizon", "DELETE FROM schema_migrations WHERE version >= 6",
+                "DROP TABLE retention_horizon", "DROP TABLE pruned_install_events",
+                "DELETE FROM schema_migrations WHERE version >= 6",
             ] {
                 try await PostgresTestDatabase.admin(url, statement)
             }

@@ -34,6 +34,13 @@ struct PruneCLITests {
         try Self.lines(now: now).write(toFile: folder.file("in.ndjson"), atomically: true, encoding: .utf8)
         let run = { (arguments: [String]) in try BuiltAlstats.run(arguments, in: folder.folder) }
         #expect(try run(["ingest", "in.ndjson"]).status == 0)
+        // A first open 200 days ago: the install path's events stay (the report's installs), but not in a backup.
+        let old = now - 200 * Self.day
+        let firstOpen = MeasurementEvent(
+            id: EventID("open"), name: EventName.firstOpen, fields: ["attributed": "1"], timestamp: old)
+        try (NDJSONCodec.line(for: firstOpen) + "\n").write(
+            toFile: folder.file("open.ndjson"), atomically: true, encoding: .utf8)
+        #expect(try run(["ingest", "open.ndjson"]).status == 0)
         let before = try run(["report", "--format", "json"]).output
         let dry = try run(["prune", "--keep", "90d", "--dry-run"])
         #expect(dry.status == 0, "\(dry.errors)")
@@ -51,12 +58,16 @@ struct PruneCLITests {
         #expect(Self.window(report)?["raw_events_since"] == .string(since))
         let totals = { (text: String) in (try? JSONValue.parse(text))?.objectValue?["totals"] }
         #expect(totals(report) == totals(before), "the rollups keep every count")
+        let installs = { (text: String) in (try? JSONValue.parse(text))?.objectValue?["installs"] }
+        #expect(installs(report) == installs(before), "the first open stays")
+        #expect(installs(report)?.objectValue?["first_opens"] == .int(1))
+        let older = (0..<400).filter { now - Int64($0) * Self.day / 2 < cutoff }.count
         let backup = try run(["backup", "copy"])
         #expect(backup.status == 0, "\(backup.errors)")
+        #expect(backup.output.hasPrefix("backed up \(400 - older) events"), "\(backup.output)")
         #expect(backup.errors.contains("was pruned: the backup holds its raw events since \(since) only"))
         let again = try run(["ingest", "in.ndjson"])
         #expect(again.status == 0)
-        let older = (0..<400).filter { now - Int64($0) * Self.day / 2 < cutoff }.count
         #expect(again.output.contains("(\(400 - older) already stored, \(older) older than the retention horizon"))
         #expect(try run(["report"]).output.contains("raw events since \(since)"))
     }

@@ -1,5 +1,8 @@
--- count_events_before: how many raw events are older than an instant: what a prune would delete (`alstats prune
--- --dry-run`).
+-- count_events_before: how many raw events older than an instant a prune would delete (`alstats prune --dry-run`):
+-- all but the install path's events, which it keeps in pruned_install_events (Migrations/postgres/0013).
 -- Parameters: $1 the instant (ms since the Unix epoch).
 -- Columns: count. Used by: PostgresEventStore.prune (a dry run).
-SELECT count(*)::bigint FROM events WHERE ts_ms < $1
+SELECT count(*)::bigint FROM events
+WHERE ts_ms < $1
+  AND name NOT IN ('alstats_link_store', 'alstats_link_install', 'alstats_first_open')
+  AND NOT (name = 'al_nav_in' AND coalesce(extra LIKE '%"deferred":"1"%', false))

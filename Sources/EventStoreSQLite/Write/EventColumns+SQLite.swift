@@ -86,7 +86,8 @@ extension EventColumns {
     /// Whether an event of `name` whose extra fields are `extra` stays unpacked in a packed database: the install
     /// path's events (store taps, installs, first opens) and the `al_nav_in` of deferred opens, whose fields the
     /// report reads from `extra` through the partial indexes of Migrations/0019_create_click_tokens.sql.
-    /// Statements/pack_unpacked_events.sql keeps them unpacked by the same rule.
+    /// Statements/pack_unpacked_events.sql keeps them unpacked by the same rule, and a prune keeps them by it
+    /// (Statements/collect_pruned_events.sql).
     static func keepsUnpacked(_ name: String, extra: String?) -> Bool {
         guard let extra else { return false }
         switch name {

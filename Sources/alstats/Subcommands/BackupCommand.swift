@@ -45,7 +45,8 @@ extension ALStatsCommand {
                 let backup = BackupFolder(
                     links: try stored.links.map(LinksCommand.decode),
                     publicURLs: stored.urls.compactMap(LinkPublicURL.init), completeness: stored.rows)
-                let events = try await Self.writeEvents(of: store, to: folder + "/" + BackupFolder.eventsFile)
+                let events = try await Self.writeEvents(
+                    of: store, since: rawEventsSince ?? .min, to: folder + "/" + BackupFolder.eventsFile)
                 try Self.write(backup.storeJSON, to: folder + "/" + BackupFolder.storeFile)
                 try await store.finish()
                 print(
@@ -86,14 +87,18 @@ extension ALStatsCommand {
             }
         }
 
-        /// Writes every event of `store` as NDJSON into `path`. Returns how many.
-        static func writeEvents(of store: OpenedStore, to path: String) async throws(CLIFailure) -> Int {
+        /// Writes the events of `store` from `since` on as NDJSON into `path` (of a pruned store, those since its
+        /// horizon: not the install path's events a prune keeps before it, which a restore would count in rollups
+        /// that start at the horizon). Returns how many.
+        static func writeEvents(
+            of store: OpenedStore, since: Int64, to path: String
+        ) async throws(CLIFailure) -> Int {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                 let handle = FileHandle(forWritingAtPath: path)
             else { throw CLIFailure(ExitStatus.ioError, "cannot create \(path): check the folder's permissions") }
             defer { try? handle.close() }
             do {
-                return try await store.backend.exportNDJSON(since: .min, until: .max) { chunk in
+                return try await store.backend.exportNDJSON(since: since, until: .max) { chunk in
                     try handle.write(contentsOf: chunk)
                 }
             } catch let error as StoreError {

@@ -110,6 +110,51 @@ struct PruneTests {
         #expect(try store.completeness()["rejected"]?["before_retention"] == 2 * (all.count - count))
     }
 
+    /// The install path's events before the cut-off (store taps, installs, first opens, deferred opens) are the
+    /// report's only record of the install funnel: a prune keeps them, with their ids, and deletes every other event
+    /// before it, packed ones (whose `extra` is gone) and other `al_nav_in` included.
+    @Test func keepsTheInstallPathsEventsAndDeletesEveryOtherOld() throws {
+        let database = TemporaryDatabase()
+        let store = try Self.store(at: database.path, events: 4_200)
+        try store.pack()  // packed rows have no `extra`: an al_nav_in among them is not a deferred open
+        let target = "https://go.example.com/l/invite?" + String(repeating: "campaign=spring&", count: 8)
+        func event(_ name: String, _ fields: [String: String], _ number: Int) -> MeasurementEvent {
+            MeasurementEvent(
+                id: EventID("install-\(number)"), name: name, fields: fields,
+                timestamp: Self.start + Int64(number) * 3_600_000)
+        }
+        let kept = [
+            event(EventName.linkStore, ["slug": "invite", "platform": "ios"], 1),
+            event(EventName.linkInstall, ["slug": "invite", "platform": "android", "delay_ms": "5000"], 2),
+            event(EventName.firstOpen, ["attributed": "1"], 3),
+            event(EventName.firstOpen, [:], 4),
+            event(EventName.navIn, [FieldName.targetURL: target, "deferred": "1"], 5),
+        ]
+        let pruned = [
+            event(EventName.navIn, [FieldName.targetURL: target, "deferred": "0"], 6),
+            event(EventName.navIn, [FieldName.targetURL: target], 7),
+            event("alstats_link_hit", ["slug": "invite", "status": "200"], 8),
+        ]
+        #expect(try store.write(kept + pruned) == 8)
+        let old = try store.withConnection { store throws(SQLiteError) in
+            try store.connection.scalarInt("SELECT count(*) FROM events WHERE ts_ms < \(Self.cutoff)")
+        }
+        let dry = try store.prune(before: Self.cutoff, options: PruneOptions(dryRun: true))
+        #expect(dry.events == Int(old) - kept.count)
+        let summary = try store.prune(before: Self.cutoff, options: PruneOptions(batchSize: 97))
+        #expect(summary.events == Int(old) - kept.count)
+        let left = try store.withConnection { store throws(SQLiteError) in
+            try store.connection.scalarInt(
+                "SELECT count(*) FROM events WHERE ts_ms < \(Self.cutoff) AND id IN "
+                    + "('install-1', 'install-2', 'install-3', 'install-4', 'install-5')")
+        }
+        #expect(try store.count() == 4_200 + 8 - Int(old) + kept.count)
+        #expect(left == Int64(kept.count), "only the install path's events are left before the cut-off")
+        let stored = try store.count()
+        #expect(try store.write(kept + pruned) == 0, "all are before the horizon: refused")
+        #expect(try store.count() == stored)
+    }
+
     /// The greatest rowid is an old event (a late arrival): the prune frees it, SQLite gives it to the next event,
     /// and a writer that had seen that rowid before must not take its new event for one it knows is new.
     @Test func aFreedRowidGivenToANewEventStillDeduplicatesOnEveryConnection() throws {
