@@ -188,7 +188,9 @@ enum ServeBenchmark {
     }
 }
 
-/// A release `alstats serve` on a free loopback port, its stderr (one log line per request) in a file.
+/// A release `alstats serve` on a free loopback port, its stderr (one log line per request) in a file. Without a
+/// `--config` of the caller's, its write key has no rate limit: the suites measure what the collector can take, which
+/// is many times the default limit of a key (the `limits` suite measures the limits with configs of its own).
 final class ServeProcess {
     static let key = "bench-write-key"
     let process = Process()
@@ -202,6 +204,13 @@ final class ServeProcess {
         }
         let log = folder.appendingPathComponent("\(name).log").path
         _ = FileManager.default.createFile(atPath: log, contents: nil)
+        var arguments = arguments
+        if !arguments.contains("--config") {
+            let config = folder.appendingPathComponent("unlimited.json").path
+            try #"{"limits": {"events_per_second_per_key": "unlimited"}}"#.write(
+                toFile: config, atomically: true, encoding: .utf8)
+            arguments += ["--config", config]
+        }
         process.executableURL = URL(fileURLWithPath: alstats)
         process.arguments =
             ["serve", "--database", folder.appendingPathComponent("\(name).sqlite").path, "--port", "0"] + arguments
