@@ -3,8 +3,8 @@ import EventStoreInterface
 import MeasurementEvents
 
 /// The events of one of the ingest reader's batches, encoded (``EncodedEvents``: redacted, mapped to their columns,
-/// packed when the database is) when the batch is sealed, by the reader's thread while the writer is behind and by
-/// the writer's otherwise: the two threads then share the work, where the writer's thread did most of it before.
+/// packed when the database is) when the batch is sealed: by the reader's thread when the queue is full, by the
+/// writer's otherwise (``IngestPipeline``), so that the two threads share the work as their speeds demand.
 struct EncodedIngestRows: IngestRows {
     private var events: [MeasurementEvent] = []
     /// The batch's events encoded, once sealed.

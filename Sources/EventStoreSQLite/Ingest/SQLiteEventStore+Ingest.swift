@@ -24,7 +24,7 @@ extension SQLiteEventStore: NDJSONIngester {
             try store.connection.execute("PRAGMA cache_size = -\(max(1, options.pageCacheBytes >> 10))")
             defer { try? store.connection.execute("PRAGMA cache_size = \(cacheBefore)") }
             // Small hand-over batches keep memory low; commits still come every `batchSize` events.
-            // Each batch is encoded (EncodedIngestRows) by the reader's thread or the writer's, whichever is ahead.
+            // Each batch is encoded (EncodedIngestRows) by the reader's thread when the queue is full, else the writer's.
             let redactor = store.writer.redactor
             let packers = store.writer.packers
             let pipeline = IngestPipeline(
