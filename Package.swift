@@ -60,6 +60,12 @@ let package = Package(
         .trait(
             name: "Server",
             description: "alstats serve (Hummingbird), the PostgreSQL backend, and HTTP out on AsyncHTTPClient"),
+        // Opt-in (`--traits Server,ISAL`): a fresh Debian or Ubuntu box builds with libsqlite3-dev, zlib1g-dev and
+        // libzstd-dev alone; with libisal-dev installed, this trait has the uploader write its gzip on Linux at four
+        // times zlib's speed (docs/benchmarks.md, `upload`).
+        .trait(
+            name: "ISAL",
+            description: "gzip on Linux with ISA-L (libisal-dev) instead of the system zlib, for the uploader's CPU"),
         .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
@@ -116,9 +122,9 @@ let package = Package(
             name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // ISA-L writes the uploader's gzip batches on Linux at four times zlib's speed and twice libdeflate's, and
-        // inflates the collector's bodies at libdeflate's (Sources/CIsal/shim.h); Apple platforms keep the system
-        // zlib, as their SDKs ship no ISA-L.
+        // With the `ISAL` trait, ISA-L writes the uploader's gzip batches on Linux at four times zlib's speed and
+        // twice libdeflate's, and inflates the collector's bodies at libdeflate's (Sources/CIsal/shim.h); without it,
+        // and on Apple platforms, whose SDKs ship no ISA-L, the system zlib does both.
         .systemLibrary(
             name: "CIsal", path: "Sources/CIsal", pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]),
@@ -179,7 +185,7 @@ let package = Package(
             name: "EventUpload",
             dependencies: [
                 "MeasurementEvents", "AppLinks", "SQLiteSupport", "EmbeddedSQLFiles", "CZlib",
-                .target(name: "CIsal", condition: .when(platforms: [.linux])),
+                .target(name: "CIsal", condition: .when(platforms: [.linux], traits: ["ISAL"])),
             ],
             exclude: ["Statements"], swiftSettings: strict + urlSession, plugins: ["EmbedSQL"]),
         // The uploader's HTTP transport on AsyncHTTPClient, the default of `alstats push` and `alstats demo` on Linux;
@@ -207,7 +213,7 @@ let package = Package(
                 server("AsyncHTTPClient", package: "async-http-client"),
                 // gzip bodies are inflated whole, refused whole when cut short: with ISA-L on Linux (twice zlib's
                 // speed), with the system zlib elsewhere.
-                "CZlib", .target(name: "CIsal", condition: .when(platforms: [.linux])),
+                "CZlib", .target(name: "CIsal", condition: .when(platforms: [.linux], traits: ["ISAL"])),
             ],
             swiftSettings: strict),
         .executableTarget(

@@ -2,7 +2,7 @@ import CZlib
 import Hummingbird
 import NIOCore
 
-#if canImport(CIsal)
+#if ISAL && canImport(CIsal)
 import CIsal
 #endif
 
@@ -71,7 +71,7 @@ enum RequestBodyReader {
             var result = -1
             body.withUnsafeReadableBytes { input in
                 _ = inflated.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { output in
-                    #if canImport(CIsal)
+                    #if ISAL && canImport(CIsal)
                     result = cisal_gunzip(
                         input.bindMemory(to: UInt8.self).baseAddress, input.count,
                         output.bindMemory(to: UInt8.self).baseAddress, capacity)

@@ -2,20 +2,21 @@ import CZlib
 import Foundation
 import MeasurementEvents
 
-#if canImport(CIsal)
+#if ISAL && canImport(CIsal)
 import CIsal
 #endif
 
 /// gzip: the one codec every collector accepts as `Content-Encoding: gzip`. Bodies are read with the system zlib,
-/// which every platform ships; the uploader writes them with ISA-L on Linux and with zlib elsewhere.
+/// which every platform ships; the uploader writes them with zlib, or with ISA-L on Linux in a build with the `ISAL`
+/// package trait.
 package enum Gzip {
-    /// One gzip member holding `bytes`, written as fast as gzip goes: ISA-L's level 1 on Linux, zlib's level 1
-    /// elsewhere. On realistic events (about 620 bytes of NDJSON each, 500 a batch, measured in C on the push's
+    /// One gzip member holding `bytes`, written as fast as gzip goes: zlib's level 1, or ISA-L's on Linux with the
+    /// `ISAL` trait. On realistic events (about 620 bytes of NDJSON each, 500 a batch, measured in C on the push's
     /// batches), ISA-L takes 0.65 µs an event for about 86 bytes, libdeflate's level 1 1.44 µs for 81, and zlib's
     /// level 1 about 3 µs for 85: the push's gzip was a quarter of its CPU with libdeflate. The uploader's CPU is
     /// shared with the app, and its bytes are a few percent of what the event cost to make.
     package static func compress(_ bytes: [UInt8]) -> Data {
-        #if canImport(CIsal)
+        #if ISAL && canImport(CIsal)
         // A deflate stream grows incompressible input by 5 bytes in 64 KiB; gzip adds 18.
         var capacity = bytes.count + bytes.count / 64 + 1_024
         let buffer = Buffers.take()
@@ -64,7 +65,7 @@ package enum Gzip {
         return Data(bytesNoCopy: shrunk, count: written, deallocator: .free)
     }
 
-    #if canImport(CIsal)
+    #if ISAL && canImport(CIsal)
     /// ISA-L's working buffers (its hash table and tokens, 260 KiB each), kept for the next batch rather than
     /// allocated and faulted in for each.
     private enum Buffers {

@@ -94,8 +94,8 @@ enum PushBenchmark {
         return (measures, events / ingest.seconds)
     }
 
-    /// Gzip of the push's batches (500 events each, as the uploader reads them) by the uploader's compressor (ISA-L's
-    /// level 1 on Linux, zlib's elsewhere) against zlib's level 6, gzip's default: CPU and bytes per event.
+    /// Gzip of the push's batches (500 events each, as the uploader reads them) by the uploader's compressor (zlib's
+    /// level 1; ISA-L's on Linux with the `ISAL` trait) against zlib's level 6, gzip's default: CPU and bytes per event.
     static func gzipLevels(_ inputs: Inputs) throws -> [Measure] {
         var lines: [String] = []
         lines.reserveCapacity(inputs.count)

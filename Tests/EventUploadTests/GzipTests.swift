@@ -4,7 +4,7 @@ import Testing
 
 @testable import EventUpload
 
-/// The uploader's gzip (ISA-L on Linux, zlib elsewhere) read back by the system zlib, as a collector reads it: the
+/// The uploader's gzip (zlib; ISA-L on Linux with the `ISAL` trait) read back by the system zlib, as a collector reads it: the
 /// bodies a push sends, incompressible bytes (where deflate's output outgrows its input), nothing, and batches
 /// compressed on several threads at once (the compressors' working memory is shared through a pool).
 struct GzipTests {
