@@ -106,7 +106,10 @@ extension NDJSONCodec {
                 switch read {
                 case .object, .array: nested = true
                 case .null: nulls += 1
-                default: break
+                default:
+                    // A number under an Android alias (`"intentData": 7`) is renamed like a string (fuzzed); no value
+                    // but a string is the type `failed`.
+                    fields.mayNeedNormalising = fields.mayNeedNormalising || NDJSONCodec.isAlias(key)
                 }
                 value = read
             }

@@ -166,7 +166,13 @@ public struct NDJSONCodec: Sendable {
     /// Whether a member may be changed by ``normaliseAliases(_:)``: an alias, or the type `failed`.
     @inline(__always)
     package static func mayNeedNormalising(key: String, value: String) -> Bool {
-        key == "sourceHost" || key == "intentData" || (key == FieldName.type && value == "failed")
+        isAlias(key) || (key == FieldName.type && value == "failed")
+    }
+
+    /// Whether `key` is one of Android's names that ``normaliseAliases(_:)`` renames, whatever its value.
+    @inline(__always)
+    package static func isAlias(_ key: String) -> Bool {
+        key == "sourceHost" || key == "intentData"
     }
 
     private static func rename(_ alias: String, to name: String, in fields: inout [String: String]) {
