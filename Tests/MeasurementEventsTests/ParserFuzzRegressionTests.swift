@@ -36,6 +36,7 @@ struct ParserFuzzRegressionTests {
         "NDJSONLine": [
             "edges.ndjson": .accepted, "export.ndjson": .accepted, "extremes.ndjson": .accepted,
             "nested.ndjson": .accepted, "not-an-object.ndjson": .refused, "alias-number.ndjson": .accepted,
+            "null-long-key.ndjson": .refused,
         ],
         "Flattening": [
             "array.json": .accepted, "collide.json": .accepted, "nested.json": .accepted, "truncated.json": .refused,

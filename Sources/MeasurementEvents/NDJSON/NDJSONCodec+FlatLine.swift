@@ -105,7 +105,10 @@ extension NDJSONCodec {
                 guard let read = try? parser.parseValue(depth: 2) else { return nil }
                 switch read {
                 case .object, .array: nested = true
-                case .null: nulls += 1
+                case .null:
+                    // The tree refuses a key over the limit even when its `null` drops it (fuzzed).
+                    guard key.utf8.count <= flattener.limits.maximumKeyBytes else { return nil }
+                    nulls += 1
                 default:
                     // A number under an Android alias (`"intentData": 7`) is renamed like a string (fuzzed); no value
                     // but a string is the type `failed`.
