@@ -56,15 +56,7 @@ struct CSVRenderer {
         func add(_ section: String, _ name: String?, _ metric: String, _ value: Double?) {
             rows.append([section, name ?? "", metric, value.map { $0.description } ?? ""])
         }
-        rows.append(["window", "", "since", report.window.since.map(ReportText.time) ?? ""])
-        rows.append(["window", "", "until", report.window.until.map(ReportText.time) ?? ""])
-        rows.append(["window", "", "timezone", report.window.timeZone])
-        for (metric, value) in [
-            ("raw_events_since", report.window.rawEventsSince), ("requested_since", report.window.requestedSince),
-            ("requested_until", report.window.requestedUntil),
-        ] {
-            if let value { rows.append(["window", "", metric, ReportText.time(value)]) }
-        }
+        rows += windowRows(report.window)
         add("totals", "", "events", report.totals.events)
         for name in ReportText.nameOrder { add("totals", name, "events", report.totals.byName[name, default: 0]) }
         let navigation = report.navigation
@@ -108,15 +100,37 @@ struct CSVRenderer {
         add("installs", "", "first_opens", report.firstOpens.firstOpens)
         add("installs", "", "attributed", report.firstOpens.attributed)
         add("installs", "", "organic", report.firstOpens.organic)
-        add("completeness", "", "dropped", report.completeness.dropped)
-        add("completeness", "", "rejected", report.completeness.rejected)
-        add("completeness", "", "altered", report.completeness.altered)
-        for (reason, count) in report.completeness.byReason.sorted(by: { $0.key < $1.key }) {
-            add("completeness", reason, "by_reason", count)
+        return rows + completenessRows(report.completeness)
+    }
+
+    /// The window's rows: its edges and time zone, and, in a pruned store, from when raw events exist and the edges
+    /// asked for when one was read from its bucket's start.
+    private func windowRows(_ window: Report.Window) -> [[String]] {
+        var rows = [
+            ["window", "", "since", window.since.map(ReportText.time) ?? ""],
+            ["window", "", "until", window.until.map(ReportText.time) ?? ""],
+            ["window", "", "timezone", window.timeZone],
+        ]
+        for (metric, value) in [
+            ("raw_events_since", window.rawEventsSince), ("requested_since", window.requestedSince),
+            ("requested_until", window.requestedUntil),
+        ] {
+            if let value { rows.append(["window", "", metric, ReportText.time(value)]) }
         }
-        for filter in report.completeness.notFilteredBy {
-            rows.append(["completeness", filter, "not_filtered_by", ""])
+        return rows
+    }
+
+    /// The completeness rows: the losses by kind and by reason, and the filters the losses do not follow.
+    private func completenessRows(_ completeness: Report.Completeness) -> [[String]] {
+        var rows = [
+            ["completeness", "", "dropped", String(completeness.dropped)],
+            ["completeness", "", "rejected", String(completeness.rejected)],
+            ["completeness", "", "altered", String(completeness.altered)],
+        ]
+        for (reason, count) in completeness.byReason.sorted(by: { $0.key < $1.key }) {
+            rows.append(["completeness", reason, "by_reason", String(count)])
         }
+        for filter in completeness.notFilteredBy { rows.append(["completeness", filter, "not_filtered_by", ""]) }
         return rows
     }
 
