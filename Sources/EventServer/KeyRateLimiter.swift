@@ -1,3 +1,4 @@
+import HostedLinks
 import MeasurementEvents
 
 /// The rate limits of the write keys (docs/collector.md, "Limits"): a token bucket per key, shared by all the
@@ -120,7 +121,7 @@ final class KeyRateLimiter: Sendable {
     /// What `/metrics` shows of a key: the first 12 hex digits of its SHA-256, as
     /// `printf %s KEY | sha256sum | cut -c1-12` prints them.
     static func fingerprint(of key: some Sequence<UInt8>) -> String {
-        SHA256Digest.hash(Array(key)).prefix(6).map { byte in
+        SHA256.digest(Array(key)).prefix(6).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()

@@ -1,12 +1,13 @@
 /// SHA-256 (FIPS 180-4), for the Content-Security-Policy hash of the hosted page's one inline script
-/// (``HostedLinkPage/scriptHash``): computed from the script's text, so that the two cannot drift apart.
+/// (``HostedLinkPage/scriptHash``), computed from the script's text so that the two cannot drift apart, and for
+/// the fingerprints of write keys the server shows in `/metrics`: short inputs, so a plain implementation.
 ///
 /// ```swift
 /// SHA256.digest(Array("abc".utf8)).prefix(4)   // [0xBA, 0x78, 0x16, 0xBF]
 /// ```
-enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `message`.
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    package static func digest(_ message: [UInt8]) -> [UInt8] {
         var state: [UInt32] = [
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
         ]

@@ -60,6 +60,18 @@ import Testing
         #expect(ClickToken.isToken(text) == isToken)
     }
 
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (String(repeating: "x", count: 55), "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072"),
+        (String(repeating: "x", count: 56), "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e"),
+        (String(repeating: "a", count: 1_000), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"),
+    ])
+    func sha256OfTheKeyFingerprintsMatchesSha256sum(message: String, expected: String) {
+        let digest = SHA256.digest(Array(message.utf8))
+        #expect(digest.map { String(format: "%02x", $0) }.joined() == expected)
+    }
+
     @Test func sha256MatchesTheStandardsVectors() {
         func hex(_ text: String) -> String {
             SHA256.digest(Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
