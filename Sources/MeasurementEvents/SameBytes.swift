@@ -24,6 +24,26 @@ extension String {
 }
 
 extension String {
+    /// Whether this text's UTF-8 bytes sort before `other`'s, byte by byte, a prefix first: the order of
+    /// `utf8.lexicographicallyPrecedes`, compared with `memcmp` where both lend their bytes in place (the generic
+    /// comparison was a twelfth of the cost of encoding an event's extra fields).
+    @inlinable package func precedesBytes(of other: String) -> Bool {
+        let (mine, theirs) = (utf8, other.utf8)
+        let compared = mine.withContiguousStorageIfAvailable { left in
+            theirs.withContiguousStorageIfAvailable { right in
+                let shared = Swift.min(left.count, right.count)
+                if shared > 0 {
+                    let order = memcmp(left.baseAddress!, right.baseAddress!, shared)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+        return (compared ?? nil) ?? mine.lexicographicallyPrecedes(theirs)
+    }
+}
+
+extension String {
     /// Feeds this text's UTF-8 bytes, and their count, to `hasher`: the hash that goes with
     /// ``hasSameBytes(as:)``. `String`'s own hash normalises the text first, so all the normalisations of a text,
     /// which are many for text with many accents, would share one hash: a flood of them would make a set or a

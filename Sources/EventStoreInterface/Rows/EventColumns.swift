@@ -128,7 +128,7 @@ package enum EventColumns {
     /// piece by piece, a wide event's extras (about 400 bytes) grew it five times and took about 2% of a packed
     /// ingest's CPU in `String` appends.
     package static func encodeExtra(_ extra: inout [(String, String)]) -> String {
-        extra.sort { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        sortByKey(&extra)
         var bytes: [UInt8] = []
         // Quotes, colon and comma: six bytes a member besides its text (escapes may add more).
         bytes.reserveCapacity(extra.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 6 })
@@ -141,5 +141,42 @@ package enum EventColumns {
         }
         bytes.append(UInt8(ascii: "}"))
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Sorts `extra` by the keys' bytes (distinct, as a dictionary's): an insertion sort, as an event has a few,
+    /// comparing first the keys' leading eight bytes as one big-endian integer, which orders them as their bytes do
+    /// unless equal. With `String` comparisons alone the sort was half the cost of encoding the extra fields.
+    static func sortByKey(_ extra: inout [(String, String)]) {
+        let count = extra.count
+        guard count > 1 else { return }
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { prefixes in
+            extra.withUnsafeMutableBufferPointer { items in
+                for index in 0..<count { prefixes[index] = leadingBytes(of: items[index].0) }
+                for index in 1..<count {
+                    var place = index
+                    while place > 0,
+                        prefixes[place - 1] > prefixes[place]
+                            || (prefixes[place - 1] == prefixes[place]
+                                && items[place].0.precedesBytes(of: items[place - 1].0))
+                    {
+                        items.swapAt(place, place - 1)
+                        prefixes.swapAt(place, place - 1)
+                        place -= 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// The first eight bytes of `key` as a big-endian integer, zeros after a shorter key's end.
+    private static func leadingBytes(of key: String) -> UInt64 {
+        var value: UInt64 = 0
+        var taken = 0
+        for byte in key.utf8 {
+            value = value << 8 | UInt64(byte)
+            taken += 1
+            if taken == 8 { return value }
+        }
+        return value << (8 * (8 - taken))
     }
 }

@@ -164,6 +164,6 @@ struct EventLineWriter {
 
     /// Whether `first`'s UTF-8 bytes sort before `second`'s.
     static func precedesInBytes(_ first: String, _ second: String) -> Bool {
-        first.utf8.lexicographicallyPrecedes(second.utf8)
+        first.precedesBytes(of: second)
     }
 }

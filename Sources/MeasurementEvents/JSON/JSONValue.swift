@@ -70,7 +70,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             }
             let found =
                 positions != nil
-                ? positions![ByteKey(key)] : self.members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) })
+                ? positions![ByteKey(key)] : self.members.firstIndex(where: { $0.key.hasSameBytes(as: key) })
             if let found {
                 self.members[found].value = value
             } else {
@@ -196,19 +196,22 @@ extension JSONValue {
     /// Appends `value` as a JSON string literal to UTF-8 `bytes`: quoted, with `"`, `\` and the control characters
     /// escaped (`\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`), every other byte as it is, in runs between escapes.
     package static func writeString(_ value: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { utf8 in
-            var start = 0
-            var index = utf8.firstJSONSpecial(from: 0)
-            while index < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                appendEscape(of: utf8[index], to: &bytes)
-                start = index + 1
-                index = utf8.firstJSONSpecial(from: start)
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        value.withUTF8 { writeString(utf8: $0, to: &bytes) }
+    }
+
+    /// ``writeString(_:to:)-(_,[UInt8])`` of UTF-8 bytes read in place.
+    package static func writeString(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var start = 0
+        var index = utf8.firstJSONSpecial(from: 0)
+        while index < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            appendEscape(of: utf8[index], to: &bytes)
+            start = index + 1
+            index = utf8.firstJSONSpecial(from: start)
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -235,9 +238,7 @@ private struct ByteKey: Hashable {
 
     init(_ key: String) { self.key = key }
 
-    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.key.utf8.elementsEqual(rhs.key.utf8) }
+    static func == (lhs: ByteKey, rhs: ByteKey) -> Bool { lhs.key.hasSameBytes(as: rhs.key) }
 
-    func hash(into hasher: inout Hasher) {
-        for byte in key.utf8 { hasher.combine(byte) }
-    }
+    func hash(into hasher: inout Hasher) { key.hashBytes(into: &hasher) }
 }
