@@ -197,9 +197,9 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
     }
 
     /// Queues `batch`; `false` when cancelled. While the queue is full the consumer has batches to write, so the reader
-    /// does their per-batch work rather than wait: its own batch's, then the newest queued batch's not yet sealed (never
-    /// the head's, which the consumer is about to take). A batch sent while there is room goes unsealed, and the
-    /// consumer seals it. The two threads so share that work as their speeds demand, and neither waits while the other
+    /// does their per-batch work rather than wait: its own batch's, then the newest queued batch's not yet sealed, the
+    /// head's last (a consumer that comes for it meanwhile waits for it, no longer than sealing it would take). A
+    /// batch sent while there is room goes unsealed, and the consumer seals it. The two threads so share that work as their speeds demand, and neither waits while the other
     /// has work it could take: sealing before each hand-over whenever something was queued (as before) left the
     /// writer waiting for batches being sealed and the reader for room, both idle a sixth of a 1M-line ingest.
     private func send(_ unsealed: Batch) -> Bool {
@@ -212,7 +212,7 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
                 batch.rows.seal()
                 sealed = true
                 condition.lock()
-            } else if let index = queue.indices.dropFirst().last(where: { queue[$0].awaitsSealing }) {
+            } else if let index = queue.indices.last(where: { queue[$0].awaitsSealing }) {
                 sealQueued(at: index)
             } else {
                 condition.wait()
@@ -290,6 +290,7 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
         var batch = newBatch()
         let takesFlatLines = batch.rows.takesFlatLines
         var flat = FlatLine()
+        var memo = NearMissMemo()
         var totalBytes = 0
         for input in inputs {
             let descriptor: Int32
@@ -318,7 +319,7 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
                     let place = IngestError(.invalidLine, file: input.label, line: lineNumber, reason: "")
                     IngestPipeline.add(
                         line, at: place, of: reader, codec: codec, to: &batch,
-                        flat: &flat, takesFlatLines: takesFlatLines)
+                        flat: &flat, memo: &memo, takesFlatLines: takesFlatLines)
                     if batch.lines >= batchSize {
                         batch.bytes = lineEnd
                         guard send(batch) else { throw Stop() }
@@ -341,10 +342,11 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
 
     /// Adds one line to `batch`: its event (a cut value counted), or its error at `place` (a line refused over a
     /// limit counted by reason), into the batch's rows, read in place (into `flat`) when they take lines so
-    /// (`takesFlatLines`, asked of the rows once per pipeline). Blank lines are skipped.
+    /// (`takesFlatLines`, asked of the rows once per pipeline), field names checked for near misses with `memo`.
+    /// Blank lines are skipped.
     private static func add(
         _ line: LineReader.Line, at place: IngestError, of reader: LineReader, codec: NDJSONCodec,
-        to batch: inout Batch, flat: inout FlatLine, takesFlatLines: Bool
+        to batch: inout Batch, flat: inout FlatLine, memo: inout NearMissMemo, takesFlatLines: Bool
     ) {
         var error = place
         switch line {
@@ -356,13 +358,13 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
             if isBlank(bytes) { return }
             batch.lines += 1
             if takesFlatLines, codec.scan(trimmingEnd(bytes), into: &flat), batch.rows.append(flat) {
-                batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0)
+                batch.nearMisses.check(flat.fields, file: place.file, line: place.line ?? 0, memo: &memo)
                 return
             }
             do throws(NDJSONLineError) {
                 var truncated = 0
                 let event = try codec.decode(utf8: bytes, truncatedValues: &truncated)
-                batch.nearMisses.check(event.fields, file: place.file, line: place.line ?? 0)
+                batch.nearMisses.check(event.fields, file: place.file, line: place.line ?? 0, memo: &memo)
                 batch.rows.append(event)
                 if truncated > 0 { batch.losses[.valueTruncated, default: 0] += 1 }
             } catch let refusal {

@@ -145,16 +145,11 @@ package struct PostgresEventRows: IngestRows {
     }
 
     package mutating func append(_ line: FlatLine) -> Bool {
+        // A value that had an escape may hold a quote or a backslash, which `COPY` text and `extra` escape.
+        if line.hasEscapedValue { return false }
+        guard line.isWritableAsRead(redactedWith: redactor) else { return false }
         let fields = line.fields
         let name = line.name
-        // A hit of a hosted link and a device's loss record count elsewhere: their events say how.
-        if FlatLine.equals(name, LinkRollupKey.hitName) || FlatLine.equals(name, DeviceLoss.eventName) { return false }
-        if !redactor.secretKeys.isEmpty {
-            for field in fields
-            where redactor.isSecret(keyBytes: field.key) || redactor.exposesSecret(utf8: field.value) {
-                return false
-            }
-        }
         for column in 0..<Self.fieldCount { flatRow[column] = -1 }
         flatExtra.removeAll(keepingCapacity: true)
         var success: Int64?

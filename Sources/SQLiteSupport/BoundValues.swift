@@ -61,6 +61,36 @@ package struct BoundValues {
         values.append(Value(index: index, start: start, count: bytes.count - start, isBlob: false))
     }
 
+    /// Adds UTF-8 bytes (read in place from a line) as the text of parameter `index` (1-based).
+    package mutating func text(_ index: Int32, utf8 value: UnsafeBufferPointer<UInt8>) {
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        values.append(Value(index: index, start: start, count: value.count, isBlob: false))
+    }
+
+    /// Reserves parameter `index` (1-based) for a blob given later (``fillBlob(at:_:)``), among this row's values.
+    /// - Returns: the value's position, for ``fillBlob(at:_:)``.
+    package mutating func blobPlaceholder(_ index: Int32) -> Int {
+        values.append(Value(index: index, start: bytes.count, count: 0, isBlob: true))
+        return values.count - 1
+    }
+
+    /// Gives the blob reserved at `position` by ``blobPlaceholder(_:)``.
+    package mutating func fillBlob(at position: Int, _ blob: UnsafeRawBufferPointer) {
+        let start = bytes.count
+        bytes.append(contentsOf: blob)
+        values[position] = Value(index: values[position].index, start: start, count: blob.count, isBlob: true)
+    }
+
+    /// The values at `range` in bind order: each parameter's index, whether it is a blob, and its bytes (tests
+    /// compare two ways of encoding the same row by them).
+    package func entries(in range: Range<Int>) -> [(index: Int32, isBlob: Bool, bytes: [UInt8])] {
+        values[range].map {
+            (index: $0.index, isBlob: $0.isBlob, bytes: Array(bytes[$0.start..<$0.start + Int($0.count)]))
+        }
+        .sorted { $0.index < $1.index }
+    }
+
     /// Adds `blob` as the blob of parameter `index` (1-based).
     package mutating func blob(_ index: Int32, _ blob: UnsafeRawBufferPointer) {
         let start = bytes.count

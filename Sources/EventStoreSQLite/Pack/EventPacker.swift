@@ -83,6 +83,11 @@ final class EventPacker: @unchecked Sendable {
 
     /// Appends the packed value of `payload` to `output`.
     func pack(_ payload: [UInt8], to output: inout [UInt8]) {
+        payload.withUnsafeBytes { pack($0, to: &output) }
+    }
+
+    /// ``pack(_:to:)-([UInt8],_)`` of a payload's bytes in place.
+    func pack(_ payload: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         #if canImport(CZstd)
         output.append(Self.format)
         Self.appendLEB128(UInt64(id), to: &output)
@@ -91,11 +96,9 @@ final class EventPacker: @unchecked Sendable {
         output.append(contentsOf: repeatElement(0, count: bound))
         let context = pool.withLock { $0.popLast() } ?? Context(pointer: Self.newCompressionContext())
         let written = output.withUnsafeMutableBytes { buffer in
-            payload.withUnsafeBytes { input in
-                ZSTD_compress_usingCDict(
-                    context.pointer, buffer.baseAddress! + start, bound, input.baseAddress, input.count,
-                    compressionDictionary)
-            }
+            ZSTD_compress_usingCDict(
+                context.pointer, buffer.baseAddress! + start, bound, payload.baseAddress, payload.count,
+                compressionDictionary)
         }
         pool.withLock { $0.append(context) }
         // Cannot fail: the output holds the bound, and the context and dictionary are valid.

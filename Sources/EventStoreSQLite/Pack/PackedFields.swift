@@ -62,6 +62,23 @@ enum PackedFields {
             bytes.append(UInt8(count))
             bytes.append(contentsOf: value.utf8)
         }
+
+        /// ``add(_:slot:)`` of UTF-8 bytes read in place.
+        mutating func add(utf8 value: UnsafeBufferPointer<UInt8>, slot: Int) {
+            bytes[0] |= 1 << UInt8(slot)
+            Self.appendText(value, to: &bytes)
+        }
+
+        /// Appends a text as a slot holds it: its length in LEB128, then its bytes.
+        static func appendText(_ value: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+            var count = value.count
+            while count >= 0x80 {
+                bytes.append(UInt8(count & 0x7F) | 0x80)
+                count >>= 7
+            }
+            bytes.append(UInt8(count))
+            bytes.append(contentsOf: value)
+        }
     }
 
     /// The texts of a payload, by slot (`nil` for a slot not present).

@@ -25,9 +25,10 @@ struct EventRollups {
             connection: connection, upsertSQL: RollupKey.seriesUpsertSQL, table: "event_rollup_series")
     }
 
-    /// Counts one event of the open transaction (an encoded row, which is not in a write's ``batch``).
-    mutating func add(_ key: RollupKey) {
-        pending[key, default: 0] += 1
+    /// Counts `count` events of group `key` in the open transaction (encoded rows, which are not in a write's
+    /// ``batch``).
+    mutating func add(_ key: RollupKey, _ count: Int) {
+        pending[key, default: 0] += count
     }
 
     /// Keeps the groups of the write that just succeeded.

@@ -246,6 +246,8 @@ package final class EventWriter {
         links.beginBatch()
         deviceLosses.beginBatch()
         var inserted = [Int](repeating: 0, count: batches.count)
+        // The rows inserted of each batch's rollup groups, added to the pending rollups once the write succeeded.
+        var counted = batches.map { [Int](repeating: 0, count: $0.groups.count) }
         let mark = ids.pendingMark
         let order = EventWriter.keyOrder(of: batches)
         do throws(SQLiteError) {
@@ -271,13 +273,18 @@ package final class EventWriter {
                         deviceLosses.add(loss, at: row.pointee.timestamp)  // a loss record, not an App Links event
                         continue
                     }
-                    rollups.add(row.pointee.rollup)
+                    counted[entry.batch][Int(row.pointee.group)] += 1
                     if let link = row.pointee.link { links.add(link, visitor: row.pointee.visitor) }
                 }
             }
         } catch {
             ids.abandon(from: mark)
             throw error
+        }
+        for (batch, counts) in counted.enumerated() {
+            for (group, count) in counts.enumerated() where count > 0 {
+                rollups.add(batches[batch].groups[group], count)
+            }
         }
         links.keepBatch()
         deviceLosses.keepBatch()

@@ -9,8 +9,9 @@ import Darwin
 /// (``NDJSONCodec/scan(_:into:)``). A backend's rows (EventIngest's `IngestRows`) are made from it on the
 /// ingest's reader thread.
 ///
-/// The name and the fields point into the line read (or, for a renamed alias and the type `fail`, at constant
-/// texts): they are valid only while that line is, in the call that was given it.
+/// The name and the fields point into the line read (or, for a renamed alias, a boolean and the type `fail`, at
+/// constant texts, and for a value with an escape into the line's own buffer): they are valid only while that line
+/// is, in the call that was given it, until the next line is scanned into it.
 package struct FlatLine {
     /// One field: its key and value as UTF-8 bytes, after the aliases' normalisation.
     package struct Field {
@@ -29,8 +30,15 @@ package struct FlatLine {
     package fileprivate(set) var timestamp: Int64 = 0
     /// The event's fields, keys distinct, in the line's order.
     package fileprivate(set) var fields: [Field] = []
+    /// Whether a value had an escape (`\"`, `\\` or `\/`): its bytes, unescaped, may hold a `"` or a `\`, which
+    /// a writer of the value into JSON or `COPY` text must escape.
+    package fileprivate(set) var hasEscapedValue = false
+    /// The keys of the `null` fields (dropped from the event, as the decoder drops them): scratch of a scan.
+    fileprivate var nullKeys: [UnsafeBufferPointer<UInt8>] = []
     /// Scratch for sorting fields by key (a derived id hashes them in that order).
     private var order: [Int] = []
+    /// The unescaped values of the line last scanned.
+    fileprivate let unescaped = FlatLineBuffer()
 
     /// An empty line to scan into; one is reused for every line of an ingest.
     package init() {
@@ -39,19 +47,51 @@ package struct FlatLine {
     }
 }
 
+/// Room for the unescaped values of one line, which its fields point into: at least as many bytes as the line,
+/// made before a line is scanned, so that it never moves while the line is read.
+final class FlatLineBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    /// The bytes used by the line being scanned.
+    var count = 0
+
+    init() {
+        capacity = 4_096
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Forgets the last line's values and makes room for a line of `bytes` bytes.
+    func reset(forLineOf bytes: Int) {
+        count = 0
+        guard bytes > capacity else { return }
+        base.deallocate()
+        capacity = max(bytes, 2 * capacity)
+        base = .allocate(capacity: capacity)
+    }
+}
+
 extension NDJSONCodec {
     /// Reads `bytes` (one line, without its newline) into `line` when the line is in the flat shape, every text in
-    /// it printable ASCII without an escape, and its event within the limits with no value cut: an object of the
-    /// members `id` (a non-empty string, or `null`), `name` (a non-empty string), `ts` (integer milliseconds of at
-    /// most 18 digits, or an RFC 3339 string) and `fields` (`null`, or an object of distinct keys whose values are
-    /// strings), each at most once, without white space.
+    /// it printable ASCII, and its event within the limits with no value cut: an object of the members `id` (a
+    /// non-empty string, or `null`), `name` (a non-empty string), `ts` (integer milliseconds of at most 18 digits,
+    /// or an RFC 3339 string) and `fields` (`null`, or an object of distinct keys whose values are strings,
+    /// integers of at most 18 digits, booleans, or `null`), each at most once, and any other member whose value is
+    /// such a scalar, without white space. Keys, the id, the name and the time have no escape; a string value may
+    /// have `\"`, `\\` and `\/`. A boolean reads as `1` or `0`, an integer as its digits, and a `null` field is
+    /// dropped, as the decoder reads them.
     ///
     /// Such a line gives the same event as ``decode(utf8:truncatedValues:)`` (aliases renamed, a missing id
     /// derived) and cuts no value; `false` for any other line, which the caller decodes instead, so every line
     /// gives the same event or the same error either way.
     package func scan(_ bytes: UnsafeBufferPointer<UInt8>, into line: inout FlatLine) -> Bool {
-        var scanner = FlatLineScanner(bytes: bytes)
+        // A longer line is the decoder's: the line's buffer (twice the line) stays small for the rest of a run.
+        guard bytes.count <= NDJSONCodec.maximumScannedBytes else { return false }
+        var scanner = FlatLineScanner(bytes: bytes, unescaped: line.unescaped)
+        line.unescaped.reset(forLineOf: bytes.count)
         line.fields.removeAll(keepingCapacity: true)
+        line.nullKeys.removeAll(keepingCapacity: true)
         guard scanner.take(UInt8(ascii: "{")) else { return false }
         var id: UnsafeBufferPointer<UInt8>?
         var seen = 0
@@ -80,16 +120,21 @@ extension NDJSONCodec {
             case 6 where FlatLineScanner.equals(key, "fields"):
                 member = 8
                 if scanner.takeNull() { break }
-                guard scanner.fields(into: &line.fields) else { return false }
+                guard scanner.fields(into: &line.fields, nulls: &line.nullKeys) else { return false }
             default:
-                return false
+                // Another member: ignored, as the decoder ignores it, when its value is a scalar read whole.
+                guard scanner.value() != nil else { return false }
+                member = 0
             }
             guard seen & member == 0 else { return false }
             seen |= member
         } while scanner.take(UInt8(ascii: ","))
-        guard scanner.take(UInt8(ascii: "}")), scanner.isAtEnd, hasName, hasTime, withinLimits(line.fields) else {
+        guard scanner.take(UInt8(ascii: "}")), scanner.isAtEnd, hasName, hasTime,
+            withinLimits(line.fields, nulls: line.nullKeys)
+        else {
             return false
         }
+        line.hasEscapedValue = scanner.unescapedAny
         line.normaliseAliases()
         line.idText = id
         if let id {
@@ -100,15 +145,25 @@ extension NDJSONCodec {
         return true
     }
 
-    /// Whether `fields` are within the flattener's limits with no value to cut, and their keys distinct.
-    private func withinLimits(_ fields: [FlatLine.Field]) -> Bool {
+    /// The longest line ``scan(_:into:)`` reads in place: 1 MiB.
+    package static let maximumScannedBytes = 1 << 20
+
+    /// Whether `fields` are within the flattener's limits with no value to cut, and their keys and those of the
+    /// `nulls` distinct (a key given twice is the decoder's to read: its last value decides), the `nulls` counted
+    /// among the fields and their keys within the limit too (the decoder refuses a longer one).
+    private func withinLimits(_ fields: [FlatLine.Field], nulls: [UnsafeBufferPointer<UInt8>]) -> Bool {
         let limits = flattener.limits
-        guard fields.count <= limits.maximumFields else { return false }
+        guard fields.count + nulls.count <= limits.maximumFields else { return false }
         for (index, field) in fields.enumerated() {
             guard field.key.count <= limits.maximumKeyBytes, field.value.count <= limits.maximumValueBytes else {
                 return false
             }
             for other in fields[..<index] where FlatLineScanner.equal(other.key, field.key) { return false }
+        }
+        for (index, key) in nulls.enumerated() {
+            guard key.count <= limits.maximumKeyBytes else { return false }
+            for other in nulls[..<index] where FlatLineScanner.equal(other, key) { return false }
+            for field in fields where FlatLineScanner.equal(field.key, key) { return false }
         }
         return true
     }
@@ -166,6 +221,15 @@ extension FlatLine {
 private struct FlatLineScanner {
     package let bytes: UnsafeBufferPointer<UInt8>
     package var index = 0
+    /// Where values with an escape are written unescaped.
+    let unescaped: FlatLineBuffer
+    /// Whether a value was unescaped.
+    private(set) var unescapedAny = false
+
+    init(bytes: UnsafeBufferPointer<UInt8>, unescaped: FlatLineBuffer) {
+        self.bytes = bytes
+        self.unescaped = unescaped
+    }
 
     package var isAtEnd: Bool { index == bytes.count }
 
@@ -220,15 +284,120 @@ private struct FlatLineScanner {
         return negative ? -value : value
     }
 
-    /// The members of the object at the reading position, every value a string: appended to `fields`.
-    package mutating func fields(into fields: inout [FlatLine.Field]) -> Bool {
+    /// The members of the object at the reading position, every value a scalar (``value()``): appended to
+    /// `fields`, the keys of those that are `null` to `nulls`.
+    package mutating func fields(
+        into fields: inout [FlatLine.Field], nulls: inout [UnsafeBufferPointer<UInt8>]
+    ) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
         if take(UInt8(ascii: "}")) { return true }
         repeat {
-            guard let key = string(), take(UInt8(ascii: ":")), let value = string() else { return false }
-            fields.append(FlatLine.Field(key: key, value: value))
+            guard let key = string(), take(UInt8(ascii: ":")), let value = value() else { return false }
+            if let value {
+                fields.append(FlatLine.Field(key: key, value: value))
+            } else {
+                nulls.append(key)
+            }
         } while take(UInt8(ascii: ","))
         return take(UInt8(ascii: "}"))
+    }
+
+    /// The scalar at the reading position as the decoder flattens it: a string (``escapedString()``), an integer's
+    /// digits (``integer()``), a boolean as `1` or `0`; `.some(nil)` for `null`; `nil` for anything else (an object,
+    /// an array, a fraction: the decoder's to read).
+    package mutating func value() -> UnsafeBufferPointer<UInt8>?? {
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            guard let text = escapedString() else { return nil }
+            return .some(text)
+        case UInt8(ascii: "t"):
+            guard literal("true") else { return nil }
+            return .some(FlatLineScanner.one)
+        case UInt8(ascii: "f"):
+            guard literal("false") else { return nil }
+            return .some(FlatLineScanner.zero)
+        case UInt8(ascii: "n"):
+            guard literal("null") else { return nil }
+            return .some(nil)
+        default:
+            guard let digits = integer() else { return nil }
+            return .some(digits)
+        }
+    }
+
+    /// A boolean's texts (constant bytes, which live as long as the program).
+    private static var one: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: ("1" as StaticString).utf8Start, count: 1)
+    }
+    private static var zero: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: ("0" as StaticString).utf8Start, count: 1)
+    }
+
+    /// Steps over `text` when it is next; whether it was.
+    private mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count,
+            FlatLineScanner.equals(UnsafeBufferPointer(rebasing: bytes[index..<index + count]), text)
+        else { return false }
+        index += count
+        return true
+    }
+
+    /// The integer at the reading position as its digits (with a leading `-`): at most 18 of them, which JSON
+    /// reads as that integer and the decoder writes back the same, with no leading zero and not `-0`, followed by
+    /// `,` or `}`. `nil` for anything else.
+    private mutating func integer() -> UnsafeBufferPointer<UInt8>? {
+        let start = index
+        let negative = take(UInt8(ascii: "-"))
+        let first = index
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            guard index - first < 18 else { return nil }
+            index += 1
+        }
+        let digits = index - first
+        guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0"),
+            !(negative && digits == 1 && bytes[first] == UInt8(ascii: "0")), index < bytes.count,
+            bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}")
+        else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[start..<index])
+    }
+
+    /// The string at the reading position, printable ASCII, its escapes `\"`, `\\` and `\/` only: its bytes in
+    /// place when it has none, else unescaped into ``unescaped``; the position after its closing quote. `nil` for
+    /// anything else.
+    private mutating func escapedString() -> UnsafeBufferPointer<UInt8>? {
+        let start = index
+        if let plain = string() { return plain }
+        index = start
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        let output = unescaped.base + unescaped.count
+        var written = 0
+        var highBits: UInt8 = 0
+        while true {
+            let end = bytes.firstJSONSpecial(from: index, highBits: &highBits)
+            guard end < bytes.count, highBits < 0x80 else { return nil }
+            let run = end - index
+            if run > 0 { (output + written).update(from: bytes.baseAddress! + index, count: run) }
+            written += run
+            index = end + 1
+            switch bytes[end] {
+            case UInt8(ascii: "\""):
+                unescaped.count += written
+                unescapedAny = true
+                return UnsafeBufferPointer(start: output, count: written)
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { return nil }
+                let escaped = bytes[index]
+                guard escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "/")
+                else { return nil }
+                output[written] = escaped
+                written += 1
+                index += 1
+            default:
+                return nil  // a control character
+            }
+        }
     }
 
     /// Whether `bytes` spell `text`.

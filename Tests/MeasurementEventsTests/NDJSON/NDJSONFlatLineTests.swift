@@ -122,6 +122,12 @@ struct NDJSONFlatLineTests {
         #"{"id":"text id","name":"a","ts":-1763683200000,"fields":{}}"#, #"{"name":"a","ts":0}"#,
         #"{"name":"a","ts":999999999999999999,"fields":{"type":"failed","intentData":"i","outputURL":"o"}}"#,
         #"{"name":"al_nav_in","ts":"2025-11-21T00:00:00Z","fields":{"inputURL":"a://b?d=%7B%22x%22%7D"}}"#,
+        // A real feed's scalars (issue 56): integers, booleans, `null`, the escapes JSON encoders write, other
+        // top-level members.
+        #"{"name":"a","ts":1,"fields":{"n":31,"m":-7,"z":0,"big":999999999999999999,"f":true,"g":false,"x":null}}"#,
+        #"{"name":"a","ts":1,"fields":{"e":"{\"s\":\"5d\"}","p":"a\/b","b":"c\\d","type":"fail\/ed"}}"#,
+        #"{"type":"track","name":"a","sentAt":"2025-10-06T00:11:03Z","ts":1,"n":2,"ok":true,"no":null,"fields":{}}"#,
+        #"{"name":"x","ts":1,"fields":{"intentData":72036854775808,"sourceHost":true,"success":1}}"#,
     ])
     func theReaderInPlaceTakesTheCommonShapes(line: String) {
         let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
@@ -131,6 +137,19 @@ struct NDJSONFlatLineTests {
 
     /// Lines the reader in place leaves to the decoder: white space, escapes, other bytes than printable ASCII, a
     /// repeated member, a number it does not read as an integer, a value to cut, limits broken, other members.
+    @Test func aLineOverAMebibyteIsLeftToTheDecoder() throws {
+        // Within the standard limits (twenty values of 60,000 bytes), but its buffer would be twice the line, kept
+        // for the rest of the run.
+        let value = String(repeating: "x", count: 60_000)
+        let fields = (0..<20).map { #""f\#($0)":"\#(value)""# }.joined(separator: ",")
+        let line = #"{"name":"a","ts":1,"fields":{"# + fields + "}}"
+        #expect(line.utf8.count > NDJSONCodec.maximumScannedBytes)
+        let scanned = NDJSONReaderAgreement.scans(line, codec: NDJSONCodec())
+        #expect(!scanned)
+        let event = try NDJSONCodec().decode(line)
+        #expect(event.fields.count == 20 && event.fields["f7"] == value)
+    }
+
     @Test(arguments: [
         #" {"name":"a","ts":1}"#, #"{"name":"a","ts":1} "#, #"{"name":"a","ts":1}\#r"#, #"{"name":"a\u0062","ts":1}"#,
         #"{"name":"café","ts":1}"#, #"{"name":"a","name":"a","ts":1}"#, #"{"name":"a","ts":1.0}"#,
@@ -138,9 +157,19 @@ struct NDJSONFlatLineTests {
         #"{"name":"a","ts":9999999999999999999}"#, #"{"name":"a","ts":-99999999999999999999999}"#,
         #"{"name":"a","ts":1,"fields":{"k":"a value longer than the twenty-four byte limit"}}"#,
         #"{"name":"a","ts":1,"fields":{"a":"1","b":"2","c":"3","d":"4","e":"5","f":"6","g":"7","h":"8","i":"9"}}"#,
-        #"{"name":"a","ts":1,"fields":{"k":"1","k":"2"}}"#, #"{"name":"a","ts":1,"other":"x"}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"1","k":"2"}}"#, #"{"name":"a","ts":1,"other":{"x":1}}"#,
         #"{"name":"a","ts":1,"id":""}"#, #"{"name":"","ts":1}"#, #"{"ts":1}"#, #"{"name":"a","ts":"2025-11-21"}"#,
-        #"{"name":"a","ts":1,"fields":{"n":1}}"#, #"{"name":"a","ts":-}"#, #"{"name":"a","ts":1,"fields":{"k":"\t"}}"#,
+        #"{"name":"a","ts":1,"fields":{"n":1.5}}"#, #"{"name":"a","ts":-}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"\t"}}"#,
+        // Numbers the decoder writes back otherwise, escapes other than \" \\ \/, nested values, and `null`s that a
+        // repeated key or the limits make the decoder's to read.
+        #"{"name":"a","ts":1,"fields":{"n":-0}}"#, #"{"name":"a","ts":1,"fields":{"n":01}}"#,
+        #"{"name":"a","ts":1,"fields":{"n":1e3}}"#, #"{"name":"a","ts":1,"fields":{"n":1234567890123456789}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"a\u0062"}}"#, #"{"name":"a","ts":1,"fields":{"k":"a\nb"}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"caf\u00e9"}}"#, #"{"name":"a","ts":1,"fields":{"k":["x"]}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":null,"k":"2"}}"#, #"{"name":"a","ts":1,"fields":{"k":"1","k":null}}"#,
+        #"{"name":"a","ts":1,"fields":{"a-key-longer-than-sixteen":null}}"#, #"{"name":"a","ts":1,"fields":{"k":tru}}"#,
+        #"{"name":"a","ts":1,"fields":{"k":"\""}"#, #"{"name":"a","ts":1,"other":[1]}"#,
     ])
     func theReaderInPlaceLeavesOtherLinesToTheDecoder(line: String) {
         let codec = NDJSONCodec(flattener: Flattener(limits: Self.limits))
