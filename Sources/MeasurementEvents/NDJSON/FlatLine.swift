@@ -35,6 +35,8 @@ package struct FlatLine {
     package fileprivate(set) var hasEscapedValue = false
     /// The keys of the `null` fields (dropped from the event, as the decoder drops them): scratch of a scan.
     fileprivate var nullKeys: [UnsafeBufferPointer<UInt8>] = []
+    /// The member keys of the objects being read, each object's after its parent's: scratch of a scan.
+    fileprivate var memberKeys: [UnsafeBufferPointer<UInt8>] = []
     /// Scratch for sorting fields by key (a derived id hashes them in that order).
     private var order: [Int] = []
     /// The unescaped values of the line last scanned.
@@ -62,13 +64,21 @@ final class FlatLineBuffer {
 
     deinit { base.deallocate() }
 
-    /// Forgets the last line's values and makes room for a line of `bytes` bytes.
+    /// Forgets the last line's values and makes room for a line of `bytes` bytes: its unescaped values and, as
+    /// room allows, its nested keys (a line whose keys need more is left to the decoder).
     func reset(forLineOf bytes: Int) {
         count = 0
-        guard bytes > capacity else { return }
+        guard 2 * bytes > capacity else { return }
         base.deallocate()
-        capacity = max(bytes, 2 * capacity)
+        capacity = max(2 * bytes, 2 * capacity)
         base = .allocate(capacity: capacity)
+    }
+
+    /// Room for `bytes` more bytes, reserved; `nil` when there is none.
+    func reserve(_ bytes: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard capacity - count >= bytes else { return nil }
+        defer { count += bytes }
+        return base + count
     }
 }
 
@@ -77,10 +87,11 @@ extension NDJSONCodec {
     /// it printable ASCII, and its event within the limits with no value cut: an object of the members `id` (a
     /// non-empty string, or `null`), `name` (a non-empty string), `ts` (integer milliseconds of at most 18 digits,
     /// or an RFC 3339 string) and `fields` (`null`, or an object of distinct keys whose values are strings,
-    /// integers of at most 18 digits, booleans, or `null`), each at most once, and any other member whose value is
-    /// such a scalar, without white space. Keys, the id, the name and the time have no escape; a string value may
-    /// have `\"`, `\\` and `\/`. A boolean reads as `1` or `0`, an integer as its digits, and a `null` field is
-    /// dropped, as the decoder reads them.
+    /// integers of at most 18 digits, booleans, `null`, or objects of such values but `null`, within the depth
+    /// limit), each at most once, and any other member whose value is such a scalar or object, without white space.
+    /// Keys, the id, the name and the time have no escape; a string value may have `\"`, `\\` and `\/`. A boolean
+    /// reads as `1` or `0`, an integer as its digits, a nested object as `parent/child` fields, and a `null` field
+    /// is dropped, as the decoder reads them; a flattened key met twice is the decoder's to read.
     ///
     /// Such a line gives the same event as ``decode(utf8:truncatedValues:)`` (aliases renamed, a missing id
     /// derived) and cuts no value; `false` for any other line, which the caller decodes instead, so every line
@@ -90,6 +101,7 @@ extension NDJSONCodec {
         guard bytes.count <= NDJSONCodec.maximumScannedBytes else { return false }
         var scanner = FlatLineScanner(bytes: bytes, unescaped: line.unescaped)
         line.unescaped.reset(forLineOf: bytes.count)
+        line.memberKeys.removeAll(keepingCapacity: true)
         line.fields.removeAll(keepingCapacity: true)
         line.nullKeys.removeAll(keepingCapacity: true)
         guard scanner.take(UInt8(ascii: "{")) else { return false }
@@ -120,10 +132,14 @@ extension NDJSONCodec {
             case 6 where FlatLineScanner.equals(key, "fields"):
                 member = 8
                 if scanner.takeNull() { break }
-                guard scanner.fields(into: &line.fields, nulls: &line.nullKeys) else { return false }
+                guard
+                    scanner.object(
+                        into: &line.fields, nulls: &line.nullKeys, members: &line.memberKeys, prefix: nil, depth: 0,
+                        limits: flattener.limits)
+                else { return false }
             default:
-                // Another member: ignored, as the decoder ignores it, when its value is a scalar read whole.
-                guard scanner.value() != nil else { return false }
+                // Another member: ignored, as the decoder ignores it, once its value is read whole.
+                guard scanner.skip(depth: 0) else { return false }
                 member = 0
             }
             guard seen & member == 0 else { return false }
@@ -284,20 +300,72 @@ private struct FlatLineScanner {
         return negative ? -value : value
     }
 
-    /// The members of the object at the reading position, every value a scalar (``value()``): appended to
-    /// `fields`, the keys of those that are `null` to `nulls`.
-    package mutating func fields(
-        into fields: inout [FlatLine.Field], nulls: inout [UnsafeBufferPointer<UInt8>]
+    /// The members of the object at the reading position, as the flattener reads them: a scalar member (``value()``)
+    /// appended to `fields` under its key after `prefix` and `/` (the object's own flattened key; none when it is
+    /// `nil`, for the event's fields, or empty), the key of a `null` one to `nulls`, an object member's read the same way one level deeper. `false`
+    /// for anything else, for a key met twice in one object (the decoder keeps the last), for a `null` in a nested
+    /// object, an object past `limits`' depth or under a key past its length, or keys that outgrow the line's
+    /// buffer. `members` keeps the keys of the objects being read.
+    package mutating func object(
+        into fields: inout [FlatLine.Field], nulls: inout [UnsafeBufferPointer<UInt8>],
+        members: inout [UnsafeBufferPointer<UInt8>], prefix: UnsafeBufferPointer<UInt8>?, depth: Int,
+        limits: FlatteningLimits
     ) -> Bool {
         guard take(UInt8(ascii: "{")) else { return false }
         if take(UInt8(ascii: "}")) { return true }
+        let level = members.count
+        defer { members.removeSubrange(level...) }
         repeat {
-            guard let key = string(), take(UInt8(ascii: ":")), let value = value() else { return false }
-            if let value {
-                fields.append(FlatLine.Field(key: key, value: value))
-            } else {
-                nulls.append(key)
+            guard let key = string(), take(UInt8(ascii: ":")) else { return false }
+            // Past the limit of fields the decoder refuses or counts the line: checked as it grows, so that the
+            // search for a repeated key stays short.
+            guard members.count < limits.maximumFields, fields.count + nulls.count <= limits.maximumFields else {
+                return false
             }
+            for other in members[level...] where FlatLineScanner.equal(other, key) { return false }
+            members.append(key)
+            // Under an empty key, as at the top, a key is not prefixed (the flattener's rule).
+            guard let flatKey = prefix.map({ $0.isEmpty ? key : joined($0, key) }) ?? key else { return false }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "{") {
+                guard depth < limits.maximumDepth, flatKey.count <= limits.maximumKeyBytes,
+                    object(
+                        into: &fields, nulls: &nulls, members: &members, prefix: flatKey, depth: depth + 1,
+                        limits: limits)
+                else { return false }
+                continue
+            }
+            guard let value = value() else { return false }
+            if let value {
+                fields.append(FlatLine.Field(key: flatKey, value: value))
+            } else {
+                guard prefix == nil else { return false }
+                nulls.append(flatKey)
+            }
+        } while take(UInt8(ascii: ","))
+        return take(UInt8(ascii: "}"))
+    }
+
+    /// `prefix`, `/` and `key` written into the line's buffer; `nil` when it has no room.
+    private mutating func joined(_ prefix: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>)
+        -> UnsafeBufferPointer<UInt8>?
+    {
+        let count = prefix.count + 1 + key.count
+        guard let output = unescaped.reserve(count) else { return nil }
+        if let start = prefix.baseAddress { output.update(from: start, count: prefix.count) }
+        output[prefix.count] = UInt8(ascii: "/")
+        if let start = key.baseAddress { (output + prefix.count + 1).update(from: start, count: key.count) }
+        return UnsafeBufferPointer(start: output, count: count)
+    }
+
+    /// Steps over the value at the reading position when it is a scalar (``value()``) or an object of such values
+    /// and objects, at most 16 deep (far from the decoder's limit); whether it did.
+    package mutating func skip(depth: Int) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return value() != nil }
+        guard depth < 16 else { return false }
+        index += 1
+        if take(UInt8(ascii: "}")) { return true }
+        repeat {
+            guard string() != nil, take(UInt8(ascii: ":")), skip(depth: depth + 1) else { return false }
         } while take(UInt8(ascii: ","))
         return take(UInt8(ascii: "}"))
     }
@@ -371,6 +439,8 @@ private struct FlatLineScanner {
         if let plain = string() { return plain }
         index = start
         guard take(UInt8(ascii: "\"")) else { return nil }
+        // Unescaped, the rest of the line is no longer than it is.
+        guard unescaped.capacity - unescaped.count >= bytes.count - index else { return nil }
         let output = unescaped.base + unescaped.count
         var written = 0
         var highBits: UInt8 = 0

@@ -23,6 +23,7 @@ struct FlatLineRowsTests {
         #"{"name":"alstats_first_open","ts":1763683200000,"fields":{"token":"t-1","installed":"1"}}"#,
         #"{"name":"al_nav_in","ts":1763683200000,"fields":{"targetURL":"https://app.example/x","deferred":"1","token":"t"}}"#,
         #"{"name":"al_nav_in","ts":1763683200000,"fields":{"targetURL":"https://app.example/x","deferred":"0"}}"#,
+        #"{"name":"al_nav_in","ts":1763683200002,"fields":{"ref":"ad","device":{"model":"Pixel 4","os":{"name":"Android","version":"12"}},"extras":{"position":31,"promoted":true,"source":"8acef8"}},"context":{"library":{"name":"analytics","version":"2.1"},"locale":"en_US"}}"#,
     ]
 
     /// Lines that the scan takes whose events the bytes alone do not encode: a secret to redact, a hit of a hosted
