@@ -46,7 +46,7 @@ struct IngestPipelineTests {
     static let lines = [
         #"{"name":"al_nav_in","ts":1763683200000,"fields":{"ref":"a"}}"#,
         "",
-        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00Z","fields":{"n":[1]}}"#,
+        #"{"name":"al_nav_out","ts":"2025-11-21T00:00:00Z","fields":{"n":1.5}}"#,
         "not json",
         #"{"name":"al_ref_back_out","ts":1763683200001}"# + "\r",
         #"{"ts":1763683200002}"#,
@@ -83,7 +83,7 @@ struct IngestPipelineTests {
         let pipeline = IngestPipeline(inputs: [input], codec: NDJSONCodec(), batchSize: 100) { FlatRows() }
         let rows = Self.batches(pipeline).map(\.rows)
         #expect(rows.flatMap(\.names) == ["al_nav_in", "al_nav_out", "al_ref_back_out"])
-        // The array of the second line is not the flat shape: it is decoded (and flattened).
+        // The fraction of the second line is not the flat shape: it is decoded (and flattened).
         #expect(rows.map(\.readInPlace).reduce(0, +) == 2)
     }
 

@@ -87,11 +87,12 @@ extension NDJSONCodec {
     /// it printable ASCII, and its event within the limits with no value cut: an object of the members `id` (a
     /// non-empty string, or `null`), `name` (a non-empty string), `ts` (integer milliseconds of at most 18 digits,
     /// or an RFC 3339 string) and `fields` (`null`, or an object of distinct keys whose values are strings,
-    /// integers of at most 18 digits, booleans, `null`, or objects of such values but `null`, within the depth
-    /// limit), each at most once, and any other member whose value is such a scalar or object, without white space.
-    /// Keys, the id, the name and the time have no escape; a string value may have `\"`, `\\` and `\/`. A boolean
-    /// reads as `1` or `0`, an integer as its digits, a nested object as `parent/child` fields, and a `null` field
-    /// is dropped, as the decoder reads them; a flattened key met twice is the decoder's to read.
+    /// integers of at most 18 digits, booleans, `null`, arrays of those but with strings unescaped, or objects of
+    /// such values but `null`, within the depth limit), each at most once, and any other member whose value is such
+    /// a value, without white space. Keys, the id, the name and the time have no escape; a string value may have
+    /// `\"`, `\\` and `\/`. A boolean reads as `1` or `0`, an integer as its digits, an array as its text, a nested
+    /// object as `parent/child` fields, and a `null` field is dropped, as the decoder reads them; a flattened key
+    /// met twice is the decoder's to read.
     ///
     /// Such a line gives the same event as ``decode(utf8:truncatedValues:)`` (aliases renamed, a missing id
     /// derived) and cuts no value; `false` for any other line, which the caller decodes instead, so every line
@@ -371,8 +372,8 @@ private struct FlatLineScanner {
     }
 
     /// The scalar at the reading position as the decoder flattens it: a string (``escapedString()``), an integer's
-    /// digits (``integer()``), a boolean as `1` or `0`; `.some(nil)` for `null`; `nil` for anything else (an object,
-    /// an array, a fraction: the decoder's to read).
+    /// digits (``integer(before:)``), a boolean as `1` or `0`, an array of scalars as its text (``array()``);
+    /// `.some(nil)` for `null`; `nil` for anything else (an object, a fraction: the decoder's to read).
     package mutating func value() -> UnsafeBufferPointer<UInt8>?? {
         guard index < bytes.count else { return nil }
         switch bytes[index] {
@@ -388,10 +389,35 @@ private struct FlatLineScanner {
         case UInt8(ascii: "n"):
             guard literal("null") else { return nil }
             return .some(nil)
+        case UInt8(ascii: "["):
+            guard let text = array() else { return nil }
+            return .some(text)
         default:
-            guard let digits = integer() else { return nil }
+            guard let digits = integer(before: UInt8(ascii: "}")) else { return nil }
             return .some(digits)
         }
+    }
+
+    /// The array at the reading position as its bytes, when they are the compact JSON text the flattener writes
+    /// for it: strings without an escape, integers (``integer(before:)``), `true`, `false` and `null`, no white
+    /// space. `nil` for anything else (an object or an array inside, whose keys and spacing it writes its own way).
+    private mutating func array() -> UnsafeBufferPointer<UInt8>? {
+        let start = index
+        guard take(UInt8(ascii: "[")) else { return nil }
+        if !take(UInt8(ascii: "]")) {
+            repeat {
+                guard index < bytes.count else { return nil }
+                switch bytes[index] {
+                case UInt8(ascii: "\""): guard string() != nil else { return nil }
+                case UInt8(ascii: "t"): guard literal("true") else { return nil }
+                case UInt8(ascii: "f"): guard literal("false") else { return nil }
+                case UInt8(ascii: "n"): guard literal("null") else { return nil }
+                default: guard integer(before: UInt8(ascii: "]")) != nil else { return nil }
+                }
+            } while take(UInt8(ascii: ","))
+            guard take(UInt8(ascii: "]")) else { return nil }
+        }
+        return UnsafeBufferPointer(rebasing: bytes[start..<index])
     }
 
     /// A boolean's texts (constant bytes, which live as long as the program).
@@ -414,8 +440,8 @@ private struct FlatLineScanner {
 
     /// The integer at the reading position as its digits (with a leading `-`): at most 18 of them, which JSON
     /// reads as that integer and the decoder writes back the same, with no leading zero and not `-0`, followed by
-    /// `,` or `}`. `nil` for anything else.
-    private mutating func integer() -> UnsafeBufferPointer<UInt8>? {
+    /// `,` or `closing` (the end of its object or array). `nil` for anything else.
+    private mutating func integer(before closing: UInt8) -> UnsafeBufferPointer<UInt8>? {
         let start = index
         let negative = take(UInt8(ascii: "-"))
         let first = index
@@ -426,7 +452,7 @@ private struct FlatLineScanner {
         let digits = index - first
         guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0"),
             !(negative && digits == 1 && bytes[first] == UInt8(ascii: "0")), index < bytes.count,
-            bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}")
+            bytes[index] == UInt8(ascii: ",") || bytes[index] == closing
         else { return nil }
         return UnsafeBufferPointer(rebasing: bytes[start..<index])
     }
