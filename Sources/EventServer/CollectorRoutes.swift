@@ -87,18 +87,23 @@ struct CollectorRoutes {
     /// - Throws: ``EventServerError``: 503 with `Retry-After` when the queue is full or the server is
     ///   stopping, 500 when the commit failed (nothing of the request is acknowledged).
     private func store(_ intake: consuming Intake, context: Context) async throws(EventServerError) -> Receipt {
-        let count = intake.events.count
+        let count = intake.eventCount
         let lines = intake.lines
         let rejections = intake.rejections
         let warnings = intake.warnings
         let losses = intake.losses
         let events = intake.events
+        let positions = intake.positions
+        let inPlace = intake.inPlace
         _ = consume intake
         context.tally.set(events: count + rejections.count)
         var stored = 0
         if count > 0 || !losses.isEmpty {
             do {
-                stored = try await writer.submit(consume events, losses: losses)
+                stored =
+                    inPlace.isEmpty
+                    ? try await writer.submit(consume events, losses: losses)
+                    : try await writer.submit(consume events, positions: positions, lines: inPlace, losses: losses)
             } catch {
                 throw error.answer
             }

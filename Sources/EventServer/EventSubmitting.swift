@@ -1,3 +1,4 @@
+import EventStoreInterface
 import MeasurementEvents
 
 /// Where the collector routes and the hit recorder hand their events: the application's one writer
@@ -11,6 +12,21 @@ public protocol EventSubmitting: Sendable {
     /// - Throws: ``EventSubmitError``: overloaded (queue full), closed, or the store's failure.
     func submit(_ events: consuming [MeasurementEvent], losses: [DropReason: Int]) async throws(EventSubmitError)
         -> Int
+
+    /// ``submit(_:losses:)`` of a request's decoded `events` (each at its place in `positions`) and of its `lines`
+    /// read in place, which take the other places; the count covers both.
+    func submit(
+        _ events: consuming [MeasurementEvent], positions: [Int32], lines: ScannedLines, losses: [DropReason: Int]
+    ) async throws(EventSubmitError) -> Int
+}
+
+extension EventSubmitting {
+    /// Decodes `lines` and submits them with `events`, in the request's order.
+    public func submit(
+        _ events: consuming [MeasurementEvent], positions: [Int32], lines: ScannedLines, losses: [DropReason: Int]
+    ) async throws(EventSubmitError) -> Int {
+        try await submit(lines.merged(with: events, positions: positions), losses: losses)
+    }
 }
 
 /// Why a submission was not stored (``EventSubmitting/submit(_:losses:)``).

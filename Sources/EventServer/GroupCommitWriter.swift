@@ -144,7 +144,21 @@ public final class GroupCommitWriter<Backend: EventBackend>: EventSubmitting, Se
         if let refusal = lockedAdmission(of: events.count) { throw refusal }
         await beforeEncoding?()
         // Consumed: the rows hold copies of the values, and the events are freed here (if the caller kept none).
-        let encoded = store.prepare(events)
+        return try await enqueue(store.prepare(events), losses: losses)
+    }
+
+    /// ``submit(_:losses:)`` of a request's decoded `events` and its `lines` read in place, which the backend
+    /// prepares from their bytes (``EventBackend/prepare(_:positions:lines:)``).
+    public func submit(
+        _ events: consuming [MeasurementEvent], positions: [Int32], lines: ScannedLines, losses: [DropReason: Int]
+    ) async throws(EventSubmitError) -> Int {
+        if let refusal = lockedAdmission(of: events.count + lines.count) { throw refusal }
+        await beforeEncoding?()
+        return try await enqueue(store.prepare(events, positions: positions, lines: lines), losses: losses)
+    }
+
+    /// Queues a request's prepared events (admitted by ``lockedAdmission(of:)``) and waits for their commit.
+    private func enqueue(_ encoded: Backend.Prepared, losses: [DropReason: Int]) async throws(EventSubmitError) -> Int {
         let result = await withCheckedContinuation {
             (answer: CheckedContinuation<Result<Int, EventSubmitError>, Never>) in
             condition.lock()

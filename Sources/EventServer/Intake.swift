@@ -28,8 +28,13 @@ struct Intake: Sendable {
     /// rejection or an ignored call, and the receipt's `lines` says how many, so that a client can check the
     /// receipt covers all it sent.
     var lines = 0
-    /// The events to store, in the order sent.
+    /// The events to store that were decoded, in the order sent.
     var events: [MeasurementEvent] = []
+    /// Each decoded event's place among the events to store (NDJSON: those read in place take the others).
+    var positions: [Int32] = []
+    /// The NDJSON lines read in place (``NDJSONCodec/scan(_:into:)``): events to store, which the backend encodes
+    /// from their bytes.
+    var inPlace = ScannedLines()
     /// The refused lines or calls.
     var rejections: [Rejection] = []
     /// The near misses among the field names, in line order, at most ``maximumWarnings``.
@@ -38,6 +43,9 @@ struct Intake: Sendable {
     var ignored: [String: Int] = [:]
     /// Events stored with a value cut to the length limit.
     var truncated = 0
+
+    /// How many events the request gives to store: decoded, and read in place.
+    var eventCount: Int { events.count + inPlace.count }
 
     /// The counts for the store's completeness table: rejections by reason, and truncations.
     var losses: [DropReason: Int] {
@@ -81,6 +89,8 @@ extension Intake {
     /// `too_large`. Never throws: any bytes give an intake.
     static func ndjson(_ body: ByteBuffer, codec: NDJSONCodec) -> Intake {
         var intake = Intake()
+        intake.inPlace.codec = codec
+        var flat = FlatLine()
         body.withUnsafeReadableBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -91,7 +101,7 @@ extension Intake {
                 if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 line += 1
                 let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                intake.read(line: line, text, codec: codec)
+                intake.read(line: line, text, codec: codec, flat: &flat)
                 start = newline + 1
             }
         }
@@ -136,17 +146,26 @@ extension Intake {
         text.allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
-    private mutating func read(line: Int, _ text: UnsafeBufferPointer<UInt8>, codec: NDJSONCodec) {
+    /// Reads one line: kept as its bytes when the codec reads it in place (into `flat`), else decoded.
+    private mutating func read(
+        line: Int, _ text: UnsafeBufferPointer<UInt8>, codec: NDJSONCodec, flat: inout FlatLine
+    ) {
         if Intake.isBlank(text) { return }
         lines += 1
         guard text.count <= IntakeLimits.maximumEventBytes else {
             reject(line: line, code: "too_large", "event is larger than 32 KiB", as: .tooLarge)
             return
         }
+        if codec.scan(text, into: &flat) {
+            if warnings.count < Intake.maximumWarnings { warn(of: flat.fields, line: line) }
+            inPlace.append(text, position: Int32(eventCount))
+            return
+        }
         do throws(NDJSONLineError) {
             var truncatedValues = 0
             let event = try codec.decode(utf8: text, truncatedValues: &truncatedValues)
             if warnings.count < Intake.maximumWarnings { warn(of: event.fields, line: line) }
+            positions.append(Int32(eventCount))
             events.append(event)
             if truncatedValues > 0 { truncated += 1 }
         } catch {
@@ -164,8 +183,25 @@ extension Intake {
                 found.append(Warning(line: line, field: key, didYouMean: suggestion))
             }
         }
+        add(found)
+    }
+
+    /// ``warn(of:line:)`` of the fields of a line read in place.
+    private mutating func warn(of fields: [FlatLine.Field], line: Int) {
+        var found: [Warning] = []
+        for field in fields where EventColumns.bindIndex(ofKey: field.key) == nil {
+            if let suggestion = FieldName.nearMiss(ofUTF8: field.key) {
+                found.append(
+                    Warning(line: line, field: String(decoding: field.key, as: UTF8.self), didYouMean: suggestion))
+            }
+        }
+        add(found)
+    }
+
+    /// Adds the warnings of one line, by field name, up to the limit.
+    private mutating func add(_ found: [Warning]) {
         guard !found.isEmpty else { return }
-        found.sort { $0.field < $1.field }
-        warnings += found.prefix(Intake.maximumWarnings - warnings.count)
+        let sorted = found.sorted { $0.field < $1.field }
+        warnings += sorted.prefix(Intake.maximumWarnings - warnings.count)
     }
 }

@@ -59,6 +59,11 @@ public protocol EventBackend: AnyObject, Sendable {
     /// does all the work keeps the default, which prepares nothing (``UnpreparedEvents``).
     func prepare(_ events: [MeasurementEvent]) -> Prepared
 
+    /// ``prepare(_:)`` of a request's decoded `events` (each at its place in `positions`) and of its `lines` read in
+    /// place, which take the other places: what ``prepare(_:)`` of all its events in order makes. The default
+    /// decodes the lines; a backend that encodes a line from its bytes does so instead.
+    func prepare(_ events: [MeasurementEvent], positions: [Int32], lines: ScannedLines) -> Prepared
+
     /// ``writeBatches(_:losses:)`` of events made by this backend's ``prepare(_:)`` (one value per request, in the
     /// order the answers come back): one transaction, duplicates acknowledged and not stored twice, `losses` counted
     /// in the same transaction. The default writes the events of ``UnpreparedEvents``.
@@ -119,6 +124,11 @@ extension EventBackend {
     /// default is called instead, so it must return an ``UpkeepOutcome``.
     @discardableResult
     public func upkeep() async throws(StoreError) -> UpkeepOutcome { .done }
+
+    /// Decodes `lines` and prepares them with `events`, in the request's order.
+    public func prepare(_ events: [MeasurementEvent], positions: [Int32], lines: ScannedLines) -> Prepared {
+        prepare(lines.merged(with: events, positions: positions))
+    }
 
     /// Waits for `previous`, writes, then opens `claimed` (whether the write succeeded or not).
     public func writeBatches(

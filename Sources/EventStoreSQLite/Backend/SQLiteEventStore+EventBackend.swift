@@ -27,6 +27,24 @@ extension SQLiteEventStore {
         encode(events)
     }
 
+    /// Encodes a request's decoded `events` and its `lines` read in place, each line from its bytes
+    /// (``EncodedEvents/Builder/append(_:position:)-(FlatLine,_)``) unless its event must be decoded first.
+    public func prepare(_ events: [MeasurementEvent], positions: [Int32], lines: ScannedLines) -> EncodedEvents {
+        var builder = EncodedEvents.Builder(
+            redactor: redactor, packer: packers.current, capacity: events.count + lines.count)
+        for (event, position) in zip(events, positions) { builder.append(event, position: position) }
+        var line = FlatLine()
+        for index in 0..<lines.count {
+            let position = lines.positions[index]
+            lines.withLine(index) { bytes in
+                if lines.codec.scan(bytes, into: &line), builder.append(line, position: position) { return }
+                // Read in place by the request already, so it decodes.
+                if let event = try? lines.codec.decode(utf8: bytes) { builder.append(event, position: position) }
+            }
+        }
+        return builder.finish()
+    }
+
     /// ``writeBatches(encoded:losses:)`` of what ``prepare(_:)`` made.
     public func writePrepared(_ batches: [EncodedEvents], losses: [DropReason: Int]) throws(StoreError) -> [Int] {
         try writeBatches(encoded: batches, losses: losses)

@@ -23,7 +23,7 @@ struct FlatLineRowsTests {
         #"{"name":"alstats_first_open","ts":1763683200000,"fields":{"token":"t-1","installed":"1"}}"#,
         #"{"name":"al_nav_in","ts":1763683200000,"fields":{"targetURL":"https://app.example/x","deferred":"1","token":"t"}}"#,
         #"{"name":"al_nav_in","ts":1763683200000,"fields":{"targetURL":"https://app.example/x","deferred":"0"}}"#,
-        #"{"name":"al_nav_in","ts":1763683200002,"fields":{"ref":"ad","device":{"model":"Pixel 4","os":{"name":"Android","version":"12"}},"extras":{"position":31,"promoted":true,"source":"8acef8"}},"context":{"library":{"name":"analytics","version":"2.1"},"locale":"en_US"}}"#,
+        #"{"name":"al_nav_in","ts":1763683200002,"fields":{"ref":"ad","device":{"model":"Pixel 4","os":{"name":"Android","version":"12"}},"extras":{"position":31,"promoted":true,"source":"8acef8"},"tags":["new","sale"]},"context":{"library":{"name":"analytics","version":"2.1"},"locale":"en_US"}}"#,
     ]
 
     /// Lines that the scan takes whose events the bytes alone do not encode: a secret to redact, a hit of a hosted
@@ -55,12 +55,16 @@ struct FlatLineRowsTests {
             #expect(taken, "\(text)")
             decoded.append(try codec.decode(text), position: Int32(position))
         }
-        let (mine, theirs) = (flat.finish(), decoded.finish())
+        same(flat.finish(), decoded.finish(), lines: lines)
+    }
+
+    /// Whether two encodings of `lines` hold the same rows.
+    static func same(_ mine: EncodedEvents, _ theirs: EncodedEvents, lines: [String]) {
         #expect(mine.count == theirs.count)
         for (left, right) in zip(mine.rows, theirs.rows) {
             #expect(left.id == right.id && left.key == right.key && left.position == right.position)
             #expect(left.timestamp == right.timestamp && left.success == right.success)
-            #expect(left.link == nil && right.link == nil && left.deviceLoss == nil)
+            #expect(left.link == right.link && (left.deviceLoss == nil) == (right.deviceLoss == nil))
             #expect(mine.groups[Int(left.group)] == theirs.groups[Int(right.group)])
             #expect(entries(mine, left) == entries(theirs, right), "\(lines[Int(left.position)])")
         }
@@ -83,6 +87,38 @@ struct FlatLineRowsTests {
         #expect(appended)
         let batch = builder.finish()
         #expect(batch.text(of: batch.rows[0], at: EventColumns.extraIndex) == #"{"installed":"1","token":"t-1"}"#)
+    }
+
+    @Test func aRequestsLinesReadInPlaceAreEncodedAsItsDecodedEvents() throws {
+        // A collector's request: the lines read in place kept as bytes, the others decoded, in one order.
+        let database = TemporaryDatabase()
+        let store = try SQLiteEventStore(path: database.path)
+        let codec = NDJSONCodec()
+        let lines =
+            Self.taken + Self.refused + [#"{"name":"a","ts":1,"fields":{"t":[{"b":1}],"f":0.5}}"#, Self.taken[0]]
+        var scanned = ScannedLines(codec: codec)
+        var events: [MeasurementEvent] = []
+        var positions: [Int32] = []
+        var line = FlatLine()
+        for (position, text) in lines.enumerated() {
+            let bytes = Array(text.utf8)
+            let read = bytes.withUnsafeBufferPointer { buffer in
+                guard codec.scan(buffer, into: &line) else { return false }
+                scanned.append(buffer, position: Int32(position))
+                return true
+            }
+            if !read {
+                events.append(try codec.decode(text))
+                positions.append(Int32(position))
+            }
+        }
+        #expect(scanned.count == lines.count - 1)
+        let mine = store.prepare(events, positions: positions, lines: scanned)
+        Self.same(mine, store.prepare(try lines.map { try codec.decode($0) }), lines: lines)
+        // The line given twice is one event, the first stored (the second a duplicate).
+        _ = try store.writeBatches(encoded: [mine])
+        #expect(
+            try EncodedEventsTests.dump("events", in: database.path).split(separator: "\n").count == lines.count - 1)
     }
 
     @Test(arguments: refused)
