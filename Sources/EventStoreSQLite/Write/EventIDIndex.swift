@@ -20,8 +20,8 @@ import SQLiteSupport
 ///
 /// Used by its ``EventWriter`` only, inside the writer's transaction.
 final class EventIDIndex {
-    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, mostly
-    /// within the ingest's 16 MiB page cache (docs/design/storage-layout.md has the measurements).
+    /// Recent entries at which ``mergeIfDue()`` merges: about 18 MB of `event_ids_recent` at a million, inserted
+    /// in key order through the ingest's 10 MiB page cache (docs/design/storage-layout.md has the measurements).
     static let defaultMergeThreshold = 1 << 20
     /// Fresh entries at which ``flush()`` moves them into the recent level: the sink's commit size, so that its
     /// commits skip the fresh level, while the collector's commits of a few thousand events append to it.
