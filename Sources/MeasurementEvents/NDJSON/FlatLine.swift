@@ -101,10 +101,7 @@ extension NDJSONCodec {
         // A longer line is the decoder's: the line's buffer (twice the line) stays small for the rest of a run.
         guard bytes.count <= NDJSONCodec.maximumScannedBytes else { return false }
         var scanner = FlatLineScanner(bytes: bytes, unescaped: line.unescaped)
-        line.unescaped.reset(forLineOf: bytes.count)
-        line.memberKeys.removeAll(keepingCapacity: true)
-        line.fields.removeAll(keepingCapacity: true)
-        line.nullKeys.removeAll(keepingCapacity: true)
+        line.reset(forLineOf: bytes.count)
         guard scanner.take(UInt8(ascii: "{")) else { return false }
         var id: UnsafeBufferPointer<UInt8>?
         var seen = 0
@@ -152,13 +149,7 @@ extension NDJSONCodec {
             return false
         }
         line.hasEscapedValue = scanner.unescapedAny
-        line.normaliseAliases()
-        line.idText = id
-        if let id {
-            line.id = EventID(utf8: id)
-        } else {
-            line.deriveID()
-        }
+        line.finish(id: id)
         return true
     }
 
@@ -187,6 +178,25 @@ extension NDJSONCodec {
 }
 
 extension FlatLine {
+    /// Forgets the last line read, with room for one of `bytes` bytes.
+    fileprivate mutating func reset(forLineOf bytes: Int) {
+        unescaped.reset(forLineOf: bytes)
+        memberKeys.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+        nullKeys.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends a line read whole: its aliases renamed, its id the line's own (`id`) or derived.
+    fileprivate mutating func finish(id: UnsafeBufferPointer<UInt8>?) {
+        normaliseAliases()
+        idText = id
+        if let id {
+            self.id = EventID(utf8: id)
+        } else {
+            deriveID()
+        }
+    }
+
     /// ``NDJSONCodec/normaliseAliases(_:)`` on the fields: `sourceHost` and `intentData` renamed when the
     /// catalogue's name is not there too, then the type `failed` read as `fail`.
     fileprivate mutating func normaliseAliases() {
