@@ -240,7 +240,7 @@ package struct PostgresEventRows: IngestRows {
     /// decoded event): found by the bytes of its bucket and dimensions, made only for a group not met before.
     private mutating func flatGroup(of line: FlatLine, success: Int64?) -> Int {
         let fields = line.fields
-        var bucket = RollupKey(timestamp: line.timestamp, name: "").bucket
+        var bucket = RollupKey.start(of: line.timestamp, size: RollupKey.bucketMilliseconds)
         groupBytes.removeAll(keepingCapacity: true)
         withUnsafeBytes(of: &bucket) { groupBytes.append(contentsOf: $0) }
         groupBytes.append(success.map { UInt8($0) } ?? 2)
@@ -258,13 +258,9 @@ package struct PostgresEventRows: IngestRows {
             let index = flatRow[dimensions[dimension]]
             return index >= 0 ? String(decoding: fields[index].value, as: UTF8.self) : nil
         }
-        var key = RollupKey(timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self))
-        key.ref = text(0)
-        key.refererAppName = text(1)
-        key.type = text(2)
-        key.sourceURLHost = text(3)
-        key.error = text(4)
-        key.success = success
+        let key = RollupKey(
+            timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self), ref: text(0),
+            refererAppName: text(1), type: text(2), success: success, sourceURLHost: text(3), error: text(4))
         flatGroupIndex[GroupBytes(bytes: groupBytes)] = groups.count
         groups.append(key)
         return groups.count - 1

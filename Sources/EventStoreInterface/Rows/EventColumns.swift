@@ -85,7 +85,12 @@ package enum EventColumns {
         of event: MeasurementEvent, extra: inout [(String, String)], column: (Int32, String) -> Void
     ) -> (key: RollupKey, success: Int64?) {
         extra.removeAll(keepingCapacity: true)
-        var key = RollupKey(timestamp: event.timestamp, name: event.name)
+        var success: Int64?
+        var ref: String?
+        var type: String?
+        var refererAppName: String?
+        var sourceURLHost: String?
+        var error: String?
         for (field, value) in event.fields {
             guard let index = bindIndex(of: field) else {
                 extra.append((field, value))
@@ -94,21 +99,24 @@ package enum EventColumns {
             switch index {
             case successIndex:
                 switch value {
-                case "1": key.success = 1
-                case "0": key.success = 0
+                case "1": success = 1
+                case "0": success = 0
                 default: extra.append((field, value))
                 }
                 continue
-            case 4: key.ref = value
-            case 6: key.type = value
-            case 7: key.refererAppName = value
-            case 8: key.sourceURLHost = value
-            case 9: key.error = value
+            case 4: ref = value
+            case 6: type = value
+            case 7: refererAppName = value
+            case 8: sourceURLHost = value
+            case 9: error = value
             default: break
             }
             column(index, value)
         }
-        return (key, key.success)
+        let key = RollupKey(
+            timestamp: event.timestamp, name: event.name, ref: ref, refererAppName: refererAppName, type: type,
+            success: success, sourceURLHost: sourceURLHost, error: error)
+        return (key, success)
     }
 
     /// How an id is stored: `blob` gets the 16 bytes (big-endian) of a UUID, `text` any other id's text.

@@ -56,8 +56,7 @@ package struct LinkRollupKey: Hashable {
         default:
             return nil
         }
-        let size = RollupKey.bucketMilliseconds
-        bucket = event.timestamp - ((event.timestamp % size) + size) % size
+        bucket = RollupKey.start(of: event.timestamp, size: RollupKey.bucketMilliseconds)
         name = event.name
         ref = fields[FieldName.ref]
         refererAppName = fields[FieldName.refererAppName]
@@ -142,8 +141,7 @@ package struct LinkRollupKey: Hashable {
     /// This group with its bucket widened to the UTC day: the key of `link_rollup_day`.
     package var day: LinkRollupKey {
         var key = self
-        let size = RollupKey.dayMilliseconds
-        key.bucket = bucket - ((bucket % size) + size) % size
+        key.bucket = RollupKey.start(of: bucket, size: RollupKey.dayMilliseconds)
         return key
     }
 }

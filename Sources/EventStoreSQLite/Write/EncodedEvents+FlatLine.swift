@@ -56,23 +56,20 @@ extension EncodedEvents.Builder {
     private mutating func number(ofGroupOf line: FlatLine, success: Int64?) -> Int32 {
         let fields = line.fields
         let columns = flat.columns
-        let size = RollupKey.bucketMilliseconds
-        let bucket = line.timestamp - ((line.timestamp % size) + size) % size
+        let bucket = RollupKey.start(of: line.timestamp, size: RollupKey.bucketMilliseconds)
         var signature = flatGroups.signature(bucket: bucket, success: success, name: line.name)
         for position in Self.dimensionPositions {
             signature.add(columns[position] < 0 ? nil : fields[columns[position]].value)
         }
         if let known = flatGroups.number(of: signature) { return known }
-        var group = RollupKey(timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self))
-        group.success = success
         func text(_ position: Int) -> String? {
             columns[position] < 0 ? nil : String(decoding: fields[columns[position]].value, as: UTF8.self)
         }
-        group.ref = text(Self.dimensions.ref)
-        group.type = text(Self.dimensions.type)
-        group.refererAppName = text(Self.dimensions.refererAppName)
-        group.sourceURLHost = text(Self.dimensions.sourceURLHost)
-        group.error = text(Self.dimensions.error)
+        let group = RollupKey(
+            timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self),
+            ref: text(Self.dimensions.ref), refererAppName: text(Self.dimensions.refererAppName),
+            type: text(Self.dimensions.type), success: success, sourceURLHost: text(Self.dimensions.sourceURLHost),
+            error: text(Self.dimensions.error))
         let number = number(newGroup: group)
         flatGroups.insert(signature, number: number)
         return number
