@@ -1,12 +1,6 @@
 import EventStoreInterface
 import MeasurementEvents
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A field of an ingested line whose name is a near miss of a catalogue field name (``FieldName/nearMiss(of:)``),
 /// such as `referer_app` for `refererAppName`: its event is stored as read, the field among the extras, and ingest
 /// says which name was probably meant.
@@ -70,7 +64,7 @@ package struct FieldNameWarnings: Sendable, Hashable {
     /// name there).
     package mutating func check(_ fields: [String: String], file: String, line: Int, memo: inout NearMissMemo) {
         var found: [FieldNameWarning] = []
-        for key in fields.keys {
+        for key in fields.keys where EventColumns.bindIndex(of: key) == nil {
             if let suggestion = memo.nearMiss(of: key) {
                 found.append(FieldNameWarning(file: file, line: line, field: key, didYouMean: suggestion))
             }
@@ -82,58 +76,6 @@ package struct FieldNameWarnings: Sendable, Hashable {
     private mutating func add(_ found: [FieldNameWarning]) {
         guard !found.isEmpty else { return }
         for warning in found.sorted(by: { $0.field < $1.field }) { add(warning) }
-    }
-}
-
-/// The near-miss verdicts of the field names met so far (``FieldName/nearMiss(of:)``), so that a name on every line
-/// is matched against the catalogue once: matching was a twentieth of a realistic feed's ingest, whose hosts' own
-/// fields are on every line. Names are found by their bytes in a table of their own (a `String` dictionary's hash
-/// cost two thirds of the matching it saved). Holds at most ``capacity`` names; past them, a name is matched each
-/// time.
-package struct NearMissMemo {
-    /// The most names kept.
-    package static let capacity = 4_096
-
-    /// Each slot the position in `verdicts` of the name hashed there, or -1: open addressing, twice the capacity.
-    private var slots = [Int32](repeating: -1, count: 2 * NearMissMemo.capacity)
-    /// The kept names' bytes, one after another.
-    private var names: [UInt8] = []
-    /// Each kept name's bytes in `names`, and its verdict.
-    private var verdicts: [(bytes: Range<Int>, suggestion: String?)] = []
-
-    /// An empty memo.
-    package init() {}
-
-    /// The catalogue name `key` is a near miss of, or `nil` when it is a catalogue name or near none.
-    package mutating func nearMiss(of key: String) -> String? {
-        if EventColumns.bindIndex(of: key) != nil { return nil }
-        var key = key
-        return key.withUTF8 { nearMiss(ofUTF8: $0) }
-    }
-
-    /// ``nearMiss(of:)`` of a name that is no catalogue name, by its UTF-8 bytes.
-    package mutating func nearMiss(ofUTF8 key: UnsafeBufferPointer<UInt8>) -> String? {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] >= 0 {
-            let kept = verdicts[Int(slots[slot])]
-            let same =
-                kept.bytes.count == key.count
-                && names.withUnsafeBufferPointer { names in
-                    key.isEmpty || memcmp(names.baseAddress! + kept.bytes.lowerBound, key.baseAddress!, key.count) == 0
-                }
-            if same { return kept.suggestion }
-            slot = (slot + 1) & mask
-        }
-        let suggestion = FieldName.nearMiss(ofUTF8: key)
-        if verdicts.count < Self.capacity {
-            slots[slot] = Int32(verdicts.count)
-            verdicts.append((names.count..<names.count + key.count, suggestion))
-            names.append(contentsOf: key)
-        }
-        return suggestion
     }
 }
 

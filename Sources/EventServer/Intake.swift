@@ -1,6 +1,7 @@
 import EventStoreInterface
 import MeasurementEvents
 import NIOCore
+import Synchronization
 
 /// What one request brought: the events to store, and every line or call refused, with its reason.
 struct Intake: Sendable {
@@ -179,18 +180,31 @@ extension Intake {
     private mutating func warn(of fields: [String: String], line: Int) {
         var found: [Warning] = []
         for key in fields.keys where EventColumns.bindIndex(of: key) == nil {
-            if let suggestion = FieldName.nearMiss(of: key) {
+            var name = key
+            if let suggestion = name.withUTF8({ Intake.nearMiss(ofUTF8: $0) }) {
                 found.append(Warning(line: line, field: key, didYouMean: suggestion))
             }
         }
         add(found)
     }
 
+    /// The near-miss verdicts of the names met by every request (the hosts' own fields are on every line), used
+    /// when no other request holds them (a name is matched afresh then).
+    private static let nearMisses = Mutex(NearMissMemo())
+
+    /// The catalogue name the field name `key` (no catalogue name) is a near miss of, if any
+    /// (``FieldName/nearMiss(ofUTF8:)``), remembered across requests.
+    private static func nearMiss(ofUTF8 key: UnsafeBufferPointer<UInt8>) -> String? {
+        // nil when another request holds the memo; .some(nil) when the name is near none.
+        let remembered: String?? = nearMisses.withLockIfAvailable { $0.nearMiss(ofUTF8: key) }
+        return remembered ?? FieldName.nearMiss(ofUTF8: key)
+    }
+
     /// ``warn(of:line:)`` of the fields of a line read in place.
     private mutating func warn(of fields: [FlatLine.Field], line: Int) {
         var found: [Warning] = []
         for field in fields where EventColumns.bindIndex(ofKey: field.key) == nil {
-            if let suggestion = FieldName.nearMiss(ofUTF8: field.key) {
+            if let suggestion = Intake.nearMiss(ofUTF8: field.key) {
                 found.append(
                     Warning(line: line, field: String(decoding: field.key, as: UTF8.self), didYouMean: suggestion))
             }
