@@ -40,7 +40,9 @@ struct CollectorRoutes {
         case .refused(let refusal):
             return await refusal.answer()
         case .within(let body):
-            let receipt = try await store(Intake.ndjson(body, codec: codec), context: context)
+            // The backend's encoder (if it has one) makes the rows of the lines read in place as they are read.
+            let encoder = (writer as? any FlatLineEncoderSource)?.makeFlatLineEncoder()
+            let receipt = try await store(Intake.ndjson(body, codec: codec, encoder: encoder), context: context)
             return .json(receipt.json(), status: receipt.allRejected ? .badRequest : .ok)
         }
     }

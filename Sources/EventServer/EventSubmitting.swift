@@ -38,3 +38,9 @@ public enum EventSubmitError: Error, Sendable, Hashable {
     /// The commit failed; the message says why (from `StoreError`).
     case storeFailed(String)
 }
+
+/// A writer whose backend encodes a request's lines read in place as the request reads them (``FlatLineEncoding``).
+package protocol FlatLineEncoderSource {
+    /// A new encoder for one request's lines, or `nil` when the backend has none (it encodes them when submitted).
+    func makeFlatLineEncoder() -> (any FlatLineEncoder)?
+}

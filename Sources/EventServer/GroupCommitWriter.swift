@@ -148,7 +148,8 @@ public final class GroupCommitWriter<Backend: EventBackend>: EventSubmitting, Se
     }
 
     /// ``submit(_:losses:)`` of a request's decoded `events` and its `lines` read in place, which the backend
-    /// prepares from their bytes (``EventBackend/prepare(_:positions:lines:)``).
+    /// prepares from their bytes (``EventBackend/prepare(_:positions:lines:)``), or took as they were read when the
+    /// request had its encoder (``makeFlatLineEncoder()``): those are encoded before admission.
     public func submit(
         _ events: consuming [MeasurementEvent], positions: [Int32], lines: ScannedLines, losses: [DropReason: Int]
     ) async throws(EventSubmitError) -> Int {
@@ -291,5 +292,17 @@ public final class GroupCommitWriter<Backend: EventBackend>: EventSubmitting, Se
         queuedEvents -= events
         lastCommitFailed = failed
         metrics?.queueDepth(queuedEvents)
+    }
+}
+
+extension GroupCommitWriter: FlatLineEncoderSource {
+    /// The store's encoder of a request's lines (``FlatLineEncoding``), if it has one; none while the queue is full,
+    /// so that a request about to be refused keeps its lines as bytes rather than encoding them.
+    package func makeFlatLineEncoder() -> (any FlatLineEncoder)? {
+        guard let encoding = store as? any FlatLineEncoding else { return nil }
+        condition.lock()
+        let full = queuedEvents >= maximumQueuedEvents || phase != .accepting
+        condition.unlock()
+        return full ? nil : encoding.makeFlatLineEncoder()
     }
 }

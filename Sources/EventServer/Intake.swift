@@ -34,7 +34,7 @@ struct Intake: Sendable {
     /// Each decoded event's place among the events to store (NDJSON: those read in place take the others).
     var positions: [Int32] = []
     /// The NDJSON lines read in place (``NDJSONCodec/scan(_:into:)``): events to store, which the backend encodes
-    /// from their bytes.
+    /// from their bytes (as they are read, when it has a ``FlatLineEncoder``).
     var inPlace = ScannedLines()
     /// The refused lines or calls.
     var rejections: [Rejection] = []
@@ -88,9 +88,9 @@ extension Intake {
     /// Reads an NDJSON body (the NDJSON line of docs/events.md): one event per line, blank lines skipped, `\r\n`
     /// allowed. Every other line gives an event or a rejection naming its 1-based line; a line over 32 KiB is
     /// `too_large`. Never throws: any bytes give an intake.
-    static func ndjson(_ body: ByteBuffer, codec: NDJSONCodec) -> Intake {
+    static func ndjson(_ body: ByteBuffer, codec: NDJSONCodec, encoder: (any FlatLineEncoder)? = nil) -> Intake {
         var intake = Intake()
-        intake.inPlace.codec = codec
+        intake.inPlace = ScannedLines(codec: codec, encoder: encoder)
         var flat = FlatLine()
         body.withUnsafeReadableBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -159,7 +159,7 @@ extension Intake {
         }
         if codec.scan(text, into: &flat) {
             if warnings.count < Intake.maximumWarnings { warn(of: flat.fields, line: line) }
-            inPlace.append(text, position: Int32(eventCount))
+            inPlace.append(text, scanned: flat, position: Int32(eventCount))
             return
         }
         do throws(NDJSONLineError) {

@@ -106,6 +106,39 @@ import Testing
         #expect(try fixture.storedEvents().count == 7)
     }
 
+    /// A request gets the store's encoder of its lines while the queue has room, and none once it is full (it would
+    /// be refused: its lines are not encoded) or the writer is closed; the encoder's lines are stored like any.
+    @Test func theLinesEncoderIsHandedOutOnlyWhileTheQueueHasRoom() async throws {
+        let fixture = ServerFixture()
+        let writer = GroupCommitWriter(store: try SQLiteEventStore(path: fixture.path), maximumQueuedEvents: 5)
+        let codec = NDJSONCodec()
+        func scanned(_ lines: [String]) -> ScannedLines {
+            let encoder = writer.makeFlatLineEncoder()
+            #expect(encoder != nil)
+            var scanned = ScannedLines(codec: codec, encoder: encoder)
+            var flat = FlatLine()
+            for (position, line) in lines.enumerated() {
+                Array(line.utf8).withUnsafeBufferPointer { bytes in
+                    #expect(codec.scan(bytes, into: &flat))
+                    scanned.append(bytes, scanned: flat, position: Int32(position))
+                }
+            }
+            #expect(scanned.keptCount == 0 && scanned.count == lines.count)
+            return scanned
+        }
+        let lines = (0..<5).map { #"{"name":"al_nav_in","ts":1763683200000,"fields":{"ref":"r\#($0)"}}"# }
+        let full = scanned(lines)
+        let queued = Task { try await writer.submit([], positions: [], lines: full, losses: [:]) }
+        try await waitUntil { writer.queuedEventCount == 5 }
+        #expect(writer.makeFlatLineEncoder() == nil)  // full: a request would be refused
+        try await Self.withRunningWriter(writer) { () async throws in
+            #expect(try await queued.value == 5)
+            #expect(writer.makeFlatLineEncoder() != nil)
+        }
+        #expect(writer.makeFlatLineEncoder() == nil)  // closed
+        #expect(try fixture.storedEvents().count == 5)
+    }
+
     @Test func requestsBeyondTheGroupLimitCommitInLaterTransactionsWithTheirOwnCounts() async throws {
         let fixture = ServerFixture()
         let writer = GroupCommitWriter(

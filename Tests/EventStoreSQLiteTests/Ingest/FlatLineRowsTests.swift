@@ -89,14 +89,16 @@ struct FlatLineRowsTests {
         #expect(batch.text(of: batch.rows[0], at: EventColumns.extraIndex) == #"{"installed":"1","token":"t-1"}"#)
     }
 
-    @Test func aRequestsLinesReadInPlaceAreEncodedAsItsDecodedEvents() throws {
-        // A collector's request: the lines read in place kept as bytes, the others decoded, in one order.
+    @Test(arguments: [false, true])
+    func aRequestsLinesReadInPlaceAreEncodedAsItsDecodedEvents(encodedAsRead: Bool) throws {
+        // A collector's request: the lines read in place encoded as they are read (or kept as bytes), the others
+        // decoded, in one order.
         let database = TemporaryDatabase()
         let store = try SQLiteEventStore(path: database.path)
         let codec = NDJSONCodec()
         let lines =
             Self.taken + Self.refused + [#"{"name":"a","ts":1,"fields":{"t":[{"b":1}],"f":0.5}}"#, Self.taken[0]]
-        var scanned = ScannedLines(codec: codec)
+        var scanned = ScannedLines(codec: codec, encoder: encodedAsRead ? store.makeFlatLineEncoder() : nil)
         var events: [MeasurementEvent] = []
         var positions: [Int32] = []
         var line = FlatLine()
@@ -104,7 +106,7 @@ struct FlatLineRowsTests {
             let bytes = Array(text.utf8)
             let read = bytes.withUnsafeBufferPointer { buffer in
                 guard codec.scan(buffer, into: &line) else { return false }
-                scanned.append(buffer, position: Int32(position))
+                scanned.append(buffer, scanned: line, position: Int32(position))
                 return true
             }
             if !read {
@@ -113,6 +115,8 @@ struct FlatLineRowsTests {
             }
         }
         #expect(scanned.count == lines.count - 1)
+        // The encoder takes the lines whose rows their bytes make (the refused ones are kept, to be decoded).
+        #expect(scanned.keptCount == (encodedAsRead ? Self.refused.count : lines.count - 1))
         let mine = store.prepare(events, positions: positions, lines: scanned)
         Self.same(mine, store.prepare(try lines.map { try codec.decode($0) }), lines: lines)
         // The line given twice is one event, the first stored (the second a duplicate).
