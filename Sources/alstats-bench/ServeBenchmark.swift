@@ -16,9 +16,9 @@ import Glibc
 /// small write queue and `--durability full` (the server's peak RSS < 256 MB, every answer 2xx or 503); and the
 /// realistic feed (``FeedLines``) in bodies of 20 against `alstats ingest` of it (goal >= 1.0, p99 <= 50 ms).
 /// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--seed S`, `--workload W`, `--runs R` (default 3, 1 with
-/// `--quick`): the ingest and the events/s run alternate R times, each rate a median of its R runs, and the
-/// requests/s figure is the median of R runs, each on a fresh server (on 2 cores one run of either swings by a
-/// tenth). The load client shares the machine's cores with the server.
+/// `--quick`), `--only feed` (the feed's measures alone): the ingest and the events/s run alternate R times, each
+/// rate a median of its R runs, and the requests/s figure is the median of R runs, each on a fresh server (on 2 cores
+/// one run of either swings by a tenth). The load client shares the machine's cores with the server.
 enum ServeBenchmark {
     static let suite = "serve"
     static let clients = 64
@@ -29,6 +29,8 @@ enum ServeBenchmark {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("alstats-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        let runs = max(1, Int(arguments.values["runs"] ?? "") ?? (arguments.quick ? 1 : 3))
+        if arguments.values["only"] == "feed" { return try feed(count: count, seed: seed, runs: runs, folder: folder) }
         var generator: any LineSource =
             switch try Workload.of(arguments) {
             case .feed: FeedLines(seed: seed)
@@ -38,7 +40,6 @@ enum ServeBenchmark {
         let lines = (0..<count).map { _ in generator.next() }
         let input = folder.appendingPathComponent("events.ndjson").path
         try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: false, encoding: .utf8)
-        let runs = max(1, Int(arguments.values["runs"] ?? "") ?? (arguments.quick ? 1 : 3))
         let bulkBodies = batches(lines, of: 100)
         var ingestRates: [Double] = []
         var serveRates: [Double] = []
