@@ -14,7 +14,8 @@ import Glibc
 /// ingest rate (goal >= 0.8); requests/s in batches of 20 (goal >= 5,100, 3x RudderStack's published 1.7K on
 /// 2 cores); p99 latency at 80% of that peak, paced open-loop (goal <= 100 ms); and an overload run with a
 /// small write queue and `--durability full` (the server's peak RSS < 256 MB, every answer 2xx or 503); and the
-/// realistic feed (``FeedLines``) in bodies of 20 against `alstats ingest` of it (goal >= 1.0, p99 <= 50 ms).
+/// realistic feed (``FeedLines``) in bodies of 20 against `alstats ingest` of it (goal >= 1.0, p99 <= 50 ms), with
+/// the CPU each spends an event.
 /// Options: `--events N` (default 300,000; 60,000 with `--quick`), `--seed S`, `--workload W`, `--runs R` (default 3, 1 with
 /// `--quick`), `--only feed` (the feed's measures alone): the ingest and the events/s run alternate R times, each
 /// rate a median of its R runs, and the requests/s figure is the median of R runs, each on a fresh server (on 2 cores
