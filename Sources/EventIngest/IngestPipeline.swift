@@ -199,9 +199,10 @@ package final class IngestPipeline<Rows: IngestRows>: @unchecked Sendable {
     /// Queues `batch`; `false` when cancelled. While the queue is full the consumer has batches to write, so the reader
     /// does their per-batch work rather than wait: its own batch's, then the newest queued batch's not yet sealed, the
     /// head's last (a consumer that comes for it meanwhile waits for it, no longer than sealing it would take). A
-    /// batch sent while there is room goes unsealed, and the consumer seals it. The two threads so share that work as their speeds demand, and neither waits while the other
-    /// has work it could take: sealing before each hand-over whenever something was queued (as before) left the
-    /// writer waiting for batches being sealed and the reader for room, both idle a sixth of a 1M-line ingest.
+    /// batch sent while there is room goes unsealed, and the consumer seals it. The two threads so share that work as
+    /// their speeds demand, and neither waits while the other has work it could take: sealing before each hand-over
+    /// whenever something was queued (as before) left the writer waiting for batches being sealed and the reader for
+    /// room, both idle a sixth of a 1M-line ingest.
     private func send(_ unsealed: Batch) -> Bool {
         var batch = unsealed
         var sealed = false

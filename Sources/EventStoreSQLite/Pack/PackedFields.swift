@@ -54,12 +54,7 @@ enum PackedFields {
         /// Adds `value` in `slot`; slots must come in increasing order.
         mutating func add(_ value: some StringProtocol, slot: Int) {
             bytes[0] |= 1 << UInt8(slot)
-            var count = value.utf8.count
-            while count >= 0x80 {
-                bytes.append(UInt8(count & 0x7F) | 0x80)
-                count >>= 7
-            }
-            bytes.append(UInt8(count))
+            EventPacker.appendLEB128(UInt64(value.utf8.count), to: &bytes)
             bytes.append(contentsOf: value.utf8)
         }
 
@@ -71,12 +66,7 @@ enum PackedFields {
 
         /// Appends a text as a slot holds it: its length in LEB128, then its bytes.
         static func appendText(_ value: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
-            var count = value.count
-            while count >= 0x80 {
-                bytes.append(UInt8(count & 0x7F) | 0x80)
-                count >>= 7
-            }
-            bytes.append(UInt8(count))
+            EventPacker.appendLEB128(UInt64(value.count), to: &bytes)
             bytes.append(contentsOf: value)
         }
     }

@@ -313,10 +313,10 @@ private struct FlatLineScanner {
 
     /// The members of the object at the reading position, as the flattener reads them: a scalar member (``value()``)
     /// appended to `fields` under its key after `prefix` and `/` (the object's own flattened key; none when it is
-    /// `nil`, for the event's fields, or empty), the key of a `null` one to `nulls`, an object member's read the same way one level deeper. `false`
-    /// for anything else, for a key met twice in one object (the decoder keeps the last), for a `null` in a nested
-    /// object, an object past `limits`' depth or under a key past its length, or keys that outgrow the line's
-    /// buffer. `members` keeps the keys of the objects being read.
+    /// `nil`, for the event's fields, or empty), the key of a `null` one to `nulls`, an object member's read the same
+    /// way one level deeper. `false` for anything else, for a key met twice in one object (the decoder keeps the
+    /// last), for a `null` in a nested object, an object past `limits`' depth or under a key past its length, or keys
+    /// that outgrow the line's buffer. `members` keeps the keys of the objects being read.
     package mutating func object(
         into fields: inout [FlatLine.Field], nulls: inout [UnsafeBufferPointer<UInt8>],
         members: inout [UnsafeBufferPointer<UInt8>], prefix: UnsafeBufferPointer<UInt8>?, depth: Int,
