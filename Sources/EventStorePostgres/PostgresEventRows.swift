@@ -33,9 +33,8 @@ package struct PostgresEventRows: IngestRows {
     private(set) var losses: [Int: DeviceLoss] = [:]
 
     private var groupIndex: [RollupKey: Int] = [:]
-    /// The groups of lines read in place, by ``groupBytes``.
-    private var flatGroupIndex: [GroupBytes: Int] = [:]
-    private var groupBytes: [UInt8] = []
+    /// The groups of lines read in place, by their bytes.
+    private var flatGroups = FlatRollupGroups()
     /// Scratch of a decoded event's line: its field columns and extra fields.
     private var row = [String?](repeating: nil, count: EventColumns.fields.count)
     private var extra: [(String, String)] = []
@@ -43,21 +42,8 @@ package struct PostgresEventRows: IngestRows {
     /// fields kept in `extra`.
     private var flatRow = [Int](repeating: -1, count: EventColumns.fields.count)
     private var flatExtra: [Int] = []
-    /// The positions in ``flatRow`` of the rollup's dimensions (ref, referer app, type, source host, error), and of
-    /// `targetURL`.
-    private let dimensions = [
-        FieldName.ref, FieldName.refererAppName, FieldName.type, FieldName.sourceURLHost, FieldName.error,
-    ]
-    .map(PostgresEventRows.position)
-    private let targetPosition = PostgresEventRows.position(of: FieldName.targetURL)
-
-    /// The position among the field columns of `name`'s column.
-    private static func position(of name: String) -> Int {
-        guard let bindIndex = EventColumns.bindIndex(of: name) else {
-            preconditionFailure("\(name) is a field with a column of its own")
-        }
-        return EventColumns.fieldPosition(ofBindIndex: bindIndex)
-    }
+    /// The position in ``flatRow`` of `targetURL`.
+    private let targetPosition = EventColumns.fieldPosition(of: FieldName.targetURL)
 
     /// Empty rows redacted with `redactor`'s keys (and a count of their own), with room for about `capacity` events
     /// (an ingest's reader makes batches of 1,024 lines).
@@ -239,41 +225,11 @@ package struct PostgresEventRows: IngestRows {
     /// The rollup group of a line read in place (as ``EventColumns/columns(of:extra:column:)`` makes it of the
     /// decoded event): found by the bytes of its bucket and dimensions, made only for a group not met before.
     private mutating func flatGroup(of line: FlatLine, success: Int64?) -> Int {
-        let fields = line.fields
-        var bucket = RollupKey.start(of: line.timestamp, size: RollupKey.bucketMilliseconds)
-        groupBytes.removeAll(keepingCapacity: true)
-        withUnsafeBytes(of: &bucket) { groupBytes.append(contentsOf: $0) }
-        groupBytes.append(success.map { UInt8($0) } ?? 2)
-        func add(_ bytes: UnsafeBufferPointer<UInt8>?) {
-            guard let bytes else { return groupBytes.append(0) }
-            var length = UInt32(bytes.count)
-            groupBytes.append(1)
-            withUnsafeBytes(of: &length) { groupBytes.append(contentsOf: $0) }
-            groupBytes.append(contentsOf: bytes)
-        }
-        add(line.name)
-        for position in dimensions { add(flatRow[position] >= 0 ? fields[flatRow[position]].value : nil) }
-        if let known = flatGroupIndex[GroupBytes(bytes: groupBytes)] { return known }
-        func text(_ dimension: Int) -> String? {
-            let index = flatRow[dimensions[dimension]]
-            return index >= 0 ? String(decoding: fields[index].value, as: UTF8.self) : nil
-        }
-        let key = RollupKey(
-            timestamp: line.timestamp, name: String(decoding: line.name, as: UTF8.self), ref: text(0),
-            refererAppName: text(1), type: text(2), success: success, sourceURLHost: text(3), error: text(4))
-        flatGroupIndex[GroupBytes(bytes: groupBytes)] = groups.count
-        groups.append(key)
+        let signature = flatGroups.signature(of: line, success: success, columns: flatRow)
+        if let known = flatGroups.number(of: signature) { return Int(known) }
+        groups.append(FlatRollupGroups.key(of: line, success: success, columns: flatRow))
+        flatGroups.insert(signature, number: Int32(groups.count - 1))
         return groups.count - 1
-    }
-}
-
-/// A rollup group's bytes as a dictionary key, hashed in one call (an array of bytes hashes byte by byte: 5% of an
-/// ingest's CPU).
-private struct GroupBytes: Hashable {
-    var bytes: [UInt8]
-
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

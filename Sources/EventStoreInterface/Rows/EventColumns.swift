@@ -74,6 +74,14 @@ package enum EventColumns {
     /// The position in ``fields`` of the column bound at `index` (the fields' columns follow `id`, `ts_ms` and
     /// `name`).
     package static func fieldPosition(ofBindIndex index: Int32) -> Int { Int(index) - 4 }
+    /// The position among the field columns of `name`'s column; `name` must be a field with a column of its own.
+    package static func fieldPosition(of name: String) -> Int {
+        guard let bindIndex = bindIndex(of: name) else {
+            preconditionFailure("\(name) is a field with a column of its own")
+        }
+        return fieldPosition(ofBindIndex: bindIndex)
+    }
+
     /// The bind index of `extra`.
     package static let extraIndex = Int32(fields.count + 4)
 

@@ -96,7 +96,7 @@ extension EncodedEvents {
         private var groupIndex: [RollupKey: Int32]
         /// The groups of lines read in place, found by their bytes (a group may be listed twice: once from a line
         /// read in place, once from a decoded event; the writer sums them).
-        var flatGroups = FlatGroups()
+        var flatGroups = FlatRollupGroups()
         /// Scratch of a row: its extra fields, its packing, and (for a line read in place) its fields by column.
         var extra: [(String, String)] = []
         var scratch = PackedFields.Scratch()
