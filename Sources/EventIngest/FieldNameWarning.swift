@@ -46,36 +46,22 @@ package struct FieldNameWarnings: Sendable, Hashable {
         if first.count < Self.keptCount { first.append(warning()) }
     }
 
-    /// Counts the near misses among the field names of line `line` of `file`, read in place, by name. A catalogue
-    /// name costs one look-up of its column (``EventColumns/bindIndex(ofKey:)``); only the others are looked up in
-    /// `memo`, matched there once each.
+    /// Counts the near misses among the field names of line `line` of `file`, read in place, by name
+    /// (``EventColumns/nearMisses(among:nearMiss:)``), each name not in the catalogue matched once in `memo`.
     package mutating func check(_ fields: [FlatLine.Field], file: String, line: Int, memo: inout NearMissMemo) {
-        var found: [FieldNameWarning] = []
-        for field in fields where EventColumns.bindIndex(ofKey: field.key) == nil {
-            if let suggestion = memo.nearMiss(ofUTF8: field.key) {
-                let name = String(decoding: field.key, as: UTF8.self)
-                found.append(FieldNameWarning(file: file, line: line, field: name, didYouMean: suggestion))
-            }
-        }
-        add(found)
+        add(EventColumns.nearMisses(among: fields) { memo.nearMiss(ofUTF8: $0) }, file: file, line: line)
     }
 
-    /// ``check(_:file:line:)`` of a decoded event's fields, each name's verdict looked up in `memo` (made once per
-    /// name there).
+    /// ``check(_:file:line:memo:)`` of a decoded event's fields.
     package mutating func check(_ fields: [String: String], file: String, line: Int, memo: inout NearMissMemo) {
-        var found: [FieldNameWarning] = []
-        for key in fields.keys where EventColumns.bindIndex(of: key) == nil {
-            if let suggestion = memo.nearMiss(of: key) {
-                found.append(FieldNameWarning(file: file, line: line, field: key, didYouMean: suggestion))
-            }
-        }
-        add(found)
+        add(EventColumns.nearMisses(among: fields) { memo.nearMiss(of: $0) }, file: file, line: line)
     }
 
-    /// Counts the warnings of one line, by field name.
-    private mutating func add(_ found: [FieldNameWarning]) {
-        guard !found.isEmpty else { return }
-        for warning in found.sorted(by: { $0.field < $1.field }) { add(warning) }
+    /// Counts the near misses of one line, in the order given.
+    private mutating func add(_ found: [EventColumns.NearMiss], file: String, line: Int) {
+        for miss in found {
+            add(FieldNameWarning(file: file, line: line, field: miss.field, didYouMean: miss.didYouMean))
+        }
     }
 }
 

@@ -174,18 +174,14 @@ extension Intake {
         }
     }
 
-    /// Adds a warning for each field of line `line` whose name is a near miss, by name, up to the limit. A
-    /// catalogue name costs one look-up of its column (``EventColumns/bindIndex(of:)``), as in `alstats ingest`;
-    /// only the others are matched (matching every name was 2% of the collector's CPU in a push).
+    /// Adds a warning for each field of line `line` whose name is a near miss
+    /// (``EventColumns/nearMisses(among:nearMiss:)``), by name, up to the limit.
     private mutating func warn(of fields: [String: String], line: Int) {
-        var found: [Warning] = []
-        for key in fields.keys where EventColumns.bindIndex(of: key) == nil {
+        let found = EventColumns.nearMisses(among: fields) { key in
             var name = key
-            if let suggestion = name.withUTF8({ Intake.nearMiss(ofUTF8: $0) }) {
-                found.append(Warning(line: line, field: key, didYouMean: suggestion))
-            }
+            return name.withUTF8 { Intake.nearMiss(ofUTF8: $0) }
         }
-        add(found)
+        add(found, line: line)
     }
 
     /// The near-miss verdicts of the names met by every request (the hosts' own fields are on every line), used
@@ -202,20 +198,13 @@ extension Intake {
 
     /// ``warn(of:line:)`` of the fields of a line read in place.
     private mutating func warn(of fields: [FlatLine.Field], line: Int) {
-        var found: [Warning] = []
-        for field in fields where EventColumns.bindIndex(ofKey: field.key) == nil {
-            if let suggestion = Intake.nearMiss(ofUTF8: field.key) {
-                found.append(
-                    Warning(line: line, field: String(decoding: field.key, as: UTF8.self), didYouMean: suggestion))
-            }
-        }
-        add(found)
+        add(EventColumns.nearMisses(among: fields, nearMiss: Intake.nearMiss), line: line)
     }
 
-    /// Adds the warnings of one line, by field name, up to the limit.
-    private mutating func add(_ found: [Warning]) {
-        guard !found.isEmpty else { return }
-        let sorted = found.sorted { $0.field < $1.field }
-        warnings += sorted.prefix(Intake.maximumWarnings - warnings.count)
+    /// Adds the warnings of one line, in the order given, up to the limit.
+    private mutating func add(_ found: [EventColumns.NearMiss], line: Int) {
+        for miss in found.prefix(Intake.maximumWarnings - warnings.count) {
+            warnings.append(Warning(line: line, field: miss.field, didYouMean: miss.didYouMean))
+        }
     }
 }

@@ -57,6 +57,8 @@ import Testing
             #"{"id":"w2","name":"al_nav_in","ts":\#(now),"fields":{"referer_app":"Facebook","campaign":"autumn"}}"#,
             #"{"id":"w3","name":"al_nav_in","ts":\#(now),"fields":{"referrerAppName":"Mail","RefererAppName":"M"}}"#,
             #"{"id":"w4","name":"al_nav_in","ts":\#(now),"fields":{"al_applink_data_extras_foo":"1","ref":"a"}}"#,
+            // A fraction: decoded, not read in place.
+            #"{"id":"w5","name":"al_nav_in","ts":\#(now),"fields":{"referer_app":"Mail","ratio":0.5,"Ref":"x"}}"#,
         ].joined(separator: "\n")
         try await fixture.application().test(.live) { client in
             try await client.execute(
@@ -64,12 +66,14 @@ import Testing
             ) { response in
                 #expect(response.status == .ok)
                 let receipt = json(response)
-                #expect(receipt["accepted"] == .int(4))
+                #expect(receipt["accepted"] == .int(5))
                 guard case .array(let warnings)? = receipt["warnings"] else { throw FixtureError("no warnings") }
                 let named: [[JSONValue?]] = [
                     [.int(2), .string("referer_app"), .string("refererAppName")],
                     [.int(3), .string("RefererAppName"), .string("refererAppName")],
                     [.int(3), .string("referrerAppName"), .string("refererAppName")],
+                    [.int(5), .string("Ref"), .string("ref")],
+                    [.int(5), .string("referer_app"), .string("refererAppName")],
                 ]
                 #expect(warnings.map { [$0["line"], $0["field"], $0["did_you_mean"]] } == named)
             }

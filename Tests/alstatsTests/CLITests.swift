@@ -53,7 +53,10 @@ struct CLITests {
         let database = TemporaryDatabase()
         let misspelt = ["referer_app", "refererApp", "referrerAppName", "RefererAppName", "source_url", "Ref"]
         let lines = misspelt.enumerated().map { index, field in
-            #"{"id":"n\#(index)","name":"al_nav_in","ts":1763683200000,"fields":{"\#(field)":"x","campaign":"c"}}"#
+            // The last line holds a fraction: decoded, not read in place.
+            let more = index == misspelt.count - 1 ? #","ratio":0.5"# : ""
+            return
+                #"{"id":"n\#(index)","name":"al_nav_in","ts":1763683200000,"fields":{"\#(field)":"x","campaign":"c"\#(more)}}"#
         }
         let own = #"{"id":"own","name":"x","ts":1763683200000,"fields":{"al_applink_data_extras_foo":"1","ref":"a"}}"#
         try (lines + [own]).joined(separator: "\n").write(
