@@ -38,11 +38,9 @@ package struct PostgresEventRows: IngestRows {
     /// Scratch of a decoded event's line: its field columns and extra fields.
     private var row = [String?](repeating: nil, count: EventColumns.fields.count)
     private var extra: [(String, String)] = []
-    /// Scratch of a line read in place: each field column's field (its index in the line's fields, or -1), and the
-    /// fields kept in `extra`.
-    private var flatRow = [Int](repeating: -1, count: EventColumns.fields.count)
-    private var flatExtra: [Int] = []
-    /// The position in ``flatRow`` of `targetURL`.
+    /// Scratch of a line read in place: its fields sorted into its row's columns.
+    private var sorted = FlatLineColumns()
+    /// The position among the field columns of `targetURL`.
     private let targetPosition = EventColumns.fieldPosition(of: FieldName.targetURL)
 
     /// Empty rows redacted with `redactor`'s keys (and a count of their own), with room for about `capacity` events
@@ -135,38 +133,27 @@ package struct PostgresEventRows: IngestRows {
         if line.hasEscapedValue { return false }
         guard line.isWritableAsRead(redactedWith: redactor) else { return false }
         let fields = line.fields
-        let name = line.name
-        for column in 0..<Self.fieldCount { flatRow[column] = -1 }
-        flatExtra.removeAll(keepingCapacity: true)
-        var success: Int64?
-        var length = 3 * (Self.fieldCount + 4) + PostgresCopyText.maximumIntegerLength + 2
-        length += PostgresCopyText.maximumLength(of: line.id) + name.count
-        for (index, field) in fields.enumerated() {
-            length += field.value.count
-            guard let bindIndex = EventColumns.bindIndex(ofKey: field.key) else {
-                flatExtra.append(index)
-                length += field.key.count + 6
-                continue
-            }
-            if bindIndex == EventColumns.successIndex {
-                if field.value.count == 1, field.value[0] == UInt8(ascii: "1") || field.value[0] == UInt8(ascii: "0") {
-                    success = field.value[0] == UInt8(ascii: "1") ? 1 : 0
-                } else {
-                    flatExtra.append(index)
-                    length += field.key.count + 6
-                }
-                continue
-            }
-            flatRow[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = index
-        }
-        if FlatLine.equals(name, EventName.navIn), flatRow[targetPosition] >= 0,
-            LinkRollupKey.isLinkURL(fields[flatRow[targetPosition]].value)
+        sorted.sort(fields)
+        let columns = sorted.columns
+        if FlatLine.equals(line.name, EventName.navIn), columns[targetPosition] >= 0,
+            LinkRollupKey.isLinkURL(fields[columns[targetPosition]].value)
         {
             return false  // an arrival at a hosted link's URL: its link rollup is the decoded event's
         }
-        flatExtra.sort { FlatLine.precedes(fields[$0].key, fields[$1].key) }
-        group.append(flatGroup(of: line, success: success))
-        let (flatRow, flatExtra) = (self.flatRow, self.flatExtra)
+        group.append(flatGroup(of: line, success: sorted.success))
+        writeCopyLine(of: line)
+        finish(id: line.id, timestamp: line.timestamp)
+        return true
+    }
+
+    /// Writes the `COPY` line of `line` (its fields ``sorted``), whose values need no escape.
+    private mutating func writeCopyLine(of line: FlatLine) {
+        let fields = line.fields
+        let (columns, extra, success) = (sorted.columns, sorted.extra, sorted.success)
+        var length = 3 * (Self.fieldCount + 4) + PostgresCopyText.maximumIntegerLength + 2
+        length += PostgresCopyText.maximumLength(of: line.id) + line.name.count
+        for field in fields { length += field.value.count }
+        for index in extra { length += fields[index].key.count + 6 }
         text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
             var out = CopyLine(raw)
             // The id as the line wrote it: its text (printable ASCII) needs no escape.
@@ -178,25 +165,25 @@ package struct PostgresEventRows: IngestRows {
             out.put(UInt8(ascii: "\t"))
             out.cursor += PostgresCopyText.write(line.timestamp, to: out.cursor)
             out.put(UInt8(ascii: "\t"))
-            out.put(name)
+            out.put(line.name)
             for position in 0..<Self.fieldCount {
                 out.put(UInt8(ascii: "\t"))
                 if position == Self.successPosition {
                     out.putSuccess(success)
-                } else if flatRow[position] >= 0 {
-                    out.put(fields[flatRow[position]].value)
+                } else if columns[position] >= 0 {
+                    out.put(fields[columns[position]].value)
                 } else {
                     out.putNull()
                 }
             }
             out.put(UInt8(ascii: "\t"))
-            if flatExtra.isEmpty {
+            if extra.isEmpty {
                 out.putNull()
             } else {
                 // `EventColumns.encodeExtra`'s JSON: printable ASCII without `"` or `\` needs no escape in it, and
                 // its text none in `COPY`'s.
                 out.put(UInt8(ascii: "{"))
-                for (offset, index) in flatExtra.enumerated() {
+                for (offset, index) in extra.enumerated() {
                     if offset > 0 { out.put(UInt8(ascii: ",")) }
                     out.put(UInt8(ascii: "\""))
                     out.put(fields[index].key)
@@ -211,8 +198,6 @@ package struct PostgresEventRows: IngestRows {
             out.put(UInt8(ascii: "\n"))
             return out.written
         }
-        finish(id: line.id, timestamp: line.timestamp)
-        return true
     }
 
     /// Records the line just written.
@@ -225,9 +210,9 @@ package struct PostgresEventRows: IngestRows {
     /// The rollup group of a line read in place (as ``EventColumns/columns(of:extra:column:)`` makes it of the
     /// decoded event): found by the bytes of its bucket and dimensions, made only for a group not met before.
     private mutating func flatGroup(of line: FlatLine, success: Int64?) -> Int {
-        let signature = flatGroups.signature(of: line, success: success, columns: flatRow)
+        let signature = flatGroups.signature(of: line, success: success, columns: sorted.columns)
         if let known = flatGroups.number(of: signature) { return Int(known) }
-        groups.append(FlatRollupGroups.key(of: line, success: success, columns: flatRow))
+        groups.append(FlatRollupGroups.key(of: line, success: success, columns: sorted.columns))
         flatGroups.insert(signature, number: Int32(groups.count - 1))
         return groups.count - 1
     }

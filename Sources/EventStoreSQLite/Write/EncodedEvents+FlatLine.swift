@@ -11,10 +11,8 @@ import Darwin
 extension EncodedEvents {
     /// The scratch of a line read in place while it is encoded, kept from line to line for its capacity.
     struct FlatScratch {
-        /// Each field column's field: its index in the line's fields, or -1 (by position among the columns).
-        var columns = [Int](repeating: -1, count: EventColumns.fields.count)
-        /// The fields kept in `extra`, by index in the line's fields.
-        var extra: [Int] = []
+        /// The line's fields sorted into its row's columns.
+        var sorted = FlatLineColumns()
         /// The `extra` column's JSON text.
         var json: [UInt8] = []
     }
@@ -32,8 +30,9 @@ extension EncodedEvents.Builder {
         guard line.isWritableAsRead(redactedWith: redactor) else { return false }
         let name = line.name
         let fields = line.fields
-        let success = mapColumns(of: fields)
-        let columns = flat.columns
+        flat.sorted.sort(fields)
+        let success = flat.sorted.success
+        let columns = flat.sorted.columns
         if FlatLine.equals(name, EventName.navIn), columns[Self.targetPosition] >= 0,
             LinkRollupKey.isLinkURL(fields[columns[Self.targetPosition]].value)
         {
@@ -54,46 +53,21 @@ extension EncodedEvents.Builder {
     /// The number of the rollup group of `line` (its columns mapped): found by the group's bytes, its
     /// ``RollupKey`` made only when the group is new to the batch.
     private mutating func number(ofGroupOf line: FlatLine, success: Int64?) -> Int32 {
-        let signature = flatGroups.signature(of: line, success: success, columns: flat.columns)
+        let columns = flat.sorted.columns
+        let signature = flatGroups.signature(of: line, success: success, columns: columns)
         if let known = flatGroups.number(of: signature) { return known }
-        let number = number(newGroup: FlatRollupGroups.key(of: line, success: success, columns: flat.columns))
+        let number = number(newGroup: FlatRollupGroups.key(of: line, success: success, columns: columns))
         flatGroups.insert(signature, number: number)
         return number
-    }
-
-    /// Fills ``EncodedEvents/FlatScratch/columns`` and ``EncodedEvents/FlatScratch/extra`` from `fields`, as
-    /// ``EventColumns/columns(of:extra:column:)`` sorts a decoded event's fields.
-    /// - Returns: the integer `success` ("1" or "0"; any other value is an extra field).
-    private mutating func mapColumns(of fields: [FlatLine.Field]) -> Int64? {
-        for column in flat.columns.indices { flat.columns[column] = -1 }
-        flat.extra.removeAll(keepingCapacity: true)
-        var success: Int64?
-        for (index, field) in fields.enumerated() {
-            guard let bindIndex = EventColumns.bindIndex(ofKey: field.key) else {
-                flat.extra.append(index)
-                continue
-            }
-            if bindIndex == EventColumns.successIndex {
-                if field.value.count == 1, field.value[0] == UInt8(ascii: "1") || field.value[0] == UInt8(ascii: "0") {
-                    success = field.value[0] == UInt8(ascii: "1") ? 1 : 0
-                } else {
-                    flat.extra.append(index)
-                }
-                continue
-            }
-            flat.columns[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = index
-        }
-        return success
     }
 
     /// Writes the extra fields' JSON into ``EncodedEvents/FlatScratch/json`` as
     /// ``EventColumns/encodeExtra(_:)`` writes it: keys in byte order, strings escaped alike. Empty when none.
     private mutating func writeExtra(of fields: [FlatLine.Field]) {
         flat.json.removeAll(keepingCapacity: true)
-        guard !flat.extra.isEmpty else { return }
-        flat.extra.sort { FlatLine.precedes(fields[$0].key, fields[$1].key) }
+        guard !flat.sorted.extra.isEmpty else { return }
         flat.json.append(UInt8(ascii: "{"))
-        for (offset, index) in flat.extra.enumerated() {
+        for (offset, index) in flat.sorted.extra.enumerated() {
             if offset > 0 { flat.json.append(UInt8(ascii: ",")) }
             JSONValue.writeString(utf8: fields[index].key, to: &flat.json)
             flat.json.append(UInt8(ascii: ":"))
@@ -106,7 +80,7 @@ extension EncodedEvents.Builder {
     /// is packed, by the rules of ``EventColumns/pack(_:into:extra:packer:scratch:)``.
     private mutating func bindFields(of line: FlatLine) {
         let fields = line.fields
-        let columns = flat.columns
+        let columns = flat.sorted.columns
         let json = flat.json
         json.withUnsafeBufferPointer { extra in
             guard packer != nil else {

@@ -39,10 +39,11 @@ struct FlatRollupGroupsTests {
         try Self.expectGroups(of: hosts + hosts.reversed())
     }
 
-    /// Each line's group number and key, its fields mapped as both backends map them, against the decoded event's
-    /// key and `success`: equal keys, equal numbers.
+    /// Each line's group number and key, its fields sorted by ``FlatLineColumns`` as both backends sort them,
+    /// against the decoded event's key and `success`: equal keys, equal numbers.
     private static func expectGroups(of lines: [String]) throws {
         var groups = FlatRollupGroups()
+        var sorted = FlatLineColumns()
         var line = FlatLine()
         var keys: [RollupKey] = []
         var numberOfKey: [RollupKey: Int32] = [:]
@@ -54,12 +55,12 @@ struct FlatRollupGroupsTests {
             let found: (scanned: Bool, known: Int32?, key: RollupKey?, success: Int64?) = Array(text.utf8)
                 .withUnsafeBufferPointer { bytes in
                     guard codec.scan(bytes, into: &line) else { return (false, nil, nil, nil) }
-                    let (columns, success) = Self.columns(of: line)
-                    let signature = groups.signature(of: line, success: success, columns: columns)
-                    if let known = groups.number(of: signature) { return (true, known, nil, success) }
+                    sorted.sort(line.fields)
+                    let signature = groups.signature(of: line, success: sorted.success, columns: sorted.columns)
+                    if let known = groups.number(of: signature) { return (true, known, nil, sorted.success) }
                     groups.insert(signature, number: Int32(keys.count))
-                    let key = FlatRollupGroups.key(of: line, success: success, columns: columns)
-                    return (true, nil, key, success)
+                    let key = FlatRollupGroups.key(of: line, success: sorted.success, columns: sorted.columns)
+                    return (true, nil, key, sorted.success)
                 }
             try #require(found.scanned, "\(text) is read in place")
             #expect(found.success == decoded.success, "\(text)")
@@ -80,21 +81,5 @@ struct FlatRollupGroupsTests {
     private static func groupKey(_ event: MeasurementEvent) -> RollupKey {
         var extra: [(String, String)] = []
         return EventColumns.columns(of: event, extra: &extra) { _, _ in }.key
-    }
-
-    /// Each field column's field in `line` (or -1), and its integer `success`, as the backends' row builders map them.
-    private static func columns(of line: FlatLine) -> ([Int], Int64?) {
-        var columns = [Int](repeating: -1, count: EventColumns.fields.count)
-        var success: Int64?
-        for (index, field) in line.fields.enumerated() {
-            guard let bindIndex = EventColumns.bindIndex(ofKey: field.key) else { continue }
-            if bindIndex == EventColumns.successIndex {
-                if FlatLine.equals(field.value, "1") { success = 1 }
-                if FlatLine.equals(field.value, "0") { success = 0 }
-                continue
-            }
-            columns[EventColumns.fieldPosition(ofBindIndex: bindIndex)] = index
-        }
-        return (columns, success)
     }
 }
