@@ -38,8 +38,9 @@ package struct PostgresEventRows: IngestRows {
     /// Scratch of a decoded event's line: its field columns and extra fields.
     private var row = [String?](repeating: nil, count: EventColumns.fields.count)
     private var extra: [(String, String)] = []
-    /// Scratch of a line read in place: its fields sorted into its row's columns.
+    /// Scratch of a line read in place: its fields sorted into its row's columns, and the JSON of its `extra`.
     private var sorted = FlatLineColumns()
+    private var extraJSON: [UInt8] = []
     /// The position among the field columns of `targetURL`.
     private let targetPosition = EventColumns.fieldPosition(of: FieldName.targetURL)
 
@@ -129,7 +130,7 @@ package struct PostgresEventRows: IngestRows {
     }
 
     package mutating func append(_ line: FlatLine) -> Bool {
-        // A value that had an escape may hold a quote or a backslash, which `COPY` text and `extra` escape.
+        // A value that had an escape is left to the decoder.
         if line.hasEscapedValue { return false }
         guard line.isWritableAsRead(redactedWith: redactor) else { return false }
         let fields = line.fields
@@ -146,17 +147,24 @@ package struct PostgresEventRows: IngestRows {
         return true
     }
 
-    /// Writes the `COPY` line of `line` (its fields ``sorted``), whose values need no escape.
+    /// Writes the `COPY` line of `line` (its fields ``sorted``). Its id, name and keys are printable ASCII without
+    /// `"` or `\` (a line with any other is not read in place), so they need no escape; a value may hold a `"` (an
+    /// array's JSON text). So each value is written escaped for `COPY`, and `extra`'s JSON as
+    /// ``EventColumns/encodeExtra(_:)`` writes it, then escaped for `COPY`: each a pass that copies the bytes whole
+    /// when nothing needs an escape.
     private mutating func writeCopyLine(of line: FlatLine) {
         let fields = line.fields
-        let (columns, extra, success) = (sorted.columns, sorted.extra, sorted.success)
+        let (columns, success) = (sorted.columns, sorted.success)
+        extraJSON.removeAll(keepingCapacity: true)
+        sorted.appendExtraJSON(of: fields, to: &extraJSON)
         var length = 3 * (Self.fieldCount + 4) + PostgresCopyText.maximumIntegerLength + 2
-        length += PostgresCopyText.maximumLength(of: line.id) + line.name.count
-        for field in fields { length += field.value.count }
-        for index in extra { length += fields[index].key.count + 6 }
+        length += PostgresCopyText.maximumLength(of: line.id) + line.name.count + 2 * extraJSON.count
+        for position in 0..<Self.fieldCount where columns[position] >= 0 {
+            length += 2 * fields[columns[position]].value.count
+        }
+        let json = extraJSON
         text.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { raw in
             var out = CopyLine(raw)
-            // The id as the line wrote it: its text (printable ASCII) needs no escape.
             if let idText = line.idText {
                 out.put(idText)
             } else {
@@ -171,29 +179,16 @@ package struct PostgresEventRows: IngestRows {
                 if position == Self.successPosition {
                     out.putSuccess(success)
                 } else if columns[position] >= 0 {
-                    out.put(fields[columns[position]].value)
+                    out.putEscaped(fields[columns[position]].value)
                 } else {
                     out.putNull()
                 }
             }
             out.put(UInt8(ascii: "\t"))
-            if extra.isEmpty {
+            if json.isEmpty {
                 out.putNull()
             } else {
-                // `EventColumns.encodeExtra`'s JSON: printable ASCII without `"` or `\` needs no escape in it, and
-                // its text none in `COPY`'s.
-                out.put(UInt8(ascii: "{"))
-                for (offset, index) in extra.enumerated() {
-                    if offset > 0 { out.put(UInt8(ascii: ",")) }
-                    out.put(UInt8(ascii: "\""))
-                    out.put(fields[index].key)
-                    out.put(UInt8(ascii: "\""))
-                    out.put(UInt8(ascii: ":"))
-                    out.put(UInt8(ascii: "\""))
-                    out.put(fields[index].value)
-                    out.put(UInt8(ascii: "\""))
-                }
-                out.put(UInt8(ascii: "}"))
+                json.withUnsafeBufferPointer { out.putEscaped($0) }
             }
             out.put(UInt8(ascii: "\n"))
             return out.written
@@ -244,6 +239,12 @@ private struct CopyLine {
         guard let base = bytes.baseAddress else { return }
         cursor.update(from: base, count: bytes.count)
         cursor += bytes.count
+    }
+
+    /// Writes `bytes` escaped for `COPY` (``PostgresCopyText/write(_:to:)-(UnsafeBufferPointer<UInt8>,_)``); there is
+    /// room for twice as many.
+    mutating func putEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
+        cursor += PostgresCopyText.write(bytes, to: cursor)
     }
 
     mutating func putNull() {

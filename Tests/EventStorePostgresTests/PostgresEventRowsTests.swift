@@ -11,8 +11,9 @@ import Testing
 /// line, id, time and rollup group for every line taken in place; no server needed.
 struct PostgresEventRowsTests {
     /// Lines of every kind an ingest meets: the three App Links events with and without ids, times as integers and
-    /// as RFC 3339 text, aliases, extra fields, `success` other than 1 or 0, secrets in keys and in URLs (plain and
-    /// percent-encoded), arrivals at hosted links, hits of hosted links, devices' loss records.
+    /// as RFC 3339 text, aliases, extra fields, arrays, objects, numbers, booleans and null as values, `success`
+    /// other than 1 or 0, secrets in keys and in URLs (plain and percent-encoded), arrivals at hosted links, hits of
+    /// hosted links, devices' loss records.
     static func corpus(count: Int, seed: UInt64) -> [String] {
         var generator = SeededGenerator(seed: seed)
         func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
@@ -49,10 +50,20 @@ struct PostgresEventRowsTests {
             ("reason", ["buffer_full"]), ("count", ["3"]), ("code", ["c0de"]), ("note", ["?code=x&y=1"]),
             ("camp", ["prefix of campaign"]), ("sourceApplication", [""]), ("referer", ["a:b"]),
         ]
+        // Values that are not strings: arrays (whose JSON text, a value, holds quotes), objects (flattened),
+        // numbers, booleans and null.
+        let raw: [(String, [String])] = [
+            ("tags", [#"["promo","ab-1"]"#, "[]", "[true,null,2]"]),
+            ("device", [#"{"os":{"name":"iOS"},"ids":["a","b"]}"#, #"{"model":"Pixel"}"#]),
+            ("position", ["12", "-3", "true", "false", "null"]),
+        ]
         return (0..<count).map { _ in
             var members: [String] = []
             for (key, choices) in values where generator.next() % 3 == 0 {
                 members.append(#""\#(key)":"\#(pick(choices))""#)
+            }
+            for (key, choices) in raw where generator.next() % 3 == 0 {
+                members.append(#""\#(key)":\#(pick(choices))"#)
             }
             let fields = generator.next() % 9 == 0 ? "null" : "{" + members.joined(separator: ",") + "}"
             return "{" + pick(ids) + #""name":"\#(pick(names))","ts":\#(pick(times)),"fields":\#(fields)}"#

@@ -38,4 +38,18 @@ package struct FlatLineColumns {
         }
         extra.sort { FlatLine.precedes(fields[$0].key, fields[$1].key) }
     }
+
+    /// Appends the JSON of the ``extra`` fields among `fields` (the line's) to `json` as
+    /// ``EventColumns/encodeExtra(_:)`` writes it: keys in byte order, strings escaped alike; nothing when none.
+    package func appendExtraJSON(of fields: [FlatLine.Field], to json: inout [UInt8]) {
+        guard !extra.isEmpty else { return }
+        json.append(UInt8(ascii: "{"))
+        for (offset, index) in extra.enumerated() {
+            if offset > 0 { json.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(utf8: fields[index].key, to: &json)
+            json.append(UInt8(ascii: ":"))
+            JSONValue.writeString(utf8: fields[index].value, to: &json)
+        }
+        json.append(UInt8(ascii: "}"))
+    }
 }

@@ -61,19 +61,11 @@ extension EncodedEvents.Builder {
         return number
     }
 
-    /// Writes the extra fields' JSON into ``EncodedEvents/FlatScratch/json`` as
-    /// ``EventColumns/encodeExtra(_:)`` writes it: keys in byte order, strings escaped alike. Empty when none.
+    /// Writes the extra fields' JSON into ``EncodedEvents/FlatScratch/json``
+    /// (``FlatLineColumns/appendExtraJSON(of:to:)``). Empty when none.
     private mutating func writeExtra(of fields: [FlatLine.Field]) {
         flat.json.removeAll(keepingCapacity: true)
-        guard !flat.sorted.extra.isEmpty else { return }
-        flat.json.append(UInt8(ascii: "{"))
-        for (offset, index) in flat.sorted.extra.enumerated() {
-            if offset > 0 { flat.json.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(utf8: fields[index].key, to: &flat.json)
-            flat.json.append(UInt8(ascii: ":"))
-            JSONValue.writeString(utf8: fields[index].value, to: &flat.json)
-        }
-        flat.json.append(UInt8(ascii: "}"))
+        flat.sorted.appendExtraJSON(of: fields, to: &flat.json)
     }
 
     /// Binds the field columns and `extra` of `line` (mapped and written), packing the long ones when the batch
