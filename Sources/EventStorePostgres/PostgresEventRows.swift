@@ -7,10 +7,10 @@ import NIOCore
 /// write sends once it has claimed the ids. An ingest makes them on its reader thread (``IngestRows``), from the
 /// NDJSON bytes where a line allows it; a collector's batches are made into them by the write itself.
 ///
-/// A line read in place is written as it was read: only a line whose values are printable ASCII without an
-/// escape, that no redaction changes and that counts in no link rollup and no device's losses is taken so
-/// (``append(_:)-(FlatLine)``); any other goes through its decoded event (``append(_:)-(MeasurementEvent)``), the
-/// one way both give the same line.
+/// A line read in place is written from its bytes, its values escaped: only a line the reader takes in place (printable
+/// ASCII, values with at most the escapes `\"`, `\\` and `\/`), that no redaction changes and that counts in no link
+/// rollup and no device's losses is taken so (``append(_:)-(FlatLine)``); any other goes through its decoded event
+/// (``append(_:)-(MeasurementEvent)``), the one way both give the same line.
 package struct PostgresEventRows: IngestRows {
     /// The store's redactor, with a count of its own (values it replaced whole, for completeness).
     let redactor: Redactor
@@ -130,8 +130,6 @@ package struct PostgresEventRows: IngestRows {
     }
 
     package mutating func append(_ line: FlatLine) -> Bool {
-        // A value that had an escape is left to the decoder.
-        if line.hasEscapedValue { return false }
         guard line.isWritableAsRead(redactedWith: redactor) else { return false }
         let fields = line.fields
         sorted.sort(fields)
@@ -149,9 +147,9 @@ package struct PostgresEventRows: IngestRows {
 
     /// Writes the `COPY` line of `line` (its fields ``sorted``). Its id, name and keys are printable ASCII without
     /// `"` or `\` (a line with any other is not read in place), so they need no escape; a value may hold a `"` (an
-    /// array's JSON text). So each value is written escaped for `COPY`, and `extra`'s JSON as
-    /// ``EventColumns/encodeExtra(_:)`` writes it, then escaped for `COPY`: each a pass that copies the bytes whole
-    /// when nothing needs an escape.
+    /// array's JSON text, or a `\"` unescaped) or a `\` (a `\\` unescaped). So each value is written escaped for
+    /// `COPY`, and `extra`'s JSON as ``EventColumns/encodeExtra(_:)`` writes it, then escaped for `COPY`: each a pass
+    /// that copies the bytes whole when nothing needs an escape.
     private mutating func writeCopyLine(of line: FlatLine) {
         let fields = line.fields
         let (columns, success) = (sorted.columns, sorted.success)

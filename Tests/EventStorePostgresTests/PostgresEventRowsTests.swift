@@ -12,8 +12,8 @@ import Testing
 struct PostgresEventRowsTests {
     /// Lines of every kind an ingest meets: the three App Links events with and without ids, times as integers and
     /// as RFC 3339 text, aliases, extra fields, arrays, objects, numbers, booleans and null as values, `success`
-    /// other than 1 or 0, secrets in keys and in URLs (plain and percent-encoded), arrivals at hosted links, hits of
-    /// hosted links, devices' loss records.
+    /// other than 1 or 0, escaped quotes, backslashes and slashes, secrets in keys and in URLs (plain and
+    /// percent-encoded), arrivals at hosted links, hits of hosted links, devices' loss records.
     static func corpus(count: Int, seed: UInt64) -> [String] {
         var generator = SeededGenerator(seed: seed)
         func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
@@ -44,11 +44,15 @@ struct PostgresEventRowsTests {
             ),
             ("refererAppName", ["Facebook", "Mail"]), ("ref", ["feed", "share"]), ("success", ["1", "0", "yes"]),
             ("type", ["app", "web", "failed", "fail"]), ("sourceHost", ["a.example"]), ("sourceURLHost", ["b.example"]),
-            ("intentData", ["readly://x"]), ("outputURL", ["readly://y"]), ("error", ["no target"]),
+            ("intentData", ["readly://x"]), ("outputURL", ["readly://y", #"readly://c:\\dir\/x"#]),
+            ("error", ["no target"]),
             ("version", ["1.0"]), ("campaign", ["autumn"]), ("extras/fb_access_token", ["t0k3n"]), ("password", ["pw"]),
             ("zeta", ["z"]), ("", ["empty key"]), ("slug", ["invite"]), ("status", ["200"]), ("crawler", ["1"]),
             ("reason", ["buffer_full"]), ("count", ["3"]), ("code", ["c0de"]), ("note", ["?code=x&y=1"]),
             ("camp", ["prefix of campaign"]), ("sourceApplication", [""]), ("referer", ["a:b"]),
+            // Escapes in values (a key with one is decoded): a quote, a backslash, a slash, in columns and `extra`.
+            ("extras", [#"{\"source\":\"mail\",\"path\":\"c:\\tmp\"}"#, #"a\/b"#]),
+            ("refererURL", [#"readly://say?q=\"hi\""#]), ("weird", [#"back\\slash"#]),
         ]
         // Values that are not strings: arrays (whose JSON text, a value, holds quotes), objects (flattened),
         // numbers, booleans and null.
@@ -78,13 +82,15 @@ struct PostgresEventRowsTests {
 
     /// For every line of the corpus the rows take in place, the rows of its decoded event (redacted) are the same:
     /// line, id, time, rollup group, and no link group or loss record (those lines are left to the decoder). Lines
-    /// with a secret, an arrival at a hosted link, a hit or a loss record are not taken in place.
+    /// with a secret, an arrival at a hosted link, a hit or a loss record are not taken in place; lines with escaped
+    /// values are.
     @Test(arguments: [Redactor(), Redactor(secretKeys: [])])
     func linesReadInPlaceAreTheDecodedEventsLines(redactor: Redactor) throws {
         let codec = NDJSONCodec()
         var flat = FlatLine()
         var taken = 0
         var left = 0
+        var takenEscaped = 0
         for text in Self.corpus(count: 4_000, seed: 11) {
             let bytes = Array(text.utf8)
             let event = try bytes.withUnsafeBufferPointer { try codec.decode(utf8: $0) }
@@ -103,6 +109,7 @@ struct PostgresEventRowsTests {
                 continue
             }
             taken += 1
+            if flat.hasEscapedValue { takenEscaped += 1 }
             #expect(Self.line(0, of: fast) == Self.line(0, of: decoded), "\(text)")
             #expect(fast.ids == decoded.ids && fast.timestamps == decoded.timestamps)
             #expect(fast.groups[fast.group[0]] == decoded.groups[decoded.group[0]], "\(text)")
@@ -112,6 +119,7 @@ struct PostgresEventRowsTests {
             #expect(redacted.fields == event.fields, "a line taken in place holds no secret: \(text)")
         }
         #expect(taken > 300 && left > 300, "\(taken) taken, \(left) left")
+        #expect(takenEscaped > 100, "\(takenEscaped) lines with an escaped value taken")
     }
 
     /// Every catalogue field's key, read as bytes, names its own column; any other key none.
