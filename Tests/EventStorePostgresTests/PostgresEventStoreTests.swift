@@ -233,9 +233,10 @@ struct PostgresEventStoreTests {
     }
 
     /// Opening a store waits for another process's migrations however long they take: only reaching the server is
-    /// timed (here 3 s, room for a slow connect on a loaded CI, while the lock of migrations is held for 5 s). Until
-    /// 2026-11-27 the migrations ran inside that time, and a second server starting during a long migration failed
-    /// with "no connection within 10 s".
+    /// timed (here 10 s, room for a slow connect while the other suites make their databases, while the lock of
+    /// migrations is held for 11 s after the store waits for it). Before, the migrations ran inside that time, and a
+    /// second server starting during a long migration failed with "no connection within 10 s". An opening that
+    /// fails before it waits is reported as its own error.
     @Test func openingWaitsForAnotherProcesssMigrationsPastTheConnectTimeout() async throws {
         try await PostgresTestDatabase.with { url in
             try await PostgresTestDatabase.withConnection(url) { other in
@@ -244,11 +245,19 @@ struct PostgresEventStoreTests {
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_lock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let opening = Task {
                     try await PostgresEventStore.open(
-                        url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(3)))
+                        url: url, options: PostgresEventStore.Options(connectTimeout: .seconds(10)))
                 }
                 // The opening store has connected and waits for the lock: held past its connect timeout from here.
-                _ = try await PostgresTestDatabase.waitForLockWait(url, on: "advisory")
-                try await Task.sleep(for: .seconds(4))
+                do {
+                    _ = try await PostgresTestDatabase.waitForLockWait(url, on: "advisory")
+                } catch {
+                    try await other.query(
+                        PostgresQuery(unsafeSQL: "SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))"),
+                        logger: logger)
+                    await (try opening.value).close()  // the opening's own error, if it failed
+                    throw error
+                }
+                try await Task.sleep(for: .seconds(11))
                 try await other.query(
                     PostgresQuery(unsafeSQL: "SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))"), logger: logger)
                 let store = try await opening.value
