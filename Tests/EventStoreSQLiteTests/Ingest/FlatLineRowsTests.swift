@@ -81,9 +81,10 @@ struct FlatLineRowsTests {
         // The install path's events stay unpacked (their `extra` is read through the partial indexes).
         var builder = EncodedEvents.Builder(redactor: Redactor(), packer: packer, capacity: 1)
         var line = FlatLine()
-        let text = Self.taken[6]
-        _ = Array(text.utf8).withUnsafeBufferPointer { NDJSONCodec().scan($0, into: &line) }
-        let appended = builder.append(line, position: 0)
+        // The line read in place points into the bytes: it is appended while they are at hand.
+        let appended = Array(Self.taken[6].utf8).withUnsafeBufferPointer {
+            NDJSONCodec().scan($0, into: &line) && builder.append(line, position: 0)
+        }
         #expect(appended)
         let batch = builder.finish()
         #expect(batch.text(of: batch.rows[0], at: EventColumns.extraIndex) == #"{"installed":"1","token":"t-1"}"#)
@@ -129,9 +130,11 @@ struct FlatLineRowsTests {
     func aLineWhoseEventTheBytesCannotEncodeIsLeftToTheDecoder(_ text: String) {
         var builder = EncodedEvents.Builder(redactor: Redactor(), packer: nil, capacity: 1)
         var line = FlatLine()
-        let scanned = Array(text.utf8).withUnsafeBufferPointer { NDJSONCodec().scan($0, into: &line) }
+        let (scanned, appended) = Array(text.utf8).withUnsafeBufferPointer {
+            let scanned = NDJSONCodec().scan($0, into: &line)
+            return (scanned, scanned && builder.append(line, position: 0))
+        }
         #expect(scanned)
-        let appended = builder.append(line, position: 0)
         #expect(!appended)
         #expect(builder.count == 0)
     }
