@@ -131,21 +131,27 @@ extension Intake {
         events.append(MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp))
     }
 
-    /// The stored time of a call, corrected for the client's clock; nil when a time is malformed.
+    /// The stored time of a call, corrected for the client's clock; nil when a time is malformed, or it or the
+    /// corrected time lies outside ``EventTime/supportedRange``.
     static func segmentTime(_ call: JSONObject, batchSentAt: JSONValue?, receivedAt: Int64) -> Int64? {
         guard let timestampValue = call["timestamp"], timestampValue != .null else { return receivedAt }
         guard let timestamp = milliseconds(timestampValue) else { return nil }
         let sentAtValue = call["sentAt"] ?? batchSentAt
         guard let sentAtValue, sentAtValue != .null else { return timestamp }
-        guard let sentAt = milliseconds(sentAtValue) else { return nil }
-        return timestamp + (receivedAt - sentAt)
+        guard let sentAt = milliseconds(sentAtValue), EventTime.supportedRange.contains(receivedAt) else { return nil }
+        // Each time is within 10^15 ms of the epoch, so the sum cannot overflow.
+        let corrected = timestamp + (receivedAt - sentAt)
+        return EventTime.supportedRange.contains(corrected) ? corrected : nil
     }
 
+    /// A time of a call as milliseconds, when it is an RFC 3339 string or an integer in the supported range.
     private static func milliseconds(_ value: JSONValue) -> Int64? {
+        let milliseconds: Int64?
         switch value {
-        case .string(let text): return EventTime.milliseconds(rfc3339: text)
-        case .int(let milliseconds): return milliseconds
-        default: return nil
+        case .string(let text): milliseconds = EventTime.milliseconds(rfc3339: text)
+        case .int(let value): milliseconds = value
+        default: milliseconds = nil
         }
+        return milliseconds.flatMap { EventTime.supportedRange.contains($0) ? $0 : nil }
     }
 }

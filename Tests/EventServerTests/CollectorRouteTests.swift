@@ -143,6 +143,10 @@ import Testing
         (#"{"name": "al_nav_in"}"#, "missing_ts"),
         (#"{"name": "al_nav_in", "ts": "yesterday"}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": true}"#, "bad_ts"),
+        // Times outside the years 0000 to 9999: the first stopped the server (its 15-minute bucket overflowed).
+        (#"{"name": "al_nav_in", "ts": -9223372036854775000}"#, "bad_ts"),
+        (#"{"name": "al_nav_in", "ts": 9223372036854775807}"#, "bad_ts"),
+        (#"{"name": "al_nav_in", "ts": "9999-12-31T23:59:59-01:00"}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": 1763683200000, "id": 7}"#, "bad_id"),
         (#"{"name": "al_nav_in", "ts": 1763683200000, "fields": [1]}"#, "bad_fields"),
         (
@@ -182,7 +186,7 @@ import Testing
             }
             try await client.execute(uri: "/metrics", method: .get, headers: headers(key: ServerFixture.readKey)) {
                 let text = String(buffer: $0.body)
-                #expect(text.contains(#"alstats_events_rejected_total{code="bad_ts"} 2"#), "\(text)")
+                #expect(text.contains(#"alstats_events_rejected_total{code="bad_ts"} 5"#), "\(text)")
                 #expect(text.contains(#"alstats_events_rejected_total{code="too_large"} 1"#))
             }
         }

@@ -102,6 +102,41 @@ import Testing
         #expect(try fixture.storedEvents().isEmpty)
     }
 
+    /// Times past the years 0000 to 9999, given or made by the clock's correction, are rejected as
+    /// `bad_timestamp`, each call on its own (`Int64.max` against a `sentAt` of 0 overflowed the correction and
+    /// stopped the server); the calls around them are stored, over a real socket.
+    @Test func timesOutsideTheYears0000To9999AreRejectedAndTheServerGoesOn() async throws {
+        let fixture = ServerFixture()
+        let body = """
+            {"batch": [
+              {"type": "track", "event": "a", "messageId": "in1", "timestamp": "2025-11-20T23:58:00.000Z"},
+              {"type": "track", "event": "b", "messageId": "x1", "timestamp": 9223372036854775807, "sentAt": 0},
+              {"type": "track", "event": "b", "messageId": "x2", "timestamp": -9223372036854775000},
+              {"type": "track", "event": "b", "messageId": "x3", "timestamp": 253402300799999,
+               "sentAt": "2025-11-19T00:00:00Z"},
+              {"type": "track", "event": "b", "messageId": "x4", "timestamp": "2025-11-20T23:58:00Z",
+               "sentAt": -9223372036854775000},
+              {"type": "track", "event": "a", "messageId": "in2", "timestamp": 253402300799999,
+               "sentAt": 253402300799999}
+            ]}
+            """
+        try await fixture.application().test(.live) { client in
+            try await client.execute(
+                uri: "/v1/batch", method: .post, headers: Self.segmentHeaders, body: ByteBuffer(string: body)
+            ) { response in
+                #expect(response.status == .ok)
+                let answer = json(response)
+                #expect(answer["accepted"] == .int(2))
+                #expect(answer["rejected"] == .int(4))
+                guard case .array(let errors)? = answer["errors"] else { throw FixtureError("no errors") }
+                #expect(errors.map { $0["code"]?.stringValue } == Array(repeating: "bad_timestamp", count: 4))
+            }
+        }
+        let events = try fixture.storedEvents()
+        #expect(Set(events.keys) == ["in1", "in2"])
+        #expect(events["in2"]?.timestamp == ServerFixture.now)
+    }
+
     @Test func invalidJSONIs400() async throws {
         let fixture = ServerFixture()
         try await fixture.application().test(.router) { client in

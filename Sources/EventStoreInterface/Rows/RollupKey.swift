@@ -34,9 +34,11 @@ package struct RollupKey: Hashable, Sendable {
         self.dimensions = dimensions
     }
 
-    /// The start of the `size`-long span (from the epoch) holding `timestamp`.
+    /// The start of the `size`-long span (from the epoch) holding `timestamp`; `Int64.min` for a time in the span
+    /// that starts below it (one the intake refuses, outside ``EventTime/supportedRange``: never a trap).
     package static func start(of timestamp: Int64, size: Int64) -> Int64 {
-        timestamp - ((timestamp % size) + size) % size
+        let (start, overflow) = timestamp.subtractingReportingOverflow(((timestamp % size) + size) % size)
+        return overflow ? .min : start
     }
 
     package var name: String { dimensions.name }

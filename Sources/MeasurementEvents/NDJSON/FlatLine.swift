@@ -288,8 +288,15 @@ private struct FlatLineScanner {
     }
 
     /// The time at the reading position: an integer of at most 18 digits (which JSON reads as that integer) or an
-    /// RFC 3339 string. `nil` for anything else (a fraction, an exponent, a longer number: the decoder's to read).
+    /// RFC 3339 string, in ``EventTime/supportedRange``. `nil` for anything else (a fraction, an exponent, a longer
+    /// number, a time out of the range: the decoder's to read, or to refuse).
     package mutating func time() -> Int64? {
+        guard let time = anyTime(), EventTime.supportedRange.contains(time) else { return nil }
+        return time
+    }
+
+    /// ``time()`` in or out of the supported range.
+    private mutating func anyTime() -> Int64? {
         if bytes.count > index, bytes[index] == UInt8(ascii: "\"") {
             guard let text = string() else { return nil }
             return EventTime.milliseconds(rfc3339: text)

@@ -113,6 +113,16 @@ public struct NDJSONCodec: Sendable {
     }
 
     package static func milliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
+        let milliseconds = try anyMilliseconds(value)
+        guard EventTime.supportedRange.contains(milliseconds) else {
+            throw NDJSONLineError(
+                "\"ts\" is outside the years 0000 to 9999 (\(milliseconds) ms since the Unix epoch)", code: "bad_ts")
+        }
+        return milliseconds
+    }
+
+    /// The milliseconds of a `ts` value, in the supported range (``EventTime/supportedRange``) or not.
+    private static func anyMilliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
         switch value {
         case .int(let milliseconds)?:
             return milliseconds

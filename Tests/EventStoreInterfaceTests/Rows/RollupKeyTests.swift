@@ -49,4 +49,18 @@ struct RollupKeyTests {
         #expect(Self.key(type: "web").series != series && Self.key(success: 0).series != series)
         #expect(Set([series, Self.key(ref: "x").series, Self.key(at: Self.time + 900_000).series]).count == 2)
     }
+
+    /// A span's start is the largest multiple of its size at or before the time, before the epoch too; a time in
+    /// the span that starts below `Int64.min` (one the intake refuses) gives `Int64.min`, not a trap.
+    @Test func spansStartAtMultiplesOfTheirSizeAndNeverTrap() {
+        let quarter = RollupKey.bucketMilliseconds
+        #expect(RollupKey.start(of: 1_763_686_811_051, size: quarter) == 1_763_686_800_000)
+        #expect(RollupKey.start(of: -1, size: quarter) == -quarter)
+        #expect(RollupKey.start(of: -quarter, size: quarter) == -quarter)
+        #expect(RollupKey.start(of: .max, size: RollupKey.dayMilliseconds) <= .max)
+        #expect(RollupKey.start(of: .min, size: quarter) == .min)
+        #expect(RollupKey.start(of: .min + 5, size: RollupKey.dayMilliseconds) == .min)
+        let edge = EventTime.supportedRange.lowerBound
+        #expect(RollupKey.start(of: edge, size: RollupKey.dayMilliseconds) == edge)
+    }
 }
