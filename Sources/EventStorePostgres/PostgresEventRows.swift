@@ -123,6 +123,7 @@ package struct PostgresEventRows: IngestRows {
                 line.putNull()
             }
             line.put(UInt8(ascii: "\n"))
+            assert(line.written <= length, "a COPY line took more than the room reserved for it")
             return line.written
         }
         self.row = row
@@ -189,6 +190,7 @@ package struct PostgresEventRows: IngestRows {
                 json.withUnsafeBufferPointer { out.putEscaped($0) }
             }
             out.put(UInt8(ascii: "\n"))
+            assert(out.written <= length, "a COPY line took more than the room reserved for it")
             return out.written
         }
     }

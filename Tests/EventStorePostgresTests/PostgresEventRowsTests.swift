@@ -122,6 +122,36 @@ struct PostgresEventRowsTests {
         #expect(takenEscaped > 100, "\(takenEscaped) lines with an escaped value taken")
     }
 
+    /// A line's reserved room holds its longest `COPY` text: every value (in every column and in `extra`) made only
+    /// of bytes `COPY` escapes, decoded (a tab, a newline, a carriage return, a backslash, in the id and the name
+    /// too) and read in place (backslashes: a value read in place holds no control character). The rows assert the
+    /// bound as they write a line (in debug builds, as tests run): a bound that falls short stops this test.
+    @Test func theLongestLinesFitTheRoomTheyReserve() throws {
+        let keys = EventColumns.fields.map(\.field) + ["zeta", "extras/deep"]
+        let escaped = String(repeating: "\t\n\r\\", count: 64)
+        var fields: [String: String] = [:]
+        for key in keys { fields[key] = escaped }
+        var decoded = PostgresEventRows(redactor: Redactor(), capacity: 1)
+        decoded.append(MeasurementEvent(id: EventID(escaped), name: escaped, fields: fields, timestamp: .min))
+        #expect(decoded.count == 1)
+        let line = Self.line(0, of: decoded)
+        #expect(line.count > 2 * escaped.utf8.count * keys.count, "every value written, escaped")
+
+        let backslashes = String(repeating: #"\\"#, count: 64)  // JSON of 64 backslashes
+        var members = keys.map { #""\#($0)":"\#(backslashes)""# }
+        members.append(#""tags":["promo","ab-1"]"#)  // an array with an escape is decoded
+        let text =
+            #"{"id":"text-id-1","name":"custom_event","ts":1,"fields":{"#
+            + members.joined(separator: ",") + "}}"
+        var flat = FlatLine()
+        var fast = PostgresEventRows(redactor: Redactor(secretKeys: []), capacity: 1)
+        let taken = Array(text.utf8).withUnsafeBufferPointer {
+            NDJSONCodec().scan($0, into: &flat) && fast.append(flat)
+        }
+        #expect(taken, "the line is read in place")
+        #expect(fast.count == 1 && Self.line(0, of: fast).count > 128 * keys.count)
+    }
+
     /// Every catalogue field's key, read as bytes, names its own column; any other key none.
     @Test func keysReadAsBytesNameTheirColumns() {
         for (position, entry) in EventColumns.fields.enumerated() {
