@@ -163,11 +163,11 @@ package final class Uploader: Sendable {
         private func send(_ prepared: PreparedBatch, as number: Int, in group: inout Requests) {
             let uploader = self.uploader
             group.addTask {
-                do throws(UploadError) {
-                    return (number, .success(try await uploader.deliver(prepared)))
-                } catch {
-                    return (number, .failure(error))
-                }
+                // The result is made first and the tuple after: Swift 6.3.1's optimizer gave a tuple returned from
+                // inside `do throws(UploadError)` in this task a garbage number in release builds, so no answer
+                // was ever settled (a push acknowledged nothing, and `alstats demo` stopped after one batch).
+                let result = await uploader.deliveryResult(of: prepared)
+                return (number, result)
             }
         }
     }
@@ -195,6 +195,15 @@ package final class Uploader: Sendable {
                 maximumBytes: policy.maximumBatchBytes)
         else { return nil }
         return PreparedBatch(batch)
+    }
+
+    /// ``deliver(_:)`` as a `Result`.
+    fileprivate func deliveryResult(of prepared: PreparedBatch) async -> Result<UploadWindow.Delivery, UploadError> {
+        do throws(UploadError) {
+            return .success(try await deliver(prepared))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Sends one batch until it is answered, or until the collector asks for it in halves.
