@@ -126,4 +126,13 @@ struct ReportTests {
         #expect(ReportTimeZone.utc.milliseconds(of: "2026-03-22T01:02:03.5Z") == 1_774_141_323_500)
         #expect(ReportTimeZone.utc.milliseconds(of: "yesterday") == nil)
     }
+
+    /// A time past the supported years (stored before they were enforced) is dated at their edge in any zone,
+    /// never a trap: `Int64.max` at UTC+1 overflowed, and `alstats report --tz +01:00` stopped.
+    @Test(arguments: ["+01:00", "-01:00", "Pacific/Kiritimati", "UTC"])
+    func timesPastTheSupportedYearsAreDatedAtTheirEdge(zone: String) throws {
+        let timeZone = try #require(ReportTimeZone(zone))
+        #expect(timeZone.date(of: .max).hasPrefix("9999-12-3") || timeZone.date(of: .max).hasPrefix("10000-01-01"))
+        #expect(timeZone.date(of: .min).hasPrefix("0000-01-01") || timeZone.date(of: .min).hasPrefix("-001-12-31"))
+    }
 }

@@ -81,9 +81,12 @@ public struct ReportTimeZone: Sendable, Hashable {
         Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(milliseconds) / 1_000))) * 1_000
     }
 
-    /// The local date `YYYY-MM-DD` of the instant `milliseconds`.
+    /// The local date `YYYY-MM-DD` of the instant `milliseconds`, taken within ``EventTime/supportedRange`` (a
+    /// store written before the range was enforced may hold a time past it: it is dated at the range's edge).
     public func date(of milliseconds: Int64) -> String {
-        let local = milliseconds + offset(at: milliseconds)
+        let range = EventTime.supportedRange
+        let instant = min(max(milliseconds, range.lowerBound), range.upperBound)
+        let local = instant + offset(at: instant)
         let days = local >= 0 ? local / 86_400_000 : -((-local + 86_399_999) / 86_400_000)
         let (year, month, day) = EventTime.civil(days: days)
         return String(format: "%04lld-%02lld-%02lld", year, month, day)
