@@ -14,5 +14,5 @@ WHERE rowid >= ?2
     AND packed IS NULL
     AND EXISTS (SELECT 1 FROM event_pack_dictionaries)
     AND name NOT IN ('alstats_link_store', 'alstats_link_install', 'alstats_first_open')
-    AND NOT (name = 'al_nav_in' AND extra GLOB '*"deferred":"1"*')
+    AND NOT (name = 'al_nav_in' AND coalesce(extra GLOB '*"deferred":"1"*', 0))
     AND length(alstats_pack_payload(input_url, target_url, referer_url, output_url, source_url, extra)) <= ?1;

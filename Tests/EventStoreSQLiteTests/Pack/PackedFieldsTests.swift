@@ -241,9 +241,18 @@ struct PackedFieldsTests {
             INSERT INTO events (id, ts_ms, name, input_url, extra)
             VALUES ('raw-1', 1950000000000, 'al_nav_in', 'readly://raw/1', '{"country":"PT"}')
             """)
+        // An `al_nav_in` without extra fields is packed too (the test for a deferred open's `extra` was NULL for it,
+        // which left every such row plain).
+        try connection.execute(
+            """
+            INSERT INTO events (id, ts_ms, name, input_url, target_url)
+            VALUES ('raw-2', 1950000000001, 'al_nav_in', 'readly://raw/2', 'https://go.example/raw/2')
+            """)
+        let unpackedNavIn = "SELECT count(*) FROM events WHERE packed IS NULL AND id IN ('raw-1', 'raw-2')"
         #expect(try connection.scalarInt(unpacked) == 1)
         #expect(try store.pack())
         #expect(try connection.scalarInt(unpacked) == 0)
+        #expect(try connection.scalarInt(unpackedNavIn) == 0)
         #expect(try connection.scalarInt("SELECT count(*) FROM event_pack_dictionaries") == 1)
         let raw = try #require(try Self.exported(SQLiteEventStore(path: database.path))["raw-1"])
         #expect(raw.fields == [FieldName.inputURL: "readly://raw/1", "country": "PT"])
