@@ -137,7 +137,6 @@ extension DeferredAppLink {
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        byte.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
     }
 }

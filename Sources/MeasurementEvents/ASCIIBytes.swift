@@ -10,6 +10,14 @@ extension UInt8 {
     @inlinable package var asciiLowercased: UInt8 {
         self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
     }
+
+    /// Whether this byte is an ASCII digit, `0` to `9`.
+    @inlinable package var isASCIIDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
+
+    /// Whether this byte is an ASCII letter or digit.
+    @inlinable package var isASCIIAlphanumeric: Bool {
+        isASCIIDigit || (asciiLowercased >= UInt8(ascii: "a") && asciiLowercased <= UInt8(ascii: "z"))
+    }
 }
 
 extension Collection<UInt8> {

@@ -40,13 +40,22 @@ struct LinkFunnelTests {
 
     @Test(arguments: [
         ("https://go.example.com", "https://go.example.com"), ("HTTPS://Go.Example.com/", "https://go.example.com"),
-        ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080"), ("https://[::1]:65535", "https://[::1]:65535"),
+        ("https://go.example.com:1/", "https://go.example.com:1"),
     ])
     func acceptsAPublicURLThatIsAnOrigin(_ text: String, _ expected: String) {
         #expect(LinkPublicURL(text)?.text == expected)
     }
 
-    @Test(arguments: ["", "go.example.com", "https://", "https://go.example.com/links", "https://a?b", "ht tp://a"])
+    /// Not an origin, or one that is no public web address: a user or password (it would be stored and printed on
+    /// every page in clear), another scheme, a port out of range or not a number.
+    @Test(arguments: [
+        "", "go.example.com", "https://", "https://go.example.com/links", "https://a?b", "ht tp://a",
+        "https://user:pw@go.example.com", "https://user@go.example.com:8080", "ftp://go.example.com",
+        "readly://go.example.com", "https://go.example.com:99999", "https://go.example.com:0",
+        "https://go.example.com:",
+        "https://go.example.com:80a", "https://:8080", "https://[::1", "https://[]:80",
+    ])
     func refusesAPublicURLThatIsNotAnOrigin(_ text: String) {
         #expect(LinkPublicURL(text) == nil)
     }

@@ -75,7 +75,7 @@ package struct LinkRollupKey: Hashable {
     /// A `status` of 1 to 9 ASCII digits as a number, else `nil`.
     package static func status(_ text: String) -> Int64? {
         let digits = text.utf8
-        guard (1...9).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) else { return nil }
         return Int64(text)
     }
 
@@ -127,15 +127,11 @@ package struct LinkRollupKey: Hashable {
     }
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        byte.isASCIIAlphanumeric || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }
 
     private static func isSlugByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-    }
-
-    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122)
+        byte.isASCIIAlphanumeric || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 
     /// This group with its bucket widened to the UTC day: the key of `link_rollup_day`.
