@@ -68,11 +68,13 @@ struct MarkdownRenderer {
             + rows.map { "| " + $0.map(escape).joined(separator: " | ") + " |" }
     }
 
-    /// A cell that stays in its row: backslashes and `|` escaped, every line break (`\n`, `\r\n`, `\r`) a space.
+    /// A cell that stays in its row: backslashes and `|` escaped, every line break (`\n`, `\r\n`, `\r`) a space, other
+    /// control characters written out (``ReportText/printable(_:)``).
     static func escape(_ cell: String) -> String {
-        cell.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
-            .replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-            .replacingOccurrences(of: "\n", with: " ")
+        ReportText.printable(
+            cell.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
+                .replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+                .replacingOccurrences(of: "\n", with: " "))
     }
 }
 
