@@ -59,6 +59,9 @@ struct ReportParameters: Sendable, Hashable {
                 query.until = nil
             }
         }
+        if let since = query.since, let until = query.until, until < since {
+            throw EventServerError(.badRequest, "until is before since: give a window that ends after it starts")
+        }
         var comparison: ReportComparison?
         if let text = parameters.get("compare"), !text.isEmpty, text != "none", period != .all {
             guard let value = ReportComparison(rawValue: text) else {

@@ -69,7 +69,7 @@ import Testing
             ) { #expect(String(buffer: $0.body) == ReportFormat.json.render(compared)) }
             for bad in [
                 "?tz=Mars/Base", "?since=yesterday", "?top=-1", "?compare=last",
-                "?compare=previous&since=2025-11-22&until=2025-11-21",
+                "?compare=previous&since=2025-11-22&until=2025-11-21", "?since=2025-11-22&until=2025-11-21",
             ] {
                 try await client.execute(
                     uri: "/api/report\(bad)", method: .get, headers: headers(key: ServerFixture.readKey)

@@ -55,6 +55,10 @@ struct ReportCLITests {
             "report", "--database", database.path, "--format", "json", "--since", "2025-11-03", "--until", "2025-11-10",
         ])
         #expect(report["previous"] == (try JSONValue.parse(first.output)), "previous is the first week on its own")
+        let backwards = try BuiltAlstats.run([
+            "report", "--database", database.path, "--since", "2025-11-17", "--until", "2025-11-10",
+        ])
+        #expect(backwards.status == 64 && backwards.errors.contains("is before --since"), "\(backwards.errors)")
         guard case .array(let alerts) = report["alerts"] else { throw CLIFailure("no alerts: \(compared.output)") }
         let video = try #require(alerts.first)
         #expect(video["dimension"] == "source_host" && video["value"] == "video.example.org")

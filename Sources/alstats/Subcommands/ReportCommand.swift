@@ -115,9 +115,14 @@ struct ReportFilterOptions: ParsableArguments {
             }
             return milliseconds
         }
+        let window = (since: try time("--since", since), until: try time("--until", until))
+        if let start = window.since, let end = window.until, end < start {
+            throw ValidationError(
+                "--until \(until ?? "") is before --since \(since ?? ""): give a window that ends after it starts")
+        }
         return ReportQuery(
-            since: try time("--since", since), until: try time("--until", until), ref: ref, refererApp: refererApp,
-            sourceHost: sourceHost, link: link, timeZone: zone)
+            since: window.since, until: window.until, ref: ref, refererApp: refererApp, sourceHost: sourceHost,
+            link: link, timeZone: zone)
     }
 }
 
