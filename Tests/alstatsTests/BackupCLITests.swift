@@ -56,6 +56,9 @@ struct BackupCLITests {
         }
         let again = try BuiltAlstats.run(["backup", "--database", "demo.sqlite", "copy"], in: folder.folder)
         #expect(again.status == 64, "a folder that is not empty is refused")
+        let missing = try BuiltAlstats.run(["backup", "--database", "missing.sqlite", "never"], in: folder.folder)
+        #expect(missing.status == 66, "\(missing.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("never")), "no folder for a database not read")
 
         // The events alone: the copy counts no arrival, having no public URL.
         let export = try BuiltAlstats.run(["export", "--database", "demo.sqlite"], in: folder.folder)

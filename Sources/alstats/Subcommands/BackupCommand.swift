@@ -29,8 +29,9 @@ extension ALStatsCommand {
 
         func run() async throws {
             try await reportingFailuresAsync {
-                try Self.makeEmptyFolder(folder)
+                // The store first: a database that cannot be read leaves no folder behind.
                 let store = try await database.openBackend(.read)
+                try Self.makeEmptyFolder(folder)
                 let stored: (links: [StoredLink], urls: [String], rows: [CompletenessRow])
                 let rawEventsSince: Int64?
                 do throws(StoreError) {
