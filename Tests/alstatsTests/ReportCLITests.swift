@@ -13,6 +13,10 @@ struct ReportCLITests {
         let value = try JSONValue.parse(json.output)
         #expect(value["totals"]?["events"] == .int(800))
         #expect(value["window"]?["timezone"] == "+05:30")
+        // An offset west of UTC is read as the option's value (with the default parsing it looked like an option).
+        let west = try BuiltAlstats.run(["report", "--database", database.path, "--format", "json", "--tz", "-05:00"])
+        #expect(west.status == 0, "\(west.errors)")
+        #expect(try JSONValue.parse(west.output)["window"]?["timezone"] == "-05:00")
 
         let table = try BuiltAlstats.run(
             ["report", "--since", "2026-03-23", "--until", "2026-03-25T12:00:00Z"],

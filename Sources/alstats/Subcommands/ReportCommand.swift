@@ -95,8 +95,11 @@ struct ReportFilterOptions: ParsableArguments {
             "Only the events of the hosted link SLUG: its page views and its arrivals in the app.", valueName: "SLUG"))
     var link: String?
 
+    /// Read unconditionally, so that an offset west of UTC (`--tz -05:00`) is the option's value, not an option.
     @Option(
-        help: ArgumentHelp("Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30).", valueName: "ZONE"))
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Time zone of dates: an IANA name (Europe/Paris) or an offset (+05:30, -05:00).", valueName: "ZONE"))
     var tz: String = "UTC"
 
     func validate() throws {
