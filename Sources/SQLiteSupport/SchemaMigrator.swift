@@ -87,6 +87,9 @@ package struct SchemaMigrator {
     @discardableResult
     package func migrate(_ connection: SQLiteConnection) throws(SQLiteError) -> [Int] {
         try checkNotNewer(connection)
+        // Up to date: nothing to write, so no write transaction, which would wait for (and fail behind) another
+        // connection's. A version read now cannot fall back; one that rises meanwhile is read again below.
+        guard try hasPending(connection) else { return [] }
         var applied: [Int] = []
         for migration in migrations {
             guard let version = migration.migrationVersion else { continue }

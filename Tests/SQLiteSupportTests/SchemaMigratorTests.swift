@@ -36,4 +36,19 @@ struct SchemaMigratorTests {
         #expect(try migrator.currentVersion(of: connection) == 2)
         #expect(try connection.scalarInt("SELECT count(*) FROM pragma_table_info('shared') WHERE name = 'kept'") == 1)
     }
+
+    /// An up-to-date database is migrated without a write transaction: a reader (`alstats report`) opens it while
+    /// another connection holds one. (Each migration's `BEGIN IMMEDIATE` failed behind it, as "locked while starting
+    /// migration 0001".)
+    @Test func anUpToDateDatabaseIsMigratedWithoutWaitingForAWriter() throws {
+        let database = TemporaryDatabase()
+        let writer = try SQLiteConnection(path: database.path, create: true)
+        let migrator = SchemaMigrator(migrations: Self.migrations, ledger: .table("mine_migrations"))
+        #expect(try migrator.migrate(writer) == [1, 2])
+        try writer.execute("BEGIN IMMEDIATE")
+        try writer.execute("INSERT INTO mine (id) VALUES (1)")
+        let reader = try SQLiteConnection(path: database.path, create: false)
+        #expect(try migrator.migrate(reader).isEmpty)
+        try writer.execute("COMMIT")
+    }
 }
