@@ -2,7 +2,7 @@
 /// (docs/events.md, "Secrets never reach storage").
 ///
 /// A value is secret when its key, compared case-insensitively, is one of ``secretKeys``:
-/// - in flat fields, also as the last part of a flattened key (`extras/fb_access_token`);
+/// - in flat fields, also as any part of a flattened key (`extras/fb_access_token`, `extras/password/hint`);
 /// - in URL queries and fragments (`fb123://authorize#expires_in=0&access_token=SECRET`);
 /// - inside JSON, whether it is plain text or embedded in a URL (`al_applink_data=%7B%22extras%22...`)
 ///   and whatever the percent-encoding (once, twice, with `+` for spaces).
@@ -161,7 +161,8 @@ public struct Redactor: Sendable {
         }
     }
 
-    /// Whether `key` names a secret: itself or its last part after `/` or `.`, case-insensitively.
+    /// Whether `key` names a secret: itself or any of its parts between `/` and `.`, case-insensitively (a value
+    /// nested under a secret key, `extras/access_token/value`, is a value of that key).
     public func isSecret(key: String) -> Bool {
         guard key.utf8.count >= minimumKeyLength else { return false }
         if let answer = key.utf8.withContiguousStorageIfAvailable({ isSecret(keyBytes: $0) }) { return answer }
@@ -171,8 +172,15 @@ public struct Redactor: Sendable {
     /// ``isSecret(key:)`` of a key's UTF-8 bytes read in place.
     package func isSecret(keyBytes bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= minimumKeyLength else { return false }
-        var start = bytes.count
-        while start > 0, bytes[start - 1] != UInt8(ascii: "/"), bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
-        return isKey(bytes, 0, bytes.count) || (start > 0 && isKey(bytes, start, bytes.count))
+        if isKey(bytes, 0, bytes.count) { return true }
+        var end = bytes.count
+        var index = bytes.count
+        while index > 0 {
+            index -= 1
+            guard bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: ".") else { continue }
+            if end - index - 1 >= minimumKeyLength, isKey(bytes, index + 1, end) { return true }
+            end = index
+        }
+        return end < bytes.count && end >= minimumKeyLength && isKey(bytes, 0, end)
     }
 }

@@ -48,6 +48,18 @@ struct RedactorTests {
         #expect(redacted[FieldName.ref] == "news")
     }
 
+    /// A value nested under a secret key is one of its values: every part of a flattened key is a key, so
+    /// `{"k":{"access_token":{"inner":"S"}}}` (flattened `k/access_token/inner`) is redacted, as are dotted keys.
+    @Test(arguments: [
+        ("k/access_token/inner", true), ("access_token/inner", true), ("a.Password.b", true), ("x/y/code", true),
+        ("code.z", true), ("extras/fb_access_token", true), ("codes/x", false), ("x/passwords", false),
+        ("zipcode/x", false), ("a//b", false), ("/", false), ("ref", false),
+    ])
+    func everyPartOfAFlattenedKeyIsAKey(key: String, secret: Bool) {
+        #expect(redactor.isSecret(key: key) == secret)
+        #expect(redactor.redact(fields: [key: "S3CR3T"])[key] == (secret ? "REDACTED" : "S3CR3T"))
+    }
+
     @Test func redactsSecretMembersOfJSONValues() {
         let value: JSONValue = ["extras": ["FB_ACCESS_TOKEN": "SECRET1", "app": "x"], "refresh_token": ["a": 1]]
         let redacted = redactor.redact(json: value)
