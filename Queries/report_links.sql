@@ -15,8 +15,8 @@
 -- Columns: slug; hits (alstats_link_hit with status 200 and crawler 0); visitors (distinct visitor values of
 --   those hits per UTC day, summed over the days); crawler_fetches (hits with crawler 1); not_found (hits
 --   with crawler 0 and a status other than 200: unknown slugs); arrivals (al_nav_in whose targetURL is the
---   link's canonical URL on a public URL of link_public_url); arrival_rate (arrivals / hits, NULL without
---   hits). One row per slug with any of them, by hits descending, then slug.
+--   link's canonical URL on a public URL of link_public_url); arrival_rate (arrivals / hits to 4 decimals,
+--   NULL without hits). One row per slug with any of them, by hits descending, then slug.
 WITH edges AS (
     SELECT
         coalesce(:since, -9223372036854775807) AS s,
@@ -134,7 +134,7 @@ visitors AS (
     GROUP BY slug
 )
 SELECT f.slug, f.hits, coalesce(v.visitors, 0) AS visitors, f.crawler_fetches, f.not_found, f.arrivals,
-    1.0 * f.arrivals / nullif(f.hits, 0) AS arrival_rate
+    round(1.0 * f.arrivals / nullif(f.hits, 0), 4) AS arrival_rate
 FROM funnel AS f LEFT JOIN visitors AS v ON v.slug = f.slug
 WHERE f.hits + f.crawler_fetches + f.not_found + f.arrivals > 0
 ORDER BY f.hits DESC, f.slug;

@@ -5,8 +5,8 @@
 -- Parameters (NULL = no limit): :since (ms, inclusive), :until (ms, exclusive), :ref, :referer_app,
 -- :source_host (hits and arrivals have none: no rows), :link (this slug only); each arrives
 -- as text (alstats binds every parameter as text on PostgreSQL) and is cast here.
--- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals, arrival_rate (arrivals / hits, as a double
--- as SQLite's). By hits descending, then slug.
+-- Columns: slug, hits, visitors, crawler_fetches, not_found, arrivals, arrival_rate (arrivals / hits to 4 decimals,
+-- as a double as SQLite's). By hits descending, then slug.
 WITH p AS (
     SELECT :since::bigint AS since, :until::bigint AS until, :ref::text COLLATE "C" AS ref,
         :referer_app::text COLLATE "C" AS referer_app, :source_host::text COLLATE "C" AS source_host,
@@ -109,7 +109,7 @@ visitors AS (
     GROUP BY slug
 )
 SELECT f.slug, f.hits::bigint, coalesce(v.visitors, 0)::bigint AS visitors, f.crawler_fetches::bigint,
-    f.not_found::bigint, f.arrivals::bigint, f.arrivals::float8 / nullif(f.hits, 0) AS arrival_rate
+    f.not_found::bigint, f.arrivals::bigint, round(f.arrivals::numeric / nullif(f.hits, 0), 4)::float8 AS arrival_rate
 FROM funnel AS f LEFT JOIN visitors AS v ON v.slug = f.slug
 WHERE f.hits + f.crawler_fetches + f.not_found + f.arrivals > 0
 ORDER BY f.hits DESC, f.slug

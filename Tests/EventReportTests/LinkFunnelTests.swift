@@ -173,4 +173,21 @@ struct LinkFunnelTests {
         #expect(sums == expected)
         #expect(result.rows.count > section.count)
     }
+
+    /// The report's links query gives the section's counts, and its rate to 4 decimals, as docs/sql.md says of the
+    /// bundled queries' rates (the report computes its own, unrounded).
+    @Test func theReportLinksQueryRoundsItsRate() throws {
+        let database = try ReportDatabase(events: Self.events, publicURLs: [LinkOracle.publicURL])
+        let section = try ReportReader(store: database.store).report(for: ReportQuery()).links
+        let query = try #require(QueryCatalog.query(named: "report_links"))
+        let result = try QueryCatalog.run(query, parameters: [:], on: database.store)
+        #expect(result.rows.count == section.count && !section.isEmpty)
+        var rated = 0
+        for (row, link) in zip(result.rows, section) {
+            guard case .double(let rate) = row[6] else { continue }
+            rated += 1
+            #expect(rate == (Double(link.arrivals) / Double(link.hits) * 10_000).rounded() / 10_000, "\(link.slug)")
+        }
+        #expect(rated > 0)
+    }
 }
