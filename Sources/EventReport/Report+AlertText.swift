@@ -1,12 +1,14 @@
+import MeasurementEvents
+
 extension Report.Alert {
     /// The slice in words: `source host shop.example.com`, `ref feed`, `hosted link invite`,
     /// `all outbound navigations` (`(none)` for the slice of the events without the field); control characters of
-    /// the value written out (``ReportText/printable(_:)``).
-    public var sliceDescription: String { sliceDescription(quoting: ReportText.printable) }
+    /// the value written out (``TerminalText/printable(_:)``).
+    public var sliceDescription: String { sliceDescription(quoting: TerminalText.printable) }
 
     /// What fell, by how much, over how many attempts, and the failure that grew: `outbound success 43.0%, was
     /// 100.0% (−57.0 pp), 1,004 attempts (1,049 before); top failure: open_failed, 572 (0 before)`.
-    public var summary: String { summary(quoting: ReportText.printable) }
+    public var summary: String { summary(quoting: TerminalText.printable) }
 
     /// ``sliceDescription`` with the slice's value written by `quote` (a chat message puts it in a code span, where
     /// a value a client sent cannot mention anyone or make a link).

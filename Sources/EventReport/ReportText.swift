@@ -10,27 +10,6 @@ enum ReportText {
     /// How `nil` names and rates are shown in text.
     static let none = "(none)"
 
-    /// `text` safe to print on a terminal: each control character (C0, DEL and C1, such as the escape that starts a
-    /// terminal's command sequences) written as `\u` and four hex digits. A value a client sent (a ref, a host, an
-    /// error) could otherwise clear the reader's screen, retitle the window or hide a line.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
     /// RFC 3339 UTC with milliseconds.
     static func time(_ milliseconds: Int64) -> String {
         EventTime.rfc3339(milliseconds: milliseconds)
@@ -139,7 +118,7 @@ struct TextTable {
     /// The table's lines, each at most `width` characters when that is possible.
     func lines(width: Int = 100, indent: String = "  ") -> [String] {
         let gap = 2
-        let rows = self.rows.map { $0.map(ReportText.printable) }
+        let rows = self.rows.map { $0.map(TerminalText.printable) }
         var widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         switch cutting {
         case .firstColumn:

@@ -1,3 +1,5 @@
+import MeasurementEvents
+
 /// The report as aligned text tables that fit 100 columns, `(none)` for missing names and rates.
 struct TableRenderer {
     /// Bold titles (ANSI); the CLI sets it only on a terminal without NO_COLOR.
@@ -69,9 +71,9 @@ struct MarkdownRenderer {
     }
 
     /// A cell that stays in its row: backslashes and `|` escaped, every line break (`\n`, `\r\n`, `\r`) a space, other
-    /// control characters written out (``ReportText/printable(_:)``).
+    /// control characters written out (``TerminalText/printable(_:)``).
     static func escape(_ cell: String) -> String {
-        ReportText.printable(
+        TerminalText.printable(
             cell.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "|", with: "\\|")
                 .replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\r", with: " ")
                 .replacingOccurrences(of: "\n", with: " "))

@@ -11,7 +11,8 @@ struct LinksCLITests {
     func theLinksCommandPutsListsShowsAndDeletes() throws {
         let database = TemporaryDatabase()
         let json = #"""
-            [{"slug":"invite","title":"Couchin'","ios":[{"url":"couchin://i","app_store_id":"1"}],"pass_query":["r"]},
+            [{"slug":"invite","title":"Couchin'\t\n\u001b[2J","ios":[{"url":"couchin://i","app_store_id":"1"}],
+              "pass_query":["r"]},
              {"slug":"b","web":{"url":"https://b.example/"}}]
             """#
         try json.write(toFile: database.file("links.json"), atomically: true, encoding: .utf8)
@@ -20,6 +21,12 @@ struct LinksCLITests {
         let list = try BuiltAlstats.run(["links", "list"], in: database.folder)
         #expect(
             list.output.split(separator: "\n").map { $0.split(separator: "\t").first ?? "" } == ["slug", "b", "invite"])
+        // A title's tab, line break and escape are written out: each link stays one line of four columns.
+        #expect(list.output.contains("invite\tCouchin'\\u0009\\u000A\\u001B[2J\t1\t"), "\(list.output)")
+        #expect(
+            list.output.split(separator: "\n").allSatisfy {
+                $0.split(separator: "\t", omittingEmptySubsequences: false).count == 4
+            })
         let listed = try BuiltAlstats.run(["links", "list", "--format", "json"], in: database.folder)
         #expect(listed.output.hasPrefix(#"[{"slug":"b","web":{"url":"https://b.example/","should_fallback":true}}"#))
         let show = try BuiltAlstats.run(["links", "show", "invite"], in: database.folder)

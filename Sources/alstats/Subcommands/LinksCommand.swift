@@ -83,8 +83,8 @@ extension ALStatsCommand {
                         for link in links {
                             let targets = link.targets.values.reduce(0) { $0 + $1.count }
                             print(
-                                [link.slug, link.title ?? "", String(targets), link.web?.url ?? ""].joined(
-                                    separator: "\t"))
+                                [link.slug, link.title ?? "", String(targets), link.web?.url ?? ""]
+                                    .map(TerminalText.printable).joined(separator: "\t"))
                         }
                     }
                 }
