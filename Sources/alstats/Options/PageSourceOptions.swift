@@ -37,7 +37,9 @@ struct PageSourceOptions: ParsableArguments {
         guard RawURL(url).isAbsolute, URL(string: url) != nil else {
             throw ValidationError("'\(url)' is not an absolute URL; give one such as https://example.com/article.")
         }
-        guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds.") }
+        guard timeout > 0, timeout <= 600 else {
+            throw ValidationError("--timeout must be more than 0 and at most 600 seconds, not \(timeout).")
+        }
     }
 
     /// The page URL (validated).
