@@ -2,6 +2,7 @@ import EventStoreInterface
 import HostedLinks
 import Hummingbird
 import MeasurementEvents
+import NIOCore
 
 /// The links API (admin key, docs/http-api.md, "The links API"): `GET /api/links` (every link, by slug),
 /// `GET /api/links/{slug}`, `PUT /api/links/{slug}` (the link's JSON; stored, replacing one with the slug; 422 naming
@@ -27,7 +28,13 @@ struct LinkAdminRoutes {
         }
         group.put("api/links/:slug") { request, context in
             let slug = context.parameters.get("slug") ?? ""
-            let body = try await request.body.collect(upTo: LinkAdminRoutes.maximumBodyBytes)
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: LinkAdminRoutes.maximumBodyBytes)
+            } catch is NIOTooManyBytesError {
+                // Hummingbird's own answer to the error is a 413 with no body; every refusal here has a JSON one.
+                throw EventServerError(.contentTooLarge, "a link's JSON is larger than 256 KiB")
+            }
             let link = try LinkAdminRoutes.link(String(buffer: body), slug: slug)
             let json = link.jsonValue.jsonText()
             try await catalog.onQueue { store throws(StoreError) in

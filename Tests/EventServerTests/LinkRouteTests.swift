@@ -136,6 +136,20 @@ import Testing
         }
     }
 
+    /// A link's JSON past 256 KiB: 413 with a JSON body saying so, as every refusal of the API has.
+    @Test func anOversizedLinkIs413WithAJSONBody() async throws {
+        let fixture = ServerFixture()
+        try await fixture.application().test(.router) { client in
+            try await client.execute(
+                uri: "/api/links/invite", method: .put, headers: headers(key: ServerFixture.adminKey),
+                body: ByteBuffer(string: String(repeating: " ", count: 300_000) + Self.invite)
+            ) { response in
+                #expect(response.status == .contentTooLarge)
+                #expect(String(buffer: response.body).contains("larger than 256 KiB"), "\(response.body)")
+            }
+        }
+    }
+
     @Test func theVerifiedLinkFilesAreServedAsConfiguredAndOtherwise404() async throws {
         let fixture = ServerFixture()
         let app = try fixture.application { $0.verifiedLinks = VerifiedLinkConfig(iosAppIDs: ["TEAM.com.example"]) }
