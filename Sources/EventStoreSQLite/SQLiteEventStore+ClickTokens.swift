@@ -59,16 +59,27 @@ extension SQLiteEventStore: ClickTokenStore {
 
     /// Deletes the clicks minted before `cutoff`, claimed or not, with their install ids. Their bytes are
     /// overwritten with zeros (`PRAGMA secure_delete` for this transaction), so that no install id stays in the file's
-    /// free pages.
+    /// free pages; then the WAL, which still holds the pages as they were before, is checkpointed and cut to nothing
+    /// (`wal_checkpoint(TRUNCATE)`), waiting at most 100 ms for readers. When readers hold it longer, the next call
+    /// (the collector's next sweep) cuts it.
     /// - Returns: how many were deleted.
     @discardableResult
     public func deleteClicks(mintedBefore cutoff: Int64) throws(StoreError) -> Int {
-        try inClickTransaction(doing: "deleting click tokens", secureDelete: true) { connection throws(SQLiteError) in
+        let deleted = try inClickTransaction(doing: "deleting click tokens", secureDelete: true) {
+            connection throws(SQLiteError) in
             let delete = try connection.cachedStatement(Self.deleteClicksSQL)
             delete.bind(1, cutoff)
             try delete.run()
             return connection.changes
         }
+        try withStore { store throws(SQLiteError) in
+            let connection = store.connection
+            let timeout = try connection.scalarInt("PRAGMA busy_timeout")
+            try connection.execute("PRAGMA busy_timeout = 100")
+            defer { try? connection.execute("PRAGMA busy_timeout = \(timeout)") }
+            _ = try connection.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        return deleted
     }
 
     /// The click of `token` and its claim, if any.
