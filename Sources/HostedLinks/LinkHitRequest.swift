@@ -66,13 +66,15 @@ public struct LinkHitRequest: Sendable {
 
     /// The hit's fields: `slug`, `status`, `ref`, `query/NAME` for each passed `pass_query` value of `link`
     /// (none for an unknown slug), `platform`, `crawler`, `referrerHost`, `visitor` and `click` (when ``click`` is
-    /// set). The address itself is never among them.
+    /// set). The address itself is never among them. A request with `Prefer-Html-Meta-Tags: al` is an App Links
+    /// resolver's (an app reading the tags before it opens a link), a crawler's whatever its User-Agent says.
     public func fields(link: HostedLink?, hasher: VisitorHasher) -> [String: String] {
         let userAgent = header("User-Agent")
+        let resolver = HostedLinkPage.prefersALTagsOnly(header("Prefer-Html-Meta-Tags"))
         var fields = [
             "slug": slug, "status": String(status),
             "platform": HitClassifier.platform(userAgent: userAgent).rawValue,
-            "crawler": HitClassifier.isCrawler(userAgent: userAgent, method: method) ? "1" : "0",
+            "crawler": resolver || HitClassifier.isCrawler(userAgent: userAgent, method: method) ? "1" : "0",
             "visitor": hasher.visitor(address: peerAddress, userAgent: userAgent),
         ]
         if let ref = query.first(where: { $0.name == "ref" }) { fields["ref"] = ref.value ?? "" }

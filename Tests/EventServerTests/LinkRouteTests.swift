@@ -59,10 +59,10 @@ import Testing
                 #expect(page.contains(#"<meta property="og:url" content="https://go.example.com/l/invite">"#))
                 #expect(!page.contains("other") && !withoutOwnScript(page).contains("<script"))
             }
+            // An App Links resolver: a phone's User-Agent, and the header that asks for the tags only (a crawler).
             try await client.execute(
                 uri: "/l/invite", method: .get,
-                headers: Self.request(
-                    "Twitterbot/1.0", extra: [HTTPFields.Element.Name("Prefer-Html-Meta-Tags")!: "al"])
+                headers: Self.request(Self.phone, extra: [HTTPFields.Element.Name("Prefer-Html-Meta-Tags")!: "al"])
             ) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("al:ios:url") && !page.contains("og:title") && !page.contains("<body"))
@@ -76,7 +76,7 @@ import Testing
             let hits = try await Self.hits(fixture, count: 4)
             #expect(hits.map { $0.fields["slug"] } == ["invite", "invite", "invite", "nope"])
             #expect(hits.map { $0.fields["status"] } == ["200", "200", "200", "404"])
-            #expect(hits.map { $0.fields["crawler"] } == ["0", "1", "1", "0"], "crawler and HEAD flagged")
+            #expect(hits.map { $0.fields["crawler"] } == ["0", "1", "1", "0"], "resolver and HEAD flagged")
             #expect(hits[0].fields["ref"] == "mail" && hits[0].fields["query/referral"] == "a&b\">")
             #expect(hits[0].fields["query/other"] == nil && hits[0].fields["platform"] == "ios")
         }
