@@ -113,7 +113,7 @@ struct ReportTests {
         #expect(ReportTimeZone(text) != nil)
     }
 
-    @Test(arguments: ["", "Mars/Olympus", "+5:30", "+05:07", "+25:00", "05:30"])
+    @Test(arguments: ["", "Mars/Olympus", "+5:30", "+05:07", "+25:00", "05:30", "Asia/Tokyo\u{0}x", "Asia/Tokyo "])
     func rejectsWhatIsNotATimeZone(_ text: String) {
         #expect(ReportTimeZone(text) == nil)
     }

@@ -72,7 +72,15 @@ public struct ReportTimeZone: Sendable, Hashable {
             self.init(identifier: text, zone: zone)
             return
         }
-        guard let zone = TimeZone(identifier: text) else { return nil }
+        // IANA names are ASCII letters, digits, `/`, `_`, `-` and `+`; anything else (a NUL, which Foundation reads as
+        // the end of the name, and gave another zone than the text) is no name.
+        guard !text.isEmpty, text.utf8.count <= 64,
+            text.utf8.allSatisfy({ byte in
+                byte.isASCIIAlphanumeric || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+            }),
+            let zone = TimeZone(identifier: text)
+        else { return nil }
         self.init(identifier: text, zone: zone)
     }
 
