@@ -1,5 +1,6 @@
 import EventStoreInterface
 import Foundation
+import MeasurementEvents
 
 /// What a report is compared with (docs/cli.md, "Comparison with the previous period"): `previous`, the window
 /// of the same length just before, `[since - (until - since), since)`, with the same filters and time zone.
@@ -24,7 +25,8 @@ public enum ReportComparison: String, Sendable, Hashable, CaseIterable {
     /// `query` with both bounds set, as a comparison needs them: without `since` and `until`, the `span` ending
     /// `now` (7 days by default; `alstats alerts` uses 24 hours); with `since` only, until `now`; with `until` only,
     /// the `span` before it.
-    /// - Throws: ``WindowError`` when the window is empty (`since` at or after `until`).
+    /// - Throws: ``WindowError`` when the window is empty (`since` at or after `until`), or when the window before it
+    ///   would start before the year 0000 (``EventTime/supportedRange``: no time there can be written).
     public func window(
         for query: ReportQuery, now: Int64, span: Int64 = ReportComparison.defaultSpan
     ) throws(WindowError) -> ReportQuery {
@@ -39,6 +41,11 @@ public enum ReportComparison: String, Sendable, Hashable, CaseIterable {
         }
         guard let since = query.since, let until = query.until, since < until else {
             throw WindowError(description: "a comparison needs a window whose start is before its end")
+        }
+        guard since - (until - since) >= EventTime.supportedRange.lowerBound else {
+            throw WindowError(
+                description: "the window before this one would start before the year 0000: give a later start or a "
+                    + "shorter window")
         }
         return query
     }

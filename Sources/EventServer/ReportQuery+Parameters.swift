@@ -2,6 +2,7 @@ import EventReport
 import EventStoreInterface
 import Foundation
 import Hummingbird
+import MeasurementEvents
 
 /// The query parameters of `GET /api/report` (and of the dashboard, through ``DashboardView/apiParameters``),
 /// read as `alstats report` reads its options: `since`, `until` (RFC 3339 or `YYYY-MM-DD` in `tz`), `ref`,
@@ -28,9 +29,11 @@ struct ReportParameters: Sendable, Hashable {
         }
         func time(_ name: String) throws(EventServerError) -> Int64? {
             guard let value = parameters.get(name) else { return nil }
-            guard let milliseconds = zone.milliseconds(of: value) else {
+            guard let milliseconds = zone.milliseconds(of: value), EventTime.supportedRange.contains(milliseconds)
+            else {
                 throw EventServerError(
-                    .badRequest, "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+                    .badRequest,
+                    "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date of the years 0000 to 9999")
             }
             return milliseconds
         }

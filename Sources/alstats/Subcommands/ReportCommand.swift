@@ -2,6 +2,7 @@ import ArgumentParser
 import EventReport
 import EventStoreInterface
 import Foundation
+import MeasurementEvents
 
 extension ALStatsCommand {
     /// `alstats report`: success rates, referer apps, ref categories, daily series and completeness.
@@ -115,6 +116,9 @@ struct ReportFilterOptions: ParsableArguments {
             guard let value else { return nil }
             guard let milliseconds = zone.milliseconds(of: value) else {
                 throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+            }
+            guard EventTime.supportedRange.contains(milliseconds) else {
+                throw ValidationError("\(name) '\(value)' is outside the years 0000 to 9999")
             }
             return milliseconds
         }
