@@ -23,8 +23,9 @@ struct DashboardRoutes {
             await DashboardRoutes.answering { () async throws(EventServerError) in
                 let form = FormParameters.decode(request.uri.query)
                 let parameters = DashboardRoutes.dictionary(form)
-                let view = DashboardView(parameters: parameters)
-                let read = try DashboardRoutes.parameters(form, view: view, now: reports.clock.nowMilliseconds())
+                let now = reports.clock.nowMilliseconds()
+                let view = DashboardRoutes.comparable(DashboardView(parameters: parameters), request: form, now: now)
+                let read = try DashboardRoutes.parameters(form, view: view, now: now)
                 let report = try await reports.read(read.query, comparison: read.comparison)
                 let page = DashboardPage(view: view)
                 return parameters["part"] == "main"
@@ -48,9 +49,10 @@ struct DashboardRoutes {
         let form = FormParameters.decode(query)
         let parameters = DashboardRoutes.dictionary(form)
         // The path names the link; the view (picker, chips) is the rest of the URL.
-        let view = DashboardView(parameters: parameters).removing(.link)
-        let read = try DashboardRoutes.parameters(
-            form, view: view.adding(.link, slug), now: reports.clock.nowMilliseconds())
+        let now = reports.clock.nowMilliseconds()
+        let view = DashboardRoutes.comparable(
+            DashboardView(parameters: parameters).removing(.link), request: form, now: now)
+        let read = try DashboardRoutes.parameters(form, view: view.adding(.link, slug), now: now)
         let report = try await reports.read(read.query, comparison: read.comparison)
         if try await links.link(slug).link == nil, !report.links.contains(where: { $0.slug == slug }) {
             let ever = try await reports.read(ReportQuery(link: slug))
@@ -88,9 +90,29 @@ struct DashboardRoutes {
         _ request: Parameters, view: DashboardView, now: Int64
     ) throws(EventServerError) -> ReportParameters {
         _ = try ReportParameters(request, now: now)
-        var items = view.apiParameters.map { (Substring($0.name), Substring($0.value)) }
+        var items = apiItems(of: view)
         if let top = request.get("top") { items.append(("top", Substring(top))) }
         return try ReportParameters(Parameters(items), now: now)
+    }
+
+    /// ``DashboardView/apiParameters`` as the items of a query.
+    private static func apiItems(of view: DashboardView) -> [(Substring, Substring)] {
+        view.apiParameters.map { (Substring($0.name), Substring($0.value)) }
+    }
+
+    /// `view` without its comparison when the request did not ask for one and its window cannot have one (an empty
+    /// window, a start after now, a window whose previous one would start before the year 0000): the dashboard
+    /// compares by default, and the report without a comparison beats refusing the page. A view whose window is
+    /// wrong either way stays as it is, so that the error names what is wrong.
+    static func comparable(_ view: DashboardView, request: Parameters, now: Int64) -> DashboardView {
+        guard view.compare, request.get("compare") == nil else { return view }
+        func readable(_ view: DashboardView) -> Bool {
+            (try? ReportParameters(Parameters(apiItems(of: view)), now: now)) != nil
+        }
+        guard !readable(view) else { return view }
+        var plain = view
+        plain.compare = false
+        return readable(plain) ? plain : view
     }
 
     /// The last value of each query parameter.

@@ -96,6 +96,17 @@ import Testing
                     }
                 }
             }
+            // A window the dashboard's default comparison cannot have (empty, or starting after now) is shown
+            // without one, as `/api/report` shows it, and its script polls it without one.
+            for window in ["since=2025-11-21&until=2025-11-21", "since=2999-01-01"] {
+                try await client.execute(uri: "/report?\(window)", method: .get, headers: read) { response in
+                    #expect(response.status == .ok, "\(window)")
+                    #expect(String(buffer: response.body).contains("compare=none"), "\(window)")
+                }
+                try await client.execute(uri: "/api/report?\(window)", method: .get, headers: read) {
+                    #expect($0.status == .ok, "\(window)")
+                }
+            }
             try await client.execute(uri: "/report/links/nope", method: .get, headers: read) { response in
                 #expect(response.status == .notFound)
                 #expect(String(buffer: response.body).contains("no hosted link is named &#39;nope&#39;"))
