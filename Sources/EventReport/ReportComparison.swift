@@ -26,7 +26,7 @@ public enum ReportComparison: String, Sendable, Hashable, CaseIterable {
     /// `now` (7 days by default; `alstats alerts` uses 24 hours); with `since` only, until `now`; with `until` only,
     /// the `span` before it.
     /// - Throws: ``WindowError`` when the window is empty (`since` at or after `until`), or when the window before it
-    ///   would start before the year 0000 (``EventTime/supportedRange``: no time there can be written).
+    ///   would start before the year 0001 (``EventTime/supportedRange``: no time there can be written).
     public func window(
         for query: ReportQuery, now: Int64, span: Int64 = ReportComparison.defaultSpan
     ) throws(WindowError) -> ReportQuery {
@@ -44,7 +44,7 @@ public enum ReportComparison: String, Sendable, Hashable, CaseIterable {
         }
         guard since - (until - since) >= EventTime.supportedRange.lowerBound else {
             throw WindowError(
-                description: "the window before this one would start before the year 0000: give a later start or a "
+                description: "the window before this one would start before the year 0001: give a later start or a "
                     + "shorter window")
         }
         return query

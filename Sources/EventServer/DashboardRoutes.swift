@@ -101,7 +101,7 @@ struct DashboardRoutes {
     }
 
     /// `view` without its comparison when the request did not ask for one and its window cannot have one (an empty
-    /// window, a start after now, a window whose previous one would start before the year 0000): the dashboard
+    /// window, a start after now, a window whose previous one would start before the year 0001): the dashboard
     /// compares by default, and the report without a comparison beats refusing the page. A view whose window is
     /// wrong either way stays as it is, so that the error names what is wrong.
     static func comparable(_ view: DashboardView, request: Parameters, now: Int64) -> DashboardView {

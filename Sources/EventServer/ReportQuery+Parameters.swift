@@ -33,7 +33,7 @@ struct ReportParameters: Sendable, Hashable {
             else {
                 throw EventServerError(
                     .badRequest,
-                    "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date of the years 0000 to 9999")
+                    "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date of the years 0001 to 9999")
             }
             return milliseconds
         }

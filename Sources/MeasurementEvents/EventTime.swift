@@ -5,11 +5,12 @@
 /// EventTime.milliseconds(timeOrDate: "2025-11-21")             // 1763683200000 (midnight UTC)
 /// ```
 public enum EventTime {
-    /// The times an event may carry, in milliseconds since the Unix epoch: from 0000-01-01T00:00:00Z to
-    /// 9999-12-31T23:59:59.999Z, every time RFC 3339 writes. A line whose `ts` lies outside is refused where it
+    /// The times an event may carry, in milliseconds since the Unix epoch: from 0001-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59.999Z, the years every store writes the same (RFC 3339 also writes a year 0000, which
+    /// PostgreSQL's calendar, without a year 0, dates as 0001). A line whose `ts` lies outside is refused where it
     /// enters (`bad_ts`, as the NDJSON codec and the collector say): the stores' bucket arithmetic, the exports and
     /// the reports' windows need a time well inside `Int64`.
-    public static let supportedRange: ClosedRange<Int64> = -62_167_219_200_000...253_402_300_799_999
+    public static let supportedRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
 
     /// Milliseconds since the Unix epoch of an RFC 3339 timestamp (`T` or a space between date and time,
     /// `Z` or an offset, fractions beyond milliseconds cut), or `nil` when `text` is not one.

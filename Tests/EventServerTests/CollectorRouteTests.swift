@@ -143,7 +143,7 @@ import Testing
         (#"{"name": "al_nav_in"}"#, "missing_ts"),
         (#"{"name": "al_nav_in", "ts": "yesterday"}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": true}"#, "bad_ts"),
-        // Times outside the years 0000 to 9999: the first stopped the server (its 15-minute bucket overflowed).
+        // Times outside the years 0001 to 9999: the first stopped the server (its 15-minute bucket overflowed).
         (#"{"name": "al_nav_in", "ts": -9223372036854775000}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": 9223372036854775807}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": "9999-12-31T23:59:59-01:00"}"#, "bad_ts"),

@@ -70,8 +70,8 @@ import Testing
             for bad in [
                 "?tz=Mars/Base", "?since=yesterday", "?top=-1", "?compare=last",
                 "?compare=previous&since=2025-11-22&until=2025-11-21", "?since=2025-11-22&until=2025-11-21",
-                // Times no RFC 3339 text can carry: before the year 0000, given or as the window compared with.
-                "?since=0000-01-01T00:00:00%2B01:00", "?compare=previous&since=0000-01-01&until=0000-01-02",
+                // Times no RFC 3339 text can carry: before the year 0001, given or as the window compared with.
+                "?since=0000-01-01T00:00:00%2B01:00", "?compare=previous&since=0001-01-01&until=0001-01-02",
                 "?compare=previous&since=2025-01-01&until=9999-12-31T23:59:59.999Z",
             ] {
                 try await client.execute(

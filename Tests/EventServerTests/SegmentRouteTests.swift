@@ -102,10 +102,10 @@ import Testing
         #expect(try fixture.storedEvents().isEmpty)
     }
 
-    /// Times past the years 0000 to 9999, given or made by the clock's correction, are rejected as
+    /// Times past the years 0001 to 9999, given or made by the clock's correction, are rejected as
     /// `bad_timestamp`, each call on its own (`Int64.max` against a `sentAt` of 0 overflowed the correction and
     /// stopped the server); the calls around them are stored, over a real socket.
-    @Test func timesOutsideTheYears0000To9999AreRejectedAndTheServerGoesOn() async throws {
+    @Test func timesOutsideTheYears0001To9999AreRejectedAndTheServerGoesOn() async throws {
         let fixture = ServerFixture()
         let body = """
             {"batch": [

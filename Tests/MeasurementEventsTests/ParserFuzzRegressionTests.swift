@@ -33,7 +33,7 @@ struct ParserFuzzRegressionTests {
     }
 
     static let expected: [String: [String: Outcome]] = [
-        // extremes.ndjson's time, Int64.min, lies outside the years 0000 to 9999 (EventTime.supportedRange).
+        // extremes.ndjson's time, Int64.min, lies outside the years 0001 to 9999 (EventTime.supportedRange).
         "NDJSONLine": [
             "edges.ndjson": .accepted, "export.ndjson": .accepted, "extremes.ndjson": .refused,
             "nested.ndjson": .accepted, "not-an-object.ndjson": .refused, "alias-number.ndjson": .accepted,

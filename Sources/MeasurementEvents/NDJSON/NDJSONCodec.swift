@@ -116,7 +116,7 @@ public struct NDJSONCodec: Sendable {
         let milliseconds = try anyMilliseconds(value)
         guard EventTime.supportedRange.contains(milliseconds) else {
             throw NDJSONLineError(
-                "\"ts\" is outside the years 0000 to 9999 (\(milliseconds) ms since the Unix epoch)", code: "bad_ts")
+                "\"ts\" is outside the years 0001 to 9999 (\(milliseconds) ms since the Unix epoch)", code: "bad_ts")
         }
         return milliseconds
     }

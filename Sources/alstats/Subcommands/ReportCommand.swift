@@ -118,7 +118,7 @@ struct ReportFilterOptions: ParsableArguments {
                 throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
             }
             guard EventTime.supportedRange.contains(milliseconds) else {
-                throw ValidationError("\(name) '\(value)' is outside the years 0000 to 9999")
+                throw ValidationError("\(name) '\(value)' is outside the years 0001 to 9999")
             }
             return milliseconds
         }
