@@ -128,7 +128,17 @@ extension Intake {
         } else {
             id = NDJSONCodec.derivedEventID(name: name, timestamp: timestamp, fields: fields)
         }
-        events.append(MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp))
+        append(MeasurementEvent(id: id, name: name, fields: fields, timestamp: timestamp), line: line)
+    }
+
+    /// Stores `event` of call `line`, or rejects it as `nul_character` when it holds a NUL, which no store keeps.
+    private mutating func append(_ event: MeasurementEvent, line: Int) {
+        guard !event.holdsNUL else {
+            return reject(
+                line: line, code: "nul_character",
+                "the event name, the messageId, a property's name or value holds the character U+0000 (\\u0000)")
+        }
+        events.append(event)
     }
 
     /// The stored time of a call, corrected for the client's clock; nil when a time is malformed, or it or the

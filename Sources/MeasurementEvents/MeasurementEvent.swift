@@ -107,3 +107,14 @@ public enum NavigationType: String, Sendable, CaseIterable {
     /// Nothing was opened.
     case fail
 }
+
+extension MeasurementEvent {
+    /// Whether the event's name, id, a field's name or a field's value holds the character U+0000 (NUL, which JSON
+    /// writes `\u0000`). PostgreSQL's text cannot hold it, so the collector and ingest refuse such an event on every
+    /// backend (`nul_character`, docs/http-api.md) rather than have one store keep what the other refuses.
+    public var holdsNUL: Bool {
+        if name.utf8.contains(0) { return true }
+        if case .text(let text) = id.storage, text.utf8.contains(0) { return true }
+        return fields.contains { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }
+    }
+}

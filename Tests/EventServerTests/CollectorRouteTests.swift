@@ -149,6 +149,8 @@ import Testing
         (#"{"name": "al_nav_in", "ts": "9999-12-31T23:59:59-01:00"}"#, "bad_ts"),
         (#"{"name": "al_nav_in", "ts": 1763683200000, "id": 7}"#, "bad_id"),
         (#"{"name": "al_nav_in", "ts": 1763683200000, "fields": [1]}"#, "bad_fields"),
+        // PostgreSQL refused the whole group commit for one NUL, failing every client's request in it.
+        (#"{"name": "al_nav_in", "ts": 1763683200000, "fields": {"ref": "a\u0000b"}}"#, "nul_character"),
         (
             #"{"name": "al_nav_in", "ts": 1763683200000, "fields": {"#
                 + (0..<300).map { #""k\#($0)": "v""# }.joined(separator: ",") + "}}",

@@ -19,6 +19,18 @@ import Testing
         return fields
     }
 
+    /// The answer of `fixture`'s server, over a real socket, to `body` sent to `/v1/batch`; the status must be 200.
+    static func postBatch(_ body: String, to fixture: ServerFixture) async throws -> JSONObject {
+        try await fixture.application().test(.live) { client in
+            try await client.execute(
+                uri: "/v1/batch", method: .post, headers: segmentHeaders, body: ByteBuffer(string: body)
+            ) { response in
+                #expect(response.status == .ok)
+                return json(response)
+            }
+        }
+    }
+
     @Test func aBatchIsStoredWithTheClientsClockCorrectedAndIdentifyIgnored() async throws {
         let fixture = ServerFixture()
         // The client's clock is 90 s behind: it says it sent at now - 90 s.
@@ -120,21 +132,38 @@ import Testing
                "sentAt": 253402300799999}
             ]}
             """
-        try await fixture.application().test(.live) { client in
-            try await client.execute(
-                uri: "/v1/batch", method: .post, headers: Self.segmentHeaders, body: ByteBuffer(string: body)
-            ) { response in
-                #expect(response.status == .ok)
-                let answer = json(response)
-                #expect(answer["accepted"] == .int(2))
-                #expect(answer["rejected"] == .int(4))
-                guard case .array(let errors)? = answer["errors"] else { throw FixtureError("no errors") }
-                #expect(errors.map { $0["code"]?.stringValue } == Array(repeating: "bad_timestamp", count: 4))
-            }
-        }
+        let answer = try await Self.postBatch(body, to: fixture)
+        #expect(answer["accepted"] == .int(2))
+        #expect(answer["rejected"] == .int(4))
+        guard case .array(let errors)? = answer["errors"] else { throw FixtureError("no errors") }
+        #expect(errors.map { $0["code"]?.stringValue } == Array(repeating: "bad_timestamp", count: 4))
         let events = try fixture.storedEvents()
         #expect(Set(events.keys) == ["in1", "in2"])
         #expect(events["in2"]?.timestamp == ServerFixture.now)
+    }
+
+    /// A call holding a NUL (`\u0000`) in its event name, messageId, a property's name or value, or the app's name
+    /// is rejected as `nul_character` on its own; the calls around it are stored.
+    @Test func callsHoldingANulCharacterAreRejectedOneByOne() async throws {
+        let fixture = ServerFixture()
+        let body = #"""
+            {"batch": [
+              {"type": "track", "event": "a", "messageId": "in1"},
+              {"type": "track", "event": "b\u0000", "messageId": "x1"},
+              {"type": "track", "event": "b", "messageId": "x2\u0000"},
+              {"type": "track", "event": "b", "messageId": "x3", "properties": {"k\u0000": "v"}},
+              {"type": "track", "event": "b", "messageId": "x4", "properties": {"k": {"n": "\u0000"}}},
+              {"type": "screen", "name": "s\u0000", "messageId": "x5"},
+              {"type": "track", "event": "b", "messageId": "x6", "context": {"app": {"name": "\u0000"}}},
+              {"type": "track", "event": "a", "messageId": "in2", "context": {"ip": "\u0000"}}
+            ]}
+            """#
+        let answer = try await Self.postBatch(body, to: fixture)
+        #expect(answer["accepted"] == .int(2))
+        guard case .array(let errors)? = answer["errors"] else { throw FixtureError("no errors") }
+        #expect(errors.map { $0["code"]?.stringValue } == Array(repeating: "nul_character", count: 6))
+        #expect(errors.map { $0["line"] } == (2...7).map { .int(Int64($0)) })
+        #expect(try Set(fixture.storedEvents().keys) == ["in1", "in2"])
     }
 
     @Test func invalidJSONIs400() async throws {

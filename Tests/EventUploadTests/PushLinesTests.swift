@@ -129,11 +129,12 @@ extension PushLinesTests {
     }
 
     /// NDJSON lines for ingest: a key set twice, JSON escapes in keys and values, and a line without an id (its id is
-    /// derived). Ingest refuses keys equal up to Unicode normalisation; ``oddRows(clock:)`` inserts those by hand.
+    /// derived). Ingest refuses keys equal up to Unicode normalisation and NUL characters; ``oddRows(clock:)``
+    /// inserts those by hand.
     static func oddLines(clock: inout Int64) -> [String] {
         [
             #"{"id":"ingested-twice","name":"al_nav_in","ts":\#(tick(&clock)),"fields":"#
-                + #"{"dup":"first","success":"1","dup":"second","\u2028":"\u0000"}}"#,
+                + #"{"dup":"first","success":"1","dup":"second","\u2028":"\u0001"}}"#,
             #"{"id":"INGESTED-UPPER","name":"al_nav_in","ts":\#(tick(&clock)),"fields":"#
                 + #"{"k\u00e9y":"\ud83c\udf89 \"\/\b","success":"no","ref":"\u001f"}}"#,
             #"{"name":"al_nav_out","ts":\#(tick(&clock)),"fields":{"ref":"derived id","type":"web"}}"#,

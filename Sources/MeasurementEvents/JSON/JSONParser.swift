@@ -26,11 +26,20 @@ extension JSONValue {
 
     /// Reads one JSON value from UTF-8 bytes. See ``parse(_:)``.
     public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        var decodedNUL = false
+        return try parse(utf8: bytes, decodedNUL: &decodedNUL)
+    }
+
+    /// ``parse(utf8:)``, setting `decodedNUL` when a string of the value held the escape `\u0000`.
+    package static func parse(
+        utf8 bytes: UnsafeBufferPointer<UInt8>, decodedNUL: inout Bool
+    ) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipSpace()
         let value = try parser.parseValue(depth: 0)
         parser.skipSpace()
         guard parser.index == bytes.count else { throw parser.error("unexpected text after the value") }
+        decodedNUL = parser.decodedNUL
         return value
     }
 }
@@ -40,6 +49,8 @@ extension JSONValue {
 package struct JSONParser {
     package let bytes: UnsafeBufferPointer<UInt8>
     package var index = 0
+    /// Whether a string read so far held the escape `\u0000` (NUL, which a reader of events refuses).
+    package private(set) var decodedNUL = false
 
     package init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -232,6 +243,7 @@ package struct JSONParser {
                 throw error("lone surrogate escape")
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
+            if scalar == 0 { decodedNUL = true }
             scratch.append(contentsOf: UTF8.encode(unicode)!)
         default:
             throw error("invalid escape")

@@ -49,7 +49,8 @@ extension NDJSONCodec {
         } while parser.take(UInt8(ascii: ","))
         guard parser.take(UInt8(ascii: "}")) else { return nil }
         parser.skipSpace()
-        guard parser.index == bytes.count, let name, !name.isEmpty, id.map({ !$0.isEmpty }) ?? true,
+        // A NUL anywhere is the tree's to judge (`nul_character` when the event holds it).
+        guard parser.index == bytes.count, !parser.decodedNUL, let name, !name.isEmpty, id.map({ !$0.isEmpty }) ?? true,
             let milliseconds = try? NDJSONCodec.milliseconds(timestamp),
             let checked = fields.flattened(by: flattener)
         else { return nil }

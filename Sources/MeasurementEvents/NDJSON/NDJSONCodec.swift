@@ -53,8 +53,9 @@ public struct NDJSONCodec: Sendable {
         utf8 bytes: UnsafeBufferPointer<UInt8>, truncatedValues: inout Int
     ) throws(NDJSONLineError) -> MeasurementEvent {
         let value: JSONValue
+        var decodedNUL = false
         do {
-            value = try JSONValue.parse(utf8: bytes)
+            value = try JSONValue.parse(utf8: bytes, decodedNUL: &decodedNUL)
         } catch {
             throw NDJSONLineError(error.description, code: "bad_json")
         }
@@ -78,27 +79,7 @@ public struct NDJSONCodec: Sendable {
             throw NDJSONLineError("\"name\" must be a non-empty string", code: "missing_name")
         }
         let milliseconds = try NDJSONCodec.milliseconds(timestamp)
-        var fields: [String: String] = [:]
-        switch fieldsValue {
-        case nil, .null?:
-            break
-        case .object(let members)?:
-            do throws(FlatteningRejection) {
-                let flat =
-                    if let strings = try NDJSONCodec.flatStrings(members) {
-                        try flattener.check(strings)
-                    } else {
-                        try flattener.flatten(members)
-                    }
-                fields = flat.fields
-                truncatedValues += flat.truncatedValues
-            } catch {
-                throw NDJSONLineError(
-                    "\"fields\": \(error.description)", code: error.dropReason.rawValue, dropReason: error.dropReason)
-            }
-        default:
-            throw NDJSONLineError("\"fields\" must be an object", code: "bad_fields")
-        }
+        var fields = try flatFields(of: fieldsValue, truncatedValues: &truncatedValues)
         NDJSONCodec.normaliseAliases(&fields)
         let id: EventID
         switch idValue {
@@ -109,7 +90,42 @@ public struct NDJSONCodec: Sendable {
         default:
             throw NDJSONLineError("\"id\" must be a non-empty string when present", code: "bad_id")
         }
-        return MeasurementEvent(id: id, name: name, fields: fields, timestamp: milliseconds)
+        let event = MeasurementEvent(id: id, name: name, fields: fields, timestamp: milliseconds)
+        // Only a line with the escape `\u0000` can hold a NUL (JSON has no other way to write one): one in a member
+        // that is not read is no NUL of the event.
+        guard !(decodedNUL && event.holdsNUL) else {
+            throw NDJSONLineError(
+                "the name, the id, a field's name or a field's value holds the character U+0000 (\\u0000)",
+                code: "nul_character")
+        }
+        return event
+    }
+
+    /// The flat fields of a line's `fields` member (none for `null` or none), adding to `truncatedValues` how many
+    /// values were cut.
+    private func flatFields(
+        of value: JSONValue?, truncatedValues: inout Int
+    ) throws(NDJSONLineError) -> [String: String] {
+        switch value {
+        case nil, .null?:
+            return [:]
+        case .object(let members)?:
+            do throws(FlatteningRejection) {
+                let flat =
+                    if let strings = try NDJSONCodec.flatStrings(members) {
+                        try flattener.check(strings)
+                    } else {
+                        try flattener.flatten(members)
+                    }
+                truncatedValues += flat.truncatedValues
+                return flat.fields
+            } catch {
+                throw NDJSONLineError(
+                    "\"fields\": \(error.description)", code: error.dropReason.rawValue, dropReason: error.dropReason)
+            }
+        default:
+            throw NDJSONLineError("\"fields\" must be an object", code: "bad_fields")
+        }
     }
 
     package static func milliseconds(_ value: JSONValue?) throws(NDJSONLineError) -> Int64 {
@@ -241,9 +257,9 @@ public struct NDJSONLineError: Error, Sendable, Hashable, CustomStringConvertibl
     /// What is wrong, in a few words.
     public var reason: String
     /// What is wrong as a stable snake_case code, for programs (the receipt's `code`, `/metrics`): `bad_json`,
-    /// `not_an_object`, `missing_name`, `missing_ts`, `bad_ts`, `bad_id`, `bad_fields`, or a limit's code
-    /// (`too_many_fields`, `key_too_long`, `too_deep`, `keys_differ_in_normalisation`). The table is in
-    /// docs/http-api.md ("The receipt").
+    /// `not_an_object`, `missing_name`, `missing_ts`, `bad_ts`, `bad_id`, `bad_fields`, `nul_character`, or a
+    /// limit's code (`too_many_fields`, `key_too_long`, `too_deep`, `keys_differ_in_normalisation`). The table is
+    /// in docs/http-api.md ("The receipt").
     public var code: String
     /// For a valid line whose event breaks a limit (too many fields, a key too long, too deep): the reason
     /// under which ingest counts the rejected event in the completeness table; `nil` for a malformed line.

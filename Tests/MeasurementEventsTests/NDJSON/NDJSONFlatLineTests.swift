@@ -251,6 +251,34 @@ struct NDJSONFlatLineTests {
         }
     }
 
+    /// A NUL (`\u0000`) in the name, the id, a field's name or value (nested too, or under an alias) is refused
+    /// by every reader, as PostgreSQL cannot store it; one in a member that is not read, or in an array (kept as its
+    /// JSON text), changes nothing, and an escaped backslash before `u0000` is no NUL.
+    @Test(arguments: [
+        (#"{"name":"al_nav\u0000in","ts":1,"fields":{"ref":"a"}}"#, false),
+        (#"{"id":"x\u0000","name":"al_nav_in","ts":1,"fields":{"ref":"a"}}"#, false),
+        (#"{"name":"al_nav_in","ts":1,"fields":{"re\u0000f":"a"}}"#, false),
+        (#"{"name":"al_nav_in","ts":1,"fields":{"ref":"a\u0000"}}"#, false),
+        (#"{"name":"al_nav_in","ts":1,"fields":{"extras":{"k":{"n":"\u0000"}}}}"#, false),
+        // An array is kept as its JSON text, where the NUL stays written as `\u0000`.
+        (#"{"name":"al_nav_in","ts":1,"fields":{"extras":{"k":["\u0000"]}}}"#, true),
+        (#"{"name":"al_nav_out","ts":1,"fields":{"intentData":"x\u0000"}}"#, false),
+        (#"{"name":"al_nav_in","ts":1,"note":"\u0000","fields":{"ref":"a"}}"#, true),
+        (#"{"name":"al_nav_in","ts":1,"fields":{"ref":"a\\u0000"}}"#, true),
+    ])
+    func nulCharactersAreRefused(text: String, stored: Bool) {
+        let codec = NDJSONCodec()
+        let bytes = Array(text.utf8)
+        #expect(NDJSONReaderAgreement.agree(on: bytes, codec: codec), "\(text)")
+        let decoded = Result { () throws(NDJSONLineError) in try bytes.withUnsafeBufferPointer(codec.decode(utf8:)) }
+        switch decoded {
+        case .success(let event):
+            #expect(stored && !event.holdsNUL, "\(text)")
+        case .failure(let error):
+            #expect(!stored && error.code == "nul_character", "\(text): \(error)")
+        }
+    }
+
     /// Lines in the common shapes with random bytes changed, removed or repeated: the two readers agree on
     /// every one (a divergence in any corner of the one-pass reader shows up here).
     @Test func bothReadersAgreeOnMutatedLines() {
