@@ -12,13 +12,16 @@ import PostgresTestSupport
 /// server, into PostgreSQL; restoring again changes nothing. `export` and `ingest` alone carry only the events.
 @Suite(.serialized)
 struct BackupCLITests {
-    /// The demo's database with one line refused over a field limit (a loss in completeness).
+    /// The demo's database with one line refused over a field limit (a loss in completeness) and a device's loss
+    /// record (`alstats_loss`, counted as `device:buffer_full` when stored: a restore that counted it again from the
+    /// backup's completeness doubled it).
     static func demoDatabase(in folder: TemporaryDatabase) throws -> String {
         let demo = try BuiltAlstats.run(
             ["demo", "--in-process", "--events", "3000", "--database", "demo.sqlite"], in: folder.folder)
         #expect(demo.status == 0, "\(demo.errors)")
         let fields = (0..<300).map { "\"k\($0)\":\"v\"" }.joined(separator: ",")
-        try "{\"name\":\"wide\",\"ts\":1762387200000,\"fields\":{\(fields)}}\n".write(
+        let loss = #"{"name":"alstats_loss","ts":1762387200000,"fields":{"reason":"buffer_full","count":"7"}}"#
+        try "{\"name\":\"wide\",\"ts\":1762387200000,\"fields\":{\(fields)}}\n\(loss)\n".write(
             toFile: folder.file("wide.ndjson"), atomically: true, encoding: .utf8)
         let ingest = try BuiltAlstats.run(["ingest", "wide.ndjson", "--database", "demo.sqlite"], in: folder.folder)
         #expect(ingest.status == 65, "\(ingest.errors)")
@@ -44,11 +47,12 @@ struct BackupCLITests {
         let folder = TemporaryDatabase()
         let original = try Self.report(try Self.demoDatabase(in: folder), in: folder)
         #expect(original.contains(#""too_many_fields":1"#))
+        #expect(original.contains(#""device:buffer_full":7"#), "\(original)")
         #expect(try Self.arrivals(original) > 0, "the demo's link invite has arrivals")
 
         let backup = try BuiltAlstats.run(["backup", "--database", "demo.sqlite", "copy"], in: folder.folder)
         #expect(backup.status == 0, "\(backup.errors)")
-        #expect(backup.output.contains("3 links, 1 public URL and 1 completeness count into copy"), "\(backup.output)")
+        #expect(backup.output.contains("3 links, 1 public URL and 2 completeness counts into copy"), "\(backup.output)")
         for _ in 0..<2 {
             let restore = try BuiltAlstats.run(["restore", "--database", "copy.sqlite", "copy"], in: folder.folder)
             #expect(restore.status == 0, "\(restore.errors)")

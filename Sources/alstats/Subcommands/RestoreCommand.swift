@@ -42,11 +42,17 @@ extension ALStatsCommand {
                 do throws(StoreError) {
                     try await store.linkStore.putLinks(backup.links.map(StoredLink.init))
                     for url in backup.publicURLs { try await store.linkStore.recordPublicURL(url) }
-                    try await store.completenessRecords.restoreCompleteness(backup.completeness)
                 } catch {
                     throw CLIFailure(error)
                 }
                 let summary = try await Self.ingest(eventsFile, into: store.ingester)
+                // After the events: a device's loss record (`alstats_loss`) adds its count as it is stored, a count
+                // the backup's completeness already holds; taking the larger of the two then counts it once.
+                do throws(StoreError) {
+                    try await store.completenessRecords.restoreCompleteness(backup.completeness)
+                } catch {
+                    throw CLIFailure(error)
+                }
                 try await store.finish()
                 if summary.invalid > 0 {
                     throw CLIFailure(
