@@ -58,4 +58,21 @@ struct QueryDialectTests {
         #expect(report == built)
         await #expect(throws: QueryError.self) { try await source.runQuery(query, parameters: ["bogus": "1"]) }
     }
+
+    /// A text parameter whose value looks like a number (`ref=007`) is text: it finds the ref `007` and no other,
+    /// as PostgreSQL does (bound as the integer 7, SQLite found the ref `7`).
+    @Test func aTextParameterThatLooksLikeANumberFindsItsText() throws {
+        let database = try ReportDatabase(events: numberLikeSampleEvents)
+        let daily = try #require(QueryCatalog.query(named: "daily_funnel"))
+        for (count, ref) in zip(Int64(1)..., ["007", "7", "1e3"]) {
+            let result = try QueryCatalog.run(daily, parameters: ["ref": ref], on: database.store)
+            let arrivals = try #require(result.columns.firstIndex(of: "arrivals"))
+            let attempts = try #require(result.columns.firstIndex(of: "nav_out"))
+            let counts = result.rows.map { [$0[arrivals], $0[attempts]] }
+            #expect(counts == [[.int(count), .int(count)]], "\(ref): \(result.rows)")
+        }
+        let recent = try #require(QueryCatalog.query(named: "recent_failures"))
+        let failures = try QueryCatalog.run(recent, parameters: ["ref": "007", "limit": "10"], on: database.store)
+        #expect(failures.rows.count == 1, "\(failures.rows)")
+    }
 }

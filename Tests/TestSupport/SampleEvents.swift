@@ -95,3 +95,22 @@ public func numberedEvents(_ count: Int, start: Int = 0, padding: Int = 0) -> [M
             name: EventName.navOut, fields: fields, timestamp: 1_763_683_200_000 + Int64(index))
     }
 }
+
+/// Events whose text fields look like numbers: `007`, `7` and `1e3` are three refs, referer apps and source hosts,
+/// with one, two and three arrivals and as many failed outbound navigations (a query's text parameter must find its
+/// own text, not the number it reads as).
+public let numberLikeSampleEvents: [MeasurementEvent] = ["007", "7", "1e3"].enumerated().flatMap { index, text in
+    (0...index).flatMap { copy in
+        let timestamp = 1_763_683_200_000 + Int64(index * 10 + copy) * 1_000
+        return [
+            MeasurementEvent(
+                name: EventName.navIn, fields: [FieldName.ref: text, FieldName.refererAppName: text],
+                timestamp: timestamp),
+            MeasurementEvent(
+                name: EventName.navOut,
+                fields: [
+                    FieldName.ref: text, FieldName.success: "0", FieldName.type: "fail", FieldName.sourceURLHost: text,
+                ], timestamp: timestamp),
+        ]
+    }
+}

@@ -34,6 +34,11 @@ public enum QueryCatalog {
         case postgres
     }
 
+    /// The parameters that are numbers (times in milliseconds, a row count): a whole number given for one of these
+    /// binds as an integer. Every other parameter (`ref`, `referer_app`, `source_host`, `link`, `slug`) is text and
+    /// binds as text whatever it holds, so that `ref=007` finds the ref `007` in SQLite as in PostgreSQL.
+    public static let integerParameters: Set<String> = ["since", "until", "now", "limit"]
+
     /// Every bundled query for SQLite, by name.
     public static var all: [Query] { all(dialect: .sqlite) }
 

@@ -3,8 +3,9 @@ import MeasurementEvents
 import SQLiteSupport
 
 extension QueryCatalog {
-    /// Runs `query` with `parameters` (names without the colon; a whole number binds as an integer,
-    /// anything else as text; unbound parameters are NULL, which the queries read as "no filter").
+    /// Runs `query` with `parameters` (names without the colon; a whole number binds as an integer for a parameter
+    /// of ``QueryCatalog/integerParameters``, anything else as text; unbound parameters are NULL, which the queries
+    /// read as "no filter").
     /// - Throws: ``QueryError`` for a parameter the query does not have; ``StoreError`` from SQLite.
     public static func run(_ query: Query, parameters: [String: String], on store: SQLiteEventStore) throws
         -> QueryResult
@@ -16,7 +17,7 @@ extension QueryCatalog {
                 guard known.contains(key) else {
                     throw QueryError.unknownParameter(query: query.name, parameter: key, known: known.sorted())
                 }
-                if let number = Int64(value) {
+                if QueryCatalog.integerParameters.contains(key), let number = Int64(value) {
                     statement.bind(named: ":" + key, number)
                 } else {
                     statement.bind(named: ":" + key, value)
