@@ -66,6 +66,11 @@ struct PruneCLITests {
         #expect(backup.status == 0, "\(backup.errors)")
         #expect(backup.output.hasPrefix("backed up \(400 - older) events"), "\(backup.output)")
         #expect(backup.errors.contains("was pruned: the backup holds its raw events since \(since) only"))
+        // An export too writes the events since the horizon only, on either backend (SQLite wrote the first open).
+        let export = try run(["export"])
+        #expect(export.status == 0, "\(export.errors)")
+        #expect(export.output.split(separator: "\n").count == 400 - older, "\(export.output.suffix(300))")
+        #expect(!export.output.contains(#""id":"open""#))
         let again = try run(["ingest", "in.ndjson"])
         #expect(again.status == 0)
         #expect(again.output.contains("(\(400 - older) already stored, \(older) older than the retention horizon"))

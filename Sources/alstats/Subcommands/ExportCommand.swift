@@ -38,9 +38,13 @@ extension ALStatsCommand {
         func run() async throws {
             try await reportingFailuresAsync {
                 let store = try await database.openBackend(.read)
-                let lower = since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min
                 let upper = until.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .max
                 do {
+                    // Of a pruned store, the raw events since its horizon, on either backend: not the install
+                    // path's events a prune keeps before it (in `events` on SQLite, in `pruned_install_events` on
+                    // PostgreSQL), as `alstats backup` does.
+                    let horizon = try await store.retention.rawEventsSince() ?? .min
+                    let lower = max(since.flatMap(EventTime.milliseconds(timeOrDate:)) ?? .min, horizon)
                     try await store.backend.exportNDJSON(since: lower, until: upper) { chunk in
                         try FileHandle.standardOutput.write(contentsOf: chunk)
                     }

@@ -61,7 +61,16 @@ struct PostgresPruneCLITests {
                 #expect(postgres.output.contains(#""raw_events_since":"\#(since)""#))
                 #expect(postgres.output == sqlite.output, "\(filters)")
             }
+            try Self.expectSameExports(of: databases, in: folder)
         }
+    }
+
+    /// Both databases export the raw events since the horizon: the same lines, none of the install path's before it.
+    static func expectSameExports(of databases: [String], in folder: TemporaryDatabase) throws {
+        let exports = try databases.map { try BuiltAlstats.run(["export", "--database", $0], in: folder.folder) }
+        #expect(exports.allSatisfy { $0.status == 0 })
+        #expect(exports[0].output == exports[1].output && !exports[0].output.isEmpty)
+        #expect(!exports[1].output.contains(#""id":"install-0-0""#))
     }
 
     /// The install path of link `invite` every 3 days from `start` on (a store tap, an install, a deferred open and
