@@ -82,7 +82,10 @@ enum ReportText {
 
     /// The completeness as one line.
     static func completeness(_ completeness: Report.Completeness) -> String {
-        let reasons = completeness.byReason.sorted { $0.key < $1.key }.map { "\($0.key) \(count($0.value))" }
+        // A device's reason (`device:REASON`) is what a client sent: written out as every value is.
+        let reasons = completeness.byReason.sorted { $0.key < $1.key }.map {
+            "\(TerminalText.printable($0.key)) \(count($0.value))"
+        }
         let detail = reasons.isEmpty ? "" : " (" + reasons.joined(separator: ", ") + ")"
         let altered = completeness.altered > 0 ? ", \(count(completeness.altered)) altered" : ""
         return

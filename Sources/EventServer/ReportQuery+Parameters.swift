@@ -27,16 +27,6 @@ struct ReportParameters: Sendable, Hashable {
         guard let zone = ReportTimeZone(tz) else {
             throw EventServerError(.badRequest, "tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset")
         }
-        func time(_ name: String) throws(EventServerError) -> Int64? {
-            guard let value = parameters.get(name) else { return nil }
-            guard let milliseconds = zone.milliseconds(of: value), EventTime.supportedRange.contains(milliseconds)
-            else {
-                throw EventServerError(
-                    .badRequest,
-                    "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date of the years 0001 to 9999")
-            }
-            return milliseconds
-        }
         var top: Int?
         if let text = parameters.get("top") {
             guard let value = Int(text), value >= 0 else {
@@ -45,9 +35,11 @@ struct ReportParameters: Sendable, Hashable {
             top = value
         }
         var query = ReportQuery(
-            since: try time("since"), until: try time("until"), ref: parameters.get("ref"),
-            refererApp: parameters.get("referer_app"), sourceHost: parameters.get("source_host"),
-            link: parameters.get("link"), timeZone: zone, top: top)
+            since: try Self.time("since", in: parameters, zone: zone),
+            until: try Self.time("until", in: parameters, zone: zone), ref: try Self.filter("ref", in: parameters),
+            refererApp: try Self.filter("referer_app", in: parameters),
+            sourceHost: try Self.filter("source_host", in: parameters), link: try Self.filter("link", in: parameters),
+            timeZone: zone, top: top)
         var period: DashboardView.Period?
         if let text = parameters.get("period") {
             guard let value = DashboardView.Period(rawValue: text) else {
@@ -79,5 +71,30 @@ struct ReportParameters: Sendable, Hashable {
         }
         self.query = query
         self.comparison = comparison
+    }
+
+    /// The time of parameter `name` in `zone`, `nil` without one.
+    /// - Throws: ``EventServerError`` (400) for a value that is no time, or one outside ``EventTime/supportedRange``.
+    private static func time(
+        _ name: String, in parameters: Parameters, zone: ReportTimeZone
+    ) throws(EventServerError) -> Int64? {
+        guard let value = parameters.get(name) else { return nil }
+        guard let milliseconds = zone.milliseconds(of: value), EventTime.supportedRange.contains(milliseconds) else {
+            throw EventServerError(
+                .badRequest,
+                "\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date of the years 0001 to 9999")
+        }
+        return milliseconds
+    }
+
+    /// The filter value of parameter `name`, `nil` without one.
+    /// - Throws: ``EventServerError`` (400) for a value holding a NUL: no stored value holds one (the intake refuses
+    ///   it), and PostgreSQL refuses one in a query's text.
+    private static func filter(_ name: String, in parameters: Parameters) throws(EventServerError) -> String? {
+        guard let value = parameters.get(name) else { return nil }
+        guard !value.utf8.contains(0) else {
+            throw EventServerError(.badRequest, "\(name) must not hold the character U+0000 (%00)")
+        }
+        return value
     }
 }

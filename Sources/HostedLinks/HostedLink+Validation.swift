@@ -36,6 +36,10 @@ extension HostedLink {
         for (index, name) in passQuery.enumerated() where name.isEmpty {
             throw LinkValidationError(field: "pass_query[\(index)]", reason: "must not be empty")
         }
+        // A passed value is stored under `query/NAME`, and no store keeps a field name holding a NUL.
+        for (index, name) in passQuery.enumerated() where name.utf8.contains(0) {
+            throw LinkValidationError(field: "pass_query[\(index)]", reason: "must not hold the character U+0000")
+        }
         guard hasTarget || web?.url != nil else {
             throw LinkValidationError(field: "", reason: "a link needs at least one target or a web URL")
         }

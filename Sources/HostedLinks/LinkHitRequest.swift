@@ -43,7 +43,8 @@ public struct LinkHitRequest: Sendable {
     }
 
     /// The items of a request's query in order, percent-decoded with `+` as a space; a name without `=` has
-    /// no value; an item whose `%` escapes do not decode to UTF-8 is kept as sent (with `+` as a space).
+    /// no value; an item whose `%` escapes do not decode to UTF-8, or decode to a NUL (`%00`, which no store keeps:
+    /// PostgreSQL's text cannot hold it), is kept as sent (with `+` as a space).
     ///
     /// ```swift
     /// LinkHitRequest.queryItems("ref=a+b&referral=%3C1%3E&flag")   // [("ref", "a b"), ("referral", "<1>"), ("flag", nil)]
@@ -51,7 +52,8 @@ public struct LinkHitRequest: Sendable {
     public static func queryItems(_ query: String?) -> [(name: String, value: String?)] {
         guard let query, !query.isEmpty else { return [] }
         func decode(_ text: Substring) -> String {
-            ASCIIText.formDecoded(text) ?? String(text).replacingOccurrences(of: "+", with: " ")
+            if let decoded = ASCIIText.formDecoded(text), !decoded.utf8.contains(0) { return decoded }
+            return String(text).replacingOccurrences(of: "+", with: " ")
         }
         return query.split(separator: "&", omittingEmptySubsequences: true).map { item in
             guard let equals = item.firstIndex(of: "=") else { return (decode(item), nil) }

@@ -80,17 +80,21 @@ struct ReportOutputTests {
         #expect(ReportFormat.table.render(report, colour: true).contains("\u{1B}[1m"))
     }
 
-    /// Values a client sent are printed with their control characters written out (`\u001B`), in the tables and in
-    /// the alerts' text: a ref of `ESC[2J` would clear the reader's terminal, `ESC]0;...BEL` retitle it.
+    /// Values a client sent are printed with their control characters written out (`\u001B`), in the tables, in the
+    /// completeness line (a device's loss reason) and in the alerts' text: a ref of `ESC[2J` would clear the reader's
+    /// terminal, `ESC]0;...BEL` retitle it.
     @Test func controlCharactersOfValuesArePrintedWrittenOut() throws {
         var events = generatedEvents(count: 200, seed: 12)
         let hostile = "\u{1B}[2J\u{1B}]0;pwned\u{07}X\u{0}\u{9B}"
         for index in 0..<20 { events[index].fields[FieldName.ref] = hostile }
+        let loss = ["reason": "\u{1B}[2Jgone", "count": "3"]
+        events.append(MeasurementEvent(name: "alstats_loss", fields: loss, timestamp: events[0].timestamp))
         let database = try ReportDatabase(events: events)
         let report = try ReportReader(store: database.store).report(for: ReportQuery(top: 50))
         for format in [ReportFormat.table, .markdown] {
             let text = format.render(report)
             #expect(text.contains(#"\u001B[2J\u001B]0;pwned\u0007X\u0000\u009B"#), "\(format)")
+            #expect(text.contains(#"device:\u001B[2Jgone 3"#), "\(format): \(text.prefix(400))")
             #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(format)")
         }
         #expect(ReportFormat.json.render(report).contains(#"\u001b[2J"#), "JSON escapes them as JSON does")

@@ -47,6 +47,7 @@ import Testing
         (#"{"slug":"a","web":{"url":"https://a.example","should_fallback":"no"}}"#, "web.should_fallback"),
         (#"{"slug":"a","web":{"url":"https://a.example"},"image":"javascript:x"}"#, "image"),
         (#"{"slug":"a","web":{"url":"https://a.example"},"pass_query":[1]}"#, "pass_query[0]"),
+        (#"{"slug":"a","web":{"url":"https://a.example"},"pass_query":["ok","a\u0000"]}"#, "pass_query[1]"),
         (#"{"slug":"a","web":{"url":"https://a.example"},"title":3}"#, "title"),
         (#"{"slug":"a","web":{"url":"https://a.example"},"colour":"red"}"#, "colour"),
         (#"{"slug":"a","ios":[{"url":"x://y","package":"p"}]}"#, "ios[0].package"),

@@ -56,6 +56,12 @@ struct AlertsCLITests {
             "alerts", "--database", database.path, "--since", "2025-11-16", "--until", "2025-11-15",
         ])
         #expect(backwards.status == 64)
+        // Past the year 9999 in UTC: its window was printed as 10000-01-01T... before.
+        let late = try BuiltAlstats.run([
+            "alerts", "--database", database.path, "--since", "9999-12-31T00:00:00Z", "--until",
+            "9999-12-31T23:59:59-01:00",
+        ])
+        #expect(late.status == 64 && late.errors.contains("outside the years 0001 to 9999"), "\(late.errors)")
         let missing = try BuiltAlstats.run(["alerts", "--database", database.path + ".missing"])
         #expect(missing.status == 66, "\(missing.errors)")
     }

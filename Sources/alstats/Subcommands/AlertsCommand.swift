@@ -44,14 +44,9 @@ extension ALStatsCommand {
 
         /// The window asked for, with both bounds.
         private func window() throws -> ReportQuery {
-            func time(_ name: String, _ value: String?) throws -> Int64? {
-                guard let value else { return nil }
-                guard let milliseconds = EventTime.milliseconds(timeOrDate: value) else {
-                    throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
-                }
-                return milliseconds
-            }
-            let query = ReportQuery(since: try time("--since", since), until: try time("--until", until))
+            let query = ReportQuery(
+                since: try ReportFilterOptions.time("--since", since, in: .utc),
+                until: try ReportFilterOptions.time("--until", until, in: .utc))
             do throws(ReportComparison.WindowError) {
                 let now = Int64(Date().timeIntervalSince1970 * 1_000)
                 return try ReportComparison.previous.window(for: query, now: now, span: Self.defaultSpan)

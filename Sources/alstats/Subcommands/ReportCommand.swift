@@ -112,17 +112,9 @@ struct ReportFilterOptions: ParsableArguments {
         guard let zone = ReportTimeZone(tz) else {
             throw ValidationError("--tz '\(tz)' is not a time zone name (Europe/Paris, UTC) or an offset (+05:30)")
         }
-        func time(_ name: String, _ value: String?) throws -> Int64? {
-            guard let value else { return nil }
-            guard let milliseconds = zone.milliseconds(of: value) else {
-                throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
-            }
-            guard EventTime.supportedRange.contains(milliseconds) else {
-                throw ValidationError("\(name) '\(value)' is outside the years 0001 to 9999")
-            }
-            return milliseconds
-        }
-        let window = (since: try time("--since", since), until: try time("--until", until))
+        let window = (
+            since: try Self.time("--since", since, in: zone), until: try Self.time("--until", until, in: zone)
+        )
         if let start = window.since, let end = window.until, end < start {
             throw ValidationError(
                 "--until \(until ?? "") is before --since \(since ?? ""): give a window that ends after it starts")
@@ -130,6 +122,20 @@ struct ReportFilterOptions: ParsableArguments {
         return ReportQuery(
             since: window.since, until: window.until, ref: ref, refererApp: refererApp, sourceHost: sourceHost,
             link: link, timeZone: zone)
+    }
+
+    /// The time of option `name` (`--since`, `--until`) in `zone`, `nil` without one; `alstats alerts` reads its
+    /// options with it too.
+    /// - Throws: `ValidationError` for a value that is no time, or one outside ``EventTime/supportedRange``.
+    static func time(_ name: String, _ value: String?, in zone: ReportTimeZone) throws -> Int64? {
+        guard let value else { return nil }
+        guard let milliseconds = zone.milliseconds(of: value) else {
+            throw ValidationError("\(name) '\(value)' is not an RFC 3339 timestamp or a YYYY-MM-DD date")
+        }
+        guard EventTime.supportedRange.contains(milliseconds) else {
+            throw ValidationError("\(name) '\(value)' is outside the years 0001 to 9999")
+        }
+        return milliseconds
     }
 }
 
